@@ -1,0 +1,91 @@
+// torchonnx: torch.onnx.export in C++.
+//
+//   torch::jit::Module m = torch::jit::load("resnet18.pt");
+//   torchonnx::ExportOptions options;
+//   options.input_names = {"image"};
+//   torchonnx::export_model(m, {torch::randn({1, 3, 224, 224})}, "resnet18.onnx", options);
+//
+// Include <torch/script.h> (or <torch/torch.h>) before using these functions: this header only
+// forward-declares libtorch's types so that it stays cheap to include.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "torchonnx/errors.h"
+
+namespace at {
+class Tensor;
+}
+namespace c10 {
+struct IValue;
+}
+namespace torch {
+namespace jit {
+struct Module;
+}
+namespace nn {
+class Module;
+}
+}  // namespace torch
+
+namespace torchonnx {
+
+inline constexpr int kMinOpset = 9;
+inline constexpr int kMaxOpset = 17;
+inline constexpr int kDefaultOpset = 17;
+
+// Mirrors the keyword arguments of torch.onnx.export (PyTorch 1.13).
+struct ExportOptions {
+  // Names for the graph inputs in order: the flattened example arguments, then the parameters
+  // (as in torch.onnx, a shorter list names only the first inputs).
+  std::vector<std::string> input_names;
+  // Names for the flattened model outputs in order.
+  std::vector<std::string> output_names;
+  int opset_version = kDefaultOpset;
+  // Store the parameters as initializers; when false, they become graph inputs without values.
+  bool export_params = true;
+  // Print the exported graph to the log stream (stderr by default) in torch.onnx's format.
+  bool verbose = false;
+  // Fold subgraphs whose inputs are all constants (shape arithmetic, casts of constants, ...).
+  bool do_constant_folding = true;
+  // Also list the initializers among the graph inputs (needed by some old runtimes).
+  bool keep_initializers_as_inputs = false;
+};
+
+// A model's forward pass over flattened arguments, for tracing.
+using TracedFunction = std::function<c10::IValue(const std::vector<c10::IValue>&)>;
+using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
+
+// Exports a TorchScript module (loaded from a .pt or built in C++). `args` are the example
+// arguments of forward(), without self. Writes `path` atomically: on failure nothing is left.
+void export_model(const torch::jit::Module& model, const std::vector<c10::IValue>& args,
+                  const std::string& path, const ExportOptions& options = {});
+// The same, returning the serialized ModelProto.
+std::string export_model_to_bytes(const torch::jit::Module& model,
+                                  const std::vector<c10::IValue>& args,
+                                  const ExportOptions& options = {});
+
+// Traces `fn` on `args` (as torch.onnx traces an nn.Module) and exports the trace. Every tensor of
+// `parameters` that `fn` reads becomes an initializer with the given name.
+void export_function(const TracedFunction& fn, const std::vector<c10::IValue>& args,
+                     const NamedTensors& parameters, const std::string& path,
+                     const ExportOptions& options = {});
+std::string export_function_to_bytes(const TracedFunction& fn, const std::vector<c10::IValue>& args,
+                                     const NamedTensors& parameters,
+                                     const ExportOptions& options = {});
+
+// Traces a torch::nn::Module through `forward`; its parameters and buffers become initializers
+// named by their state_dict names ("features.0.weight").
+void export_module(torch::nn::Module& module, const TracedFunction& forward,
+                   const std::vector<c10::IValue>& args, const std::string& path,
+                   const ExportOptions& options = {});
+
+// Loads a TorchScript file with a clear ExportError for missing, corrupt or non-TorchScript files.
+torch::jit::Module load_model(const std::string& path);
+
+}  // namespace torchonnx

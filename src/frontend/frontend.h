@@ -1,0 +1,43 @@
+// The frontend: where TorchScript graphs come from (a loaded module, or a traced C++ callable).
+#pragma once
+
+#include <ATen/core/ivalue.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "passes/passes.h"
+#include "torchonnx/export.h"
+
+namespace torch::jit {
+struct Graph;
+struct Module;
+}  // namespace torch::jit
+
+namespace torchonnx::frontend {
+
+// A graph whose inputs are the flattened user inputs followed by the parameters.
+struct CapturedGraph {
+  std::shared_ptr<torch::jit::Graph> graph;
+  std::vector<c10::IValue> example_inputs;  // one per user input of `graph`
+  std::vector<NamedParameter> parameters;   // one per trailing input of `graph`
+};
+
+// forward() of `module`, inlined, with module attributes lifted to named parameters. Checks the
+// number and types of `args` against forward()'s schema.
+CapturedGraph capture_module(const torch::jit::Module& module,
+                             const std::vector<c10::IValue>& args);
+
+// Traces `fn` on `args`; tensors of `parameters` that `fn` reads become named graph inputs.
+CapturedGraph capture_trace(const TracedFunction& fn, const std::vector<c10::IValue>& args,
+                            const NamedTensors& parameters);
+
+// Runs forward() on `args` (ExportError kModelRun when it throws) and returns the outputs
+// flattened as the exported graph's outputs are.
+std::vector<at::Tensor> run_module(const torch::jit::Module& module,
+                                   const std::vector<c10::IValue>& args);
+// Flattens nested tuples/lists/dict values into tensors (ints and floats become 0-d tensors).
+std::vector<at::Tensor> flatten_tensors(const c10::IValue& value);
+
+}  // namespace torchonnx::frontend

@@ -1,0 +1,88 @@
+// The ONNX graph as torchonnx builds it: plain structs that keep initializers as libtorch tensors
+// (no copy of weight bytes until serialization) and attributes as typed values.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace torchonnx::ir {
+
+struct Graph;
+
+using Floats = std::vector<float>;
+using Ints = std::vector<int64_t>;
+using Strings = std::vector<std::string>;
+using AttrValue = std::variant<int64_t, float, std::string, Ints, Floats, Strings, at::Tensor,
+                               std::shared_ptr<Graph>>;
+
+struct Attribute {
+  Attribute(std::string n, int v) : name(std::move(n)), value(int64_t{v}) {}
+  Attribute(std::string n, int64_t v) : name(std::move(n)), value(v) {}
+  Attribute(std::string n, bool v) : name(std::move(n)), value(int64_t{v}) {}
+  Attribute(std::string n, double v) : name(std::move(n)), value(static_cast<float>(v)) {}
+  Attribute(std::string n, float v) : name(std::move(n)), value(v) {}
+  Attribute(std::string n, const char* v) : name(std::move(n)), value(std::string(v)) {}
+  Attribute(std::string n, std::string v) : name(std::move(n)), value(std::move(v)) {}
+  Attribute(std::string n, Ints v) : name(std::move(n)), value(std::move(v)) {}
+  Attribute(std::string n, Floats v) : name(std::move(n)), value(std::move(v)) {}
+  Attribute(std::string n, Strings v) : name(std::move(n)), value(std::move(v)) {}
+  Attribute(std::string n, at::Tensor v) : name(std::move(n)), value(std::move(v)) {}
+  Attribute(std::string n, std::shared_ptr<Graph> v) : name(std::move(n)), value(std::move(v)) {}
+
+  std::string name;
+  AttrValue value;
+};
+using Attributes = std::vector<Attribute>;
+
+struct Node {
+  std::string op_type;
+  std::string domain;  // "" is the default ONNX domain
+  std::string name;
+  std::vector<std::string> inputs;  // "" marks an omitted optional input
+  std::vector<std::string> outputs;
+  Attributes attributes;
+  std::string source;  // TorchScript source location, for messages and verbose printing
+};
+
+// Element type and shape of a value; a dim of -1 is unknown, a missing shape is unknown rank.
+struct TypeInfo {
+  at::ScalarType dtype = at::ScalarType::Undefined;
+  std::optional<std::vector<int64_t>> shape;
+};
+
+struct ValueInfo {
+  std::string name;
+  TypeInfo type;
+};
+
+struct Initializer {
+  std::string name;
+  at::Tensor tensor;
+};
+
+struct Graph {
+  std::string name = "main_graph";
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> outputs;
+  std::vector<Initializer> initializers;
+  std::vector<Node> nodes;
+  std::map<std::string, TypeInfo> value_types;  // what the exporter knows about inner values
+};
+
+struct Model {
+  Graph graph;
+  int opset = 17;
+  std::map<std::string, int> extra_opsets;  // custom domains → version
+  std::string producer_name = "torchonnx";
+  std::string producer_version;
+  std::string doc_string;
+};
+
+}  // namespace torchonnx::ir

@@ -1,0 +1,233 @@
+#include "onnx/model_proto.h"
+
+#include <fmt/format.h>
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <sstream>
+#include <unordered_map>
+
+#include "onnx/dtype.h"
+#include "onnx/tensor_proto.h"
+#include "torchonnx/errors.h"
+
+namespace torchonnx {
+namespace {
+
+void set_type(const ir::TypeInfo& type, onnx::TypeProto* proto) {
+  auto* tensor_type = proto->mutable_tensor_type();
+  if (type.dtype != at::ScalarType::Undefined) {
+    tensor_type->set_elem_type(to_onnx_dtype(type.dtype));
+  }
+  if (type.shape) {
+    auto* shape = tensor_type->mutable_shape();  // an empty shape is a 0-d tensor
+    for (int64_t d : *type.shape) {
+      auto* dim = shape->add_dim();
+      if (d >= 0) dim->set_dim_value(d);
+    }
+  }
+}
+
+void fill_value_info(const ir::ValueInfo& value, onnx::ValueInfoProto* proto) {
+  proto->set_name(value.name);
+  set_type(value.type, proto->mutable_type());
+}
+
+void fill_graph(const ir::Graph& graph, onnx::GraphProto* proto);
+
+void fill_attribute(const ir::Attribute& attr, onnx::AttributeProto* proto) {
+  proto->set_name(attr.name);
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          proto->set_type(onnx::AttributeProto_AttributeType_INT);
+          proto->set_i(v);
+        } else if constexpr (std::is_same_v<T, float>) {
+          proto->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+          proto->set_f(v);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          proto->set_type(onnx::AttributeProto_AttributeType_STRING);
+          proto->set_s(v);
+        } else if constexpr (std::is_same_v<T, ir::Ints>) {
+          proto->set_type(onnx::AttributeProto_AttributeType_INTS);
+          for (int64_t x : v) proto->add_ints(x);
+        } else if constexpr (std::is_same_v<T, ir::Floats>) {
+          proto->set_type(onnx::AttributeProto_AttributeType_FLOATS);
+          for (float x : v) proto->add_floats(x);
+        } else if constexpr (std::is_same_v<T, ir::Strings>) {
+          proto->set_type(onnx::AttributeProto_AttributeType_STRINGS);
+          for (const auto& x : v) proto->add_strings(x);
+        } else if constexpr (std::is_same_v<T, at::Tensor>) {
+          proto->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+          to_tensor_proto(v, "", proto->mutable_t());
+        } else {
+          proto->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+          fill_graph(*v, proto->mutable_g());
+        }
+      },
+      attr.value);
+}
+
+void fill_graph(const ir::Graph& graph, onnx::GraphProto* proto) {
+  proto->set_name(graph.name);
+  for (const auto& input : graph.inputs) fill_value_info(input, proto->add_input());
+  for (const auto& output : graph.outputs) fill_value_info(output, proto->add_output());
+  for (const auto& init : graph.initializers) {
+    to_tensor_proto(init.tensor, init.name, proto->add_initializer());
+  }
+  for (const auto& node : graph.nodes) {
+    auto* n = proto->add_node();
+    n->set_op_type(node.op_type);
+    if (!node.domain.empty()) n->set_domain(node.domain);
+    n->set_name(node.name);
+    for (const auto& in : node.inputs) n->add_input(in);
+    for (const auto& out : node.outputs) n->add_output(out);
+    for (const auto& attr : node.attributes) fill_attribute(attr, n->add_attribute());
+    if (!node.source.empty()) n->set_doc_string(node.source);
+  }
+}
+
+}  // namespace
+
+onnx::ModelProto to_model_proto(const ir::Model& model) {
+  onnx::ModelProto proto;
+  proto.set_ir_version(onnx::IR_VERSION);
+  proto.set_producer_name(model.producer_name);
+  proto.set_producer_version(model.producer_version);
+  if (!model.doc_string.empty()) proto.set_doc_string(model.doc_string);
+  auto* opset = proto.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(model.opset);
+  for (const auto& [domain, version] : model.extra_opsets) {
+    auto* extra = proto.add_opset_import();
+    extra->set_domain(domain);
+    extra->set_version(version);
+  }
+  fill_graph(model.graph, proto.mutable_graph());
+  return proto;
+}
+
+void validate_model(onnx::ModelProto& model) {
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    throw ExportError(ErrorCode::kInvalidOnnx,
+                      std::string("the exported model fails onnx's checker: ") + e.what() +
+                          "\nThis is a torchonnx bug in the converter of the node named above; "
+                          "please report it with the model.");
+  }
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    throw ExportError(ErrorCode::kInvalidOnnx,
+                      std::string("the exported model fails ONNX shape inference: ") + e.what() +
+                          "\nThis is a torchonnx bug in the converter of the node named above; "
+                          "please report it with the model.");
+  }
+}
+
+namespace {
+
+std::string type_string(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type()) return "Dynamic";
+  const auto& t = type.tensor_type();
+  std::string s = t.elem_type() ? dtype_display_name(from_onnx_dtype(t.elem_type())) : "Tensor";
+  if (!t.has_shape()) return s;
+  std::vector<std::string> dims;
+  for (const auto& d : t.shape().dim()) {
+    dims.push_back(d.has_dim_value() ? std::to_string(d.dim_value())
+                                     : (d.has_dim_param() ? d.dim_param() : "*"));
+  }
+  return s + "(" + fmt::format("{}", fmt::join(dims, ", ")) + ")";
+}
+
+std::string attribute_string(const onnx::AttributeProto& a) {
+  switch (a.type()) {
+    case onnx::AttributeProto_AttributeType_INT:
+      return std::to_string(a.i());
+    case onnx::AttributeProto_AttributeType_FLOAT:
+      return fmt::format("{}", a.f());
+    case onnx::AttributeProto_AttributeType_STRING:
+      return "\"" + a.s() + "\"";
+    case onnx::AttributeProto_AttributeType_INTS:
+      return fmt::format("[{}]", fmt::join(a.ints(), ", "));
+    case onnx::AttributeProto_AttributeType_FLOATS:
+      return fmt::format("[{}]", fmt::join(a.floats(), ", "));
+    case onnx::AttributeProto_AttributeType_TENSOR: {
+      at::Tensor t = from_tensor_proto(a.t());
+      if (t.numel() == 1) {
+        std::ostringstream os;
+        os << "{" << t.item() << "}";
+        return os.str();
+      }
+      return "<Tensor " + type_string([&] {
+               onnx::TypeProto tp;
+               tp.mutable_tensor_type()->set_elem_type(a.t().data_type());
+               for (auto d : a.t().dims())
+                 tp.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+               return tp;
+             }()) +
+             ">";
+    }
+    case onnx::AttributeProto_AttributeType_GRAPH:
+      return "<Graph>";
+    default:
+      return "<?>";
+  }
+}
+
+}  // namespace
+
+std::string to_pretty_string(const onnx::ModelProto& model) {
+  const auto& g = model.graph();
+  std::unordered_map<std::string, const onnx::TypeProto*> types;
+  for (const auto& v : g.input()) types[v.name()] = &v.type();
+  for (const auto& v : g.value_info()) types[v.name()] = &v.type();
+  for (const auto& v : g.output()) types[v.name()] = &v.type();
+  std::unordered_map<std::string, std::string> init_types;
+  for (const auto& init : g.initializer()) {
+    onnx::TypeProto tp;
+    tp.mutable_tensor_type()->set_elem_type(init.data_type());
+    for (auto d : init.dims())
+      tp.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+    init_types[init.name()] = type_string(tp);
+  }
+  auto type_of = [&](const std::string& name) -> std::string {
+    if (auto it = types.find(name); it != types.end()) return type_string(*it->second);
+    if (auto it = init_types.find(name); it != init_types.end()) return it->second;
+    return "Dynamic";
+  };
+
+  std::ostringstream os;
+  std::vector<std::string> params;
+  for (const auto& v : g.input()) params.push_back("%" + v.name() + " : " + type_of(v.name()));
+  for (const auto& init : g.initializer()) {
+    if (types.count(init.name()) &&
+        std::any_of(g.input().begin(), g.input().end(),
+                    [&](const auto& v) { return v.name() == init.name(); }))
+      continue;
+    params.push_back("%" + init.name() + " : " + type_of(init.name()));
+  }
+  os << "graph(" << fmt::format("{}", fmt::join(params, ",\n      ")) << "):\n";
+  for (const auto& node : g.node()) {
+    std::vector<std::string> outs, ins, attrs;
+    for (const auto& o : node.output()) outs.push_back("%" + o + " : " + type_of(o));
+    for (const auto& i : node.input()) ins.push_back(i.empty() ? "None" : "%" + i);
+    for (const auto& a : node.attribute()) attrs.push_back(a.name() + "=" + attribute_string(a));
+    std::string domain = node.domain().empty() ? "onnx" : node.domain();
+    os << "  " << fmt::format("{}", fmt::join(outs, ", ")) << " = " << domain
+       << "::" << node.op_type();
+    if (!attrs.empty()) os << "[" << fmt::format("{}", fmt::join(attrs, ", ")) << "]";
+    os << "(" << fmt::format("{}", fmt::join(ins, ", ")) << ")";
+    if (!node.doc_string().empty()) os << ", scope: " << node.doc_string();
+    os << "\n";
+  }
+  std::vector<std::string> rets;
+  for (const auto& o : g.output()) rets.push_back("%" + o.name());
+  os << "  return (" << fmt::format("{}", fmt::join(rets, ", ")) << ")\n";
+  return os.str();
+}
+
+}  // namespace torchonnx

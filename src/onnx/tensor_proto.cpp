@@ -1,0 +1,122 @@
+#include "onnx/tensor_proto.h"
+
+#include <ATen/ATen.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "onnx/dtype.h"
+#include "onnx/file_util.h"
+#include "torchonnx/errors.h"
+
+namespace torchonnx {
+
+void to_tensor_proto(const at::Tensor& tensor, const std::string& name, onnx::TensorProto* proto) {
+  at::Tensor t = tensor.contiguous();
+  if (t.device().type() != at::kCPU) t = t.to(at::kCPU);
+  proto->set_name(name);
+  proto->set_data_type(to_onnx_dtype(t.scalar_type()));
+  for (int64_t d : t.sizes()) proto->add_dims(d);
+  // bool is one byte in both libtorch and ONNX raw_data; all other types share the layout.
+  proto->set_raw_data(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
+}
+
+namespace {
+
+template <typename T, typename Field>
+at::Tensor from_field(const Field& field, at::IntArrayRef dims, at::ScalarType type) {
+  at::Tensor t = at::empty(dims, at::TensorOptions().dtype(type));
+  if (static_cast<int64_t>(field.size()) != t.numel()) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      "TensorProto holds " + std::to_string(field.size()) +
+                          " values but its dims " + "need " + std::to_string(t.numel()));
+  }
+  auto* out = static_cast<T*>(t.data_ptr());
+  int64_t i = 0;
+  for (const auto& v : field) out[i++] = static_cast<T>(v);
+  return t;
+}
+
+}  // namespace
+
+at::Tensor from_tensor_proto(const onnx::TensorProto& proto) {
+  if (proto.has_data_location() &&
+      proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
+    throw ExportError(ErrorCode::kInvalidArgument, "TensorProto '" + proto.name() +
+                                                       "' keeps its data externally; test-data "
+                                                       "files must hold their values inline");
+  }
+  std::vector<int64_t> dims;
+  constexpr int64_t kMaxElements = int64_t{1} << 34;
+  int64_t numel = 1;
+  for (int64_t d : proto.dims()) {
+    if (d < 0 || (d > 0 && numel > kMaxElements / d)) {
+      throw ExportError(
+          ErrorCode::kInvalidArgument,
+          "TensorProto '" + proto.name() + "' has an invalid or absurd dim " + std::to_string(d));
+    }
+    numel *= d;
+    dims.push_back(d);
+  }
+  at::ScalarType type = from_onnx_dtype(proto.data_type());
+  if (proto.has_raw_data()) {
+    at::Tensor t = at::empty(dims, at::TensorOptions().dtype(type));
+    const std::string& raw = proto.raw_data();
+    if (static_cast<int64_t>(raw.size()) != t.numel() * t.element_size()) {
+      throw ExportError(ErrorCode::kInvalidArgument,
+                        "TensorProto '" + proto.name() + "' has " + std::to_string(raw.size()) +
+                            " bytes of raw_data but its dims and type need " +
+                            std::to_string(t.numel() * t.element_size()));
+    }
+    if (!raw.empty()) std::memcpy(t.data_ptr(), raw.data(), raw.size());
+    return t;
+  }
+  switch (type) {
+    case at::kFloat:
+      return from_field<float>(proto.float_data(), dims, type);
+    case at::kDouble:
+      return from_field<double>(proto.double_data(), dims, type);
+    case at::kLong:
+      return from_field<int64_t>(proto.int64_data(), dims, type);
+    case at::kInt:
+      return from_field<int32_t>(proto.int32_data(), dims, type);
+    case at::kShort:
+      return from_field<int16_t>(proto.int32_data(), dims, type);
+    case at::kChar:
+      return from_field<int8_t>(proto.int32_data(), dims, type);
+    case at::kByte:
+      return from_field<uint8_t>(proto.int32_data(), dims, type);
+    case at::kBool:
+      return from_field<bool>(proto.int32_data(), dims, type);
+    default:
+      throw ExportError(ErrorCode::kInvalidArgument, "TensorProto '" + proto.name() + "' of type " +
+                                                         c10::toString(type) +
+                                                         " must use raw_data");
+  }
+}
+
+at::Tensor read_tensor_file(const std::string& path) {
+  std::string bytes = read_file(path);
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes)) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      "'" + path +
+                          "' is not a serialized onnx.TensorProto (the ONNX test-data "
+                          "format, as written by --save-test-data or onnx.numpy_helper)");
+  }
+  try {
+    return from_tensor_proto(proto);
+  } catch (const ExportError& e) {
+    throw ExportError(e.code(), "'" + path + "': " + e.what());
+  }
+}
+
+void write_tensor_file(const at::Tensor& tensor, const std::string& name, const std::string& path) {
+  onnx::TensorProto proto;
+  to_tensor_proto(tensor, name, &proto);
+  write_file_atomically(path, proto.SerializeAsString());
+}
+
+}  // namespace torchonnx

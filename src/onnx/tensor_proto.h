@@ -1,0 +1,23 @@
+// at::Tensor <-> onnx::TensorProto, and the ONNX test-data files (input_0.pb, output_0.pb).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+
+namespace onnx {
+class TensorProto;
+}
+
+namespace torchonnx {
+
+// Fills `proto` with the tensor's dims, element type and raw little-endian bytes.
+void to_tensor_proto(const at::Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
+// Reads any of TensorProto's data layouts (raw_data or the typed repeated fields).
+at::Tensor from_tensor_proto(const onnx::TensorProto& proto);
+
+// Reads a serialized TensorProto file; ExportError naming the file on malformed content.
+at::Tensor read_tensor_file(const std::string& path);
+void write_tensor_file(const at::Tensor& tensor, const std::string& name, const std::string& path);
+
+}  // namespace torchonnx

@@ -1,0 +1,49 @@
+// Passes over the TorchScript graph that prepare it for conversion. One pass per file; the order is
+// in pipeline.cpp. Every pass takes the graph and mutates it in place.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace torch::jit {
+struct Graph;
+struct Module;
+}  // namespace torch::jit
+
+namespace torchonnx {
+
+struct NamedParameter {
+  std::string name;
+  at::Tensor tensor;
+};
+
+namespace passes {
+
+// Replaces `prim::GetAttr` chains that start at `self` (graph input 0) with new graph inputs, one
+// per distinct tensor, named by its state_dict path ("features.0.weight"); non-tensor attributes
+// become constants. Erases the `self` input. Returns the lifted tensors in graph-input order.
+//
+//   %features = prim::GetAttr[name="features"](%self)      graph(%x, %features.0.weight):
+//   %w = prim::GetAttr[name="weight"](%0)            ⇒       %y = aten::relu(%features.0.weight)
+std::vector<NamedParameter> LiftModuleAttributes(torch::jit::Graph& graph,
+                                                 const torch::jit::Module& module);
+
+// Drops ops that do nothing at inference: dropout with train=False, detach, contiguous, clone, ...
+void RemoveEvalNoOps(torch::jit::Graph& graph);
+
+// Makes the graph's outputs a flat list of tensors/scalars: tuples, lists and dict values are
+// expanded in order.
+void FlattenOutputs(torch::jit::Graph& graph);
+
+// Gives every value a complete type by running each node on meta tensors (no arithmetic on weights)
+// starting from `inputs` (one per graph input). Values computable from constants and static shapes
+// (x.size(0), arithmetic on them, shape lists) become constants when `fold` is set.
+void PropagateTypes(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold);
+
+}  // namespace passes
+}  // namespace torchonnx

@@ -1,0 +1,19 @@
+#include "passes/pipeline.h"
+
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
+
+namespace torchonnx::passes {
+
+void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
+                  const std::vector<c10::IValue>& inputs, const ExportOptions& options) {
+  torch::jit::EliminateDeadCode(graph);
+  RemoveEvalNoOps(*graph);
+  FlattenOutputs(*graph);
+  torch::jit::LowerSimpleTuples(graph);
+  PropagateTypes(*graph, inputs, options.do_constant_folding);
+  torch::jit::EliminateDeadCode(graph);
+}
+
+}  // namespace torchonnx::passes

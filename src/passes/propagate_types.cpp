@@ -1,0 +1,316 @@
+// Note [Type propagation on meta tensors]
+// torch.onnx learns types and shapes by running the model (tracing) or by its own ONNX shape
+// inference. We learn them without arithmetic: each node runs on meta tensors (shape and dtype
+// only), with a few ops rerouted where libtorch 1.13 lacks a meta kernel. Values that depend only
+// on constants and on static shapes (x.size(0), int arithmetic, NumToTensor, shape lists) are
+// computed for real: they are "concrete" and, when folding is on, replaced by constants — the
+// equivalent of torch.onnx's constant folding of Shape/Gather chains. Dynamic axes must keep such
+// values symbolic; that is decided before this pass by which inputs are marked dynamic.
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "passes/passes.h"
+
+namespace torchonnx::passes {
+
+using torch::jit::Node;
+using torch::jit::Value;
+
+namespace {
+
+c10::IValue to_meta(const c10::IValue& v) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined() || t.is_meta()) return v;
+    return at::empty(t.sizes(), t.options().device(at::kMeta));
+  }
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> list;
+    for (const at::Tensor& t : v.toTensorList()) list.push_back(to_meta(t).toTensor());
+    return list;
+  }
+  if (v.isList()) {
+    auto list = v.toList();
+    c10::impl::GenericList out(list.elementType());
+    for (const c10::IValue& e : list) out.push_back(to_meta(e));
+    return out;
+  }
+  if (v.isTuple()) {
+    std::vector<c10::IValue> elems;
+    for (const auto& e : v.toTupleRef().elements()) elems.push_back(to_meta(e));
+    return c10::ivalue::Tuple::create(std::move(elems));
+  }
+  return v;
+}
+
+bool holds_tensor(const c10::IValue& v) {
+  if (v.isTensor()) return true;
+  if (v.isTensorList()) return true;
+  if (v.isList()) {
+    for (const auto& e : v.toList()) {
+      if (holds_tensor(e)) return true;
+    }
+  }
+  if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) {
+      if (holds_tensor(e)) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<int64_t> conv_output_size(at::IntArrayRef input, at::IntArrayRef weight,
+                                      std::vector<int64_t> stride, std::vector<int64_t> padding,
+                                      std::vector<int64_t> dilation, bool transposed,
+                                      std::vector<int64_t> output_padding, int64_t groups) {
+  const size_t n = input.size() - 2;
+  auto at_i = [](const std::vector<int64_t>& v, size_t i, int64_t fallback) {
+    return v.empty() ? fallback : v[v.size() == 1 ? 0 : i];
+  };
+  std::vector<int64_t> out{input[0], transposed ? weight[1] * groups : weight[0]};
+  for (size_t i = 0; i < n; ++i) {
+    int64_t in = input[i + 2], k = weight[i + 2];
+    int64_t s = at_i(stride, i, 1), p = at_i(padding, i, 0), d = at_i(dilation, i, 1);
+    out.push_back(transposed ? (in - 1) * s - 2 * p + d * (k - 1) + at_i(output_padding, i, 0) + 1
+                             : (in + 2 * p - d * (k - 1) - 1) / s + 1);
+  }
+  return out;
+}
+
+// Runs `node` on `stack`. List and tuple plumbing has no registered operator (the interpreter
+// implements it inline), and some ops lack a meta kernel in libtorch 1.13: both are done here.
+void run_node(Node* node, torch::jit::Stack& stack) {
+  switch (node->kind()) {
+    case c10::prim::ListConstruct: {
+      c10::impl::GenericList list(
+          node->output()->type()->expectRef<c10::ListType>().getElementType());
+      for (auto& v : stack) list.push_back(std::move(v));
+      stack.assign(1, c10::IValue(std::move(list)));
+      return;
+    }
+    case c10::prim::TupleConstruct: {
+      auto tuple = c10::ivalue::Tuple::create(std::vector<c10::IValue>(stack.begin(), stack.end()));
+      stack.assign(1, c10::IValue(std::move(tuple)));
+      return;
+    }
+    case c10::prim::ListUnpack: {
+      auto list = stack.at(0).toListRef();
+      stack.assign(list.begin(), list.end());
+      return;
+    }
+    case c10::prim::TupleUnpack: {
+      auto elems = stack.at(0).toTupleRef().elements();
+      stack.assign(elems.begin(), elems.end());
+      return;
+    }
+    default:
+      break;
+  }
+  static const auto kConvolutions =
+      std::unordered_set<c10::Symbol>{c10::Symbol::fromQualString("aten::_convolution"),
+                                      c10::Symbol::fromQualString("aten::convolution")};
+  if (kConvolutions.count(node->kind()) && stack.at(0).toTensor().is_meta()) {
+    // libtorch's C++ convolution has no meta kernel (Python registers one): shape rule here.
+    const at::Tensor& x = stack[0].toTensor();
+    const at::Tensor& w = stack[1].toTensor();
+    stack.assign(
+        1, c10::IValue(at::empty(
+               conv_output_size(x.sizes(), w.sizes(), stack[3].toIntVector(),
+                                stack[4].toIntVector(), stack[5].toIntVector(), stack[6].toBool(),
+                                stack[7].toIntVector(), stack[8].toInt()),
+               x.options())));
+    return;
+  }
+  node->getOperation()(stack);
+}
+
+// Ops whose output shape depends on tensor values: running them on zeros would give a wrong shape.
+bool is_data_dependent(const Node* node) {
+  static const std::unordered_set<std::string> kOps = {"aten::nonzero",
+                                                       "aten::nonzero_numpy",
+                                                       "aten::unique",
+                                                       "aten::_unique",
+                                                       "aten::_unique2",
+                                                       "aten::unique_consecutive",
+                                                       "aten::unique_dim",
+                                                       "aten::masked_select",
+                                                       "aten::repeat_interleave",
+                                                       "aten::item",
+                                                       "aten::Int",
+                                                       "aten::Float",
+                                                       "aten::Bool",
+                                                       "aten::ScalarImplicit",
+                                                       "aten::IntImplicit",
+                                                       "aten::FloatImplicit",
+                                                       "aten::tolist",
+                                                       "aten::_local_scalar_dense",
+                                                       "aten::bincount",
+                                                       "aten::histc"};
+  return kOps.count(node->kind().toQualString()) > 0;
+}
+
+int64_t tensor_elements(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().defined() ? v.toTensor().numel() : 0;
+  int64_t n = 0;
+  if (v.isList()) {
+    for (const auto& e : v.toListRef()) n += tensor_elements(e);
+  }
+  if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) n += tensor_elements(e);
+  }
+  return n;
+}
+
+// Note [Zeros fallback]: libtorch 1.13 registers many meta kernels only from Python
+// (torch/_meta_registrations.py), so in C++ ops such as native_batch_norm or
+// _adaptive_avg_pool2d have none. Those run once on zero-filled CPU tensors instead: cheap for
+// the elementwise/normalization/pooling ops concerned (convolution, the costly one, has a shape
+// rule above), and exact for shapes because these ops' shapes do not depend on values.
+bool can_run_on_zeros(const Node* node, const torch::jit::Stack& stack) {
+  constexpr int64_t kMaxElements = int64_t{1} << 26;
+  if (is_data_dependent(node) || node->isNondeterministic()) return false;
+  int64_t total = 0;
+  for (const auto& v : stack) total += tensor_elements(v);
+  return total <= kMaxElements;
+}
+
+c10::IValue meta_to_zeros(const c10::IValue& v) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined() || !t.is_meta()) return v;
+    return at::zeros(t.sizes(), t.options().device(at::kCPU));
+  }
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> list;
+    for (const at::Tensor& t : v.toTensorList()) list.push_back(meta_to_zeros(t).toTensor());
+    return list;
+  }
+  if (v.isList()) {
+    auto list = v.toList();
+    c10::impl::GenericList out(list.elementType());
+    for (const c10::IValue& e : list) out.push_back(meta_to_zeros(e));
+    return out;
+  }
+  return v;
+}
+
+bool is_foldable(const c10::IValue& v) {
+  if (v.isInt() || v.isDouble() || v.isBool() || v.isIntList() || v.isDoubleList() ||
+      v.isBoolList() || v.isString() || v.isDevice())
+    return true;
+  if (v.isTensor()) return v.toTensor().defined() && !v.toTensor().requires_grad();
+  return false;
+}
+
+struct Propagator {
+  torch::jit::Graph& graph;
+  bool fold;
+  std::unordered_map<Value*, c10::IValue> env;
+  std::unordered_set<Value*> concrete;  // content known, not just type
+
+  void set_tensor_type(Value* v, const at::Tensor& t) {
+    if (!t.defined()) return;
+    v->setType(c10::TensorType::create(t.scalar_type(), at::Device(at::kCPU), t.sizes(),
+                                       t.strides(), false));
+  }
+
+  void record(Value* v, c10::IValue value, bool is_concrete) {
+    if (value.isTensor()) set_tensor_type(v, value.toTensor());
+    if (is_concrete) concrete.insert(v);
+    env[v] = std::move(value);
+  }
+
+  void run_block(torch::jit::Block* block) {
+    for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+      Node* node = *it++;
+      visit(node);
+    }
+  }
+
+  void visit(Node* node) {
+    if (node->kind() == c10::prim::Constant) {
+      if (auto v = torch::jit::toIValue(node->output())) record(node->output(), *v, true);
+      return;
+    }
+    if (!node->blocks().empty()) return;  // control flow: types come from the scripting pass
+    torch::jit::Stack stack;
+    bool all_concrete = true;
+    for (Value* in : node->inputs()) {
+      auto found = env.find(in);
+      if (found == env.end()) return;  // unknown input: leave outputs untyped
+      all_concrete = all_concrete && concrete.count(in) > 0;
+      stack.push_back(found->second);
+    }
+    static const std::unordered_set<c10::Symbol> kPlumbing = {
+        c10::prim::ListConstruct, c10::prim::TupleConstruct, c10::prim::ListUnpack,
+        c10::prim::TupleUnpack};
+    if (!kPlumbing.count(node->kind()) && !node->maybeOperator()) return;
+    if (!all_concrete) {
+      for (auto& v : stack) v = to_meta(v);
+    }
+    try {
+      const torch::jit::Stack inputs = stack;  // an operation pops its inputs even when it throws
+      try {
+        run_node(node, stack);
+      } catch (const std::exception&) {
+        if (all_concrete || !can_run_on_zeros(node, inputs)) throw;
+        stack.clear();
+        for (const auto& v : inputs) stack.push_back(meta_to_zeros(v));
+        run_node(node, stack);
+        for (auto& v : stack) v = to_meta(v);
+      }
+    } catch (const std::exception& e) {
+      // No meta kernel (e.g. data-dependent shapes): the converter sees an unknown shape.
+      if (std::getenv("TORCHONNX_DEBUG_TYPES")) {
+        std::string what = e.what();
+        std::cerr << "type propagation: " << node->kind().toQualString() << ": "
+                  << what.substr(0, what.find('\n')) << "\n";
+      }
+      return;
+    }
+    if (stack.size() != node->outputs().size()) return;
+    const bool deterministic = !node->isNondeterministic();
+    for (size_t i = 0; i < stack.size(); ++i) {
+      // Tensors are known only when computed from known tensors; non-tensor results of meta
+      // tensors (sizes, dims, dtypes) are always known because shapes are static here.
+      bool known = deterministic && (all_concrete || !holds_tensor(stack[i]));
+      record(node->outputs()[i], std::move(stack[i]), known);
+    }
+    if (fold) fold_outputs(node);
+  }
+
+  void fold_outputs(Node* node) {
+    for (Value* out : node->outputs()) {
+      if (!concrete.count(out) || !out->hasUses()) continue;
+      const c10::IValue& v = env[out];
+      if (!is_foldable(v)) continue;
+      torch::jit::WithInsertPoint guard(node);
+      auto constant = graph.insertConstant(v);
+      if (v.isTensor()) set_tensor_type(constant, v.toTensor());
+      env[constant] = v;
+      concrete.insert(constant);
+      out->replaceAllUsesWith(constant);
+    }
+  }
+};
+
+}  // namespace
+
+void PropagateTypes(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold) {
+  Propagator p{graph, fold};
+  for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i) {
+    Value* in = graph.inputs()[i];
+    if (inputs[i].isTensor()) {
+      p.record(in, to_meta(inputs[i]), false);
+    }
+  }
+  p.run_block(graph.block());
+}
+
+}  // namespace torchonnx::passes

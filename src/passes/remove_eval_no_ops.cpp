@@ -1,0 +1,51 @@
+#include <torch/csrc/jit/ir/ir.h>
+
+#include "passes/passes.h"
+
+namespace torchonnx::passes {
+
+namespace {
+
+// The index of the `train` argument of dropout-like ops.
+bool is_eval_dropout(const torch::jit::Node* node) {
+  static const std::vector<std::string> kDropouts = {"aten::dropout",
+                                                     "aten::dropout_",
+                                                     "aten::feature_dropout",
+                                                     "aten::feature_dropout_",
+                                                     "aten::alpha_dropout",
+                                                     "aten::alpha_dropout_",
+                                                     "aten::feature_alpha_dropout",
+                                                     "aten::feature_alpha_dropout_"};
+  const std::string kind = node->kind().toQualString();
+  if (std::find(kDropouts.begin(), kDropouts.end(), kind) == kDropouts.end()) return false;
+  auto train = torch::jit::toIValue(node->input(2));
+  return train && train->isBool() && !train->toBool();
+}
+
+bool is_identity(const torch::jit::Node* node) {
+  static const std::vector<std::string> kIdentities = {
+      "aten::detach", "aten::contiguous", "aten::clone",  "aten::lift_fresh",
+      "aten::lift",   "aten::alias",      "aten::detach_"};
+  const std::string kind = node->kind().toQualString();
+  return std::find(kIdentities.begin(), kIdentities.end(), kind) != kIdentities.end() ||
+         is_eval_dropout(node);
+}
+
+void remove_in_block(torch::jit::Block* block) {
+  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    torch::jit::Node* node = *it++;
+    for (auto* sub : node->blocks()) remove_in_block(sub);
+    if (is_identity(node) && node->outputs().size() == 1) {
+      node->output()->replaceAllUsesWith(node->input(0));
+      node->destroy();
+    }
+  }
+}
+
+}  // namespace
+
+void RemoveEvalNoOps(torch::jit::Graph& graph) {
+  remove_in_block(graph.block());
+}
+
+}  // namespace torchonnx::passes

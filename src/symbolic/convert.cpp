@@ -1,0 +1,205 @@
+#include "symbolic/convert.h"
+
+#include <fmt/format.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "symbolic/context.h"
+#include "symbolic/registry.h"
+#include "torchonnx/errors.h"
+
+namespace torchonnx::symbolic {
+
+using torch::jit::Node;
+
+namespace {
+
+void collect_unconvertible(const torch::jit::Block* block, int opset, const Registry& registry,
+                           std::map<std::string, UnconvertibleOp>& found) {
+  for (const Node* node : block->nodes()) {
+    for (const auto* sub : node->blocks()) collect_unconvertible(sub, opset, registry, found);
+    if (node->kind() == c10::prim::Constant) continue;
+    std::string kind = node->kind().toQualString();
+    if (registry.find_for_node(kind, opset)) continue;
+    auto& op = found[kind];
+    op.kind = kind;
+    op.locations.push_back(source_location(node));
+  }
+}
+
+ir::TypeInfo type_of(const torch::jit::Value* v) {
+  ir::TypeInfo info;
+  if (auto t = v->type()->cast<c10::TensorType>()) {
+    info.dtype = t->scalarType().value_or(at::ScalarType::Undefined);
+    if (auto sizes = t->sizes().concrete_sizes()) info.shape = *sizes;
+  } else if (v->type()->kind() == c10::TypeKind::IntType) {
+    info.dtype = at::kLong;
+    info.shape = std::vector<int64_t>{};
+  } else if (v->type()->kind() == c10::TypeKind::FloatType) {
+    info.dtype = at::kDouble;
+    info.shape = std::vector<int64_t>{};
+  } else if (v->type()->kind() == c10::TypeKind::BoolType) {
+    info.dtype = at::kBool;
+    info.shape = std::vector<int64_t>{};
+  }
+  return info;
+}
+
+// Renames ONNX values throughout the graph (node inputs and outputs).
+void rename_values(ir::Graph& graph, const std::unordered_map<std::string, std::string>& renames) {
+  if (renames.empty()) return;
+  for (auto& node : graph.nodes) {
+    for (auto& in : node.inputs) {
+      if (auto it = renames.find(in); it != renames.end()) in = it->second;
+    }
+    for (auto& out : node.outputs) {
+      if (auto it = renames.find(out); it != renames.end()) out = it->second;
+    }
+  }
+}
+
+// Drops nodes whose outputs nothing reads, and initializers nothing reads.
+void remove_dead_nodes(ir::Graph& graph) {
+  std::unordered_set<std::string> live;
+  for (const auto& out : graph.outputs) live.insert(out.name);
+  std::vector<bool> keep(graph.nodes.size(), false);
+  for (size_t i = graph.nodes.size(); i-- > 0;) {
+    const auto& node = graph.nodes[i];
+    bool used = false;
+    for (const auto& out : node.outputs) used = used || live.count(out);
+    if (!used) continue;
+    keep[i] = true;
+    for (const auto& in : node.inputs) live.insert(in);
+  }
+  std::vector<ir::Node> nodes;
+  nodes.reserve(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (keep[i]) nodes.push_back(std::move(graph.nodes[i]));
+  }
+  graph.nodes = std::move(nodes);
+  std::vector<ir::Initializer> inits;
+  for (auto& init : graph.initializers) {
+    if (live.count(init.name)) inits.push_back(std::move(init));
+  }
+  graph.initializers = std::move(inits);
+}
+
+}  // namespace
+
+std::vector<UnconvertibleOp> find_unconvertible_ops(const torch::jit::Graph& graph, int opset,
+                                                    const Registry& registry) {
+  std::map<std::string, UnconvertibleOp> found;
+  collect_unconvertible(graph.block(), opset, registry, found);
+  std::vector<UnconvertibleOp> out;
+  for (auto& [kind, op] : found) out.push_back(std::move(op));
+  return out;
+}
+
+ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,
+                        const ExportOptions& options, const Registry& registry) {
+  if (auto missing = find_unconvertible_ops(graph, options.opset_version, registry);
+      !missing.empty()) {
+    std::string list;
+    for (const auto& op : missing) {
+      std::vector<std::string> locs;
+      for (const auto& l : op.locations) {
+        if (!l.empty()) locs.push_back(l);
+      }
+      list += fmt::format("\n  {} ({} node{}){}{}", op.kind, op.locations.size(),
+                          op.locations.size() == 1 ? "" : "s", locs.empty() ? "" : " at ",
+                          fmt::join(locs, ", "));
+    }
+    throw ExportError(
+        ErrorCode::kUnsupportedOp,
+        fmt::format("{} operator{} cannot be exported to ONNX opset {}:{}\nRemedy: try another "
+                    "--opset, rewrite the model with supported ops, or register a custom "
+                    "symbolic for them.",
+                    missing.size(), missing.size() == 1 ? "" : "s", options.opset_version, list));
+  }
+
+  ir::Model model;
+  model.opset = options.opset_version;
+  ir::Graph& out = model.graph;
+  GraphContext g(out, options.opset_version);
+
+  const auto inputs = graph.inputs();
+  const size_t num_user = inputs.size() - signature.parameters.size();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& name = signature.input_names.at(i);
+    g.bind(inputs[i], {name});
+    if (i < num_user) {
+      out.inputs.push_back({name, type_of(inputs[i])});
+      continue;
+    }
+    if (!inputs[i]->hasUses()) continue;
+    const at::Tensor& tensor = signature.parameters[i - num_user].tensor;
+    ir::TypeInfo type{tensor.scalar_type(), tensor.sizes().vec()};
+    if (options.export_params) {
+      out.initializers.push_back({name, tensor});
+      if (options.keep_initializers_as_inputs) out.inputs.push_back({name, type});
+    } else {
+      out.inputs.push_back({name, type});
+    }
+  }
+
+  for (const Node* node : graph.nodes()) {
+    if (node->kind() == c10::prim::Constant) continue;
+    g.set_current_node(node);
+    const Converter* fn =
+        registry.find_for_node(node->kind().toQualString(), options.opset_version);
+    Args args(g, node);
+    Values results = (*fn)(g, args);
+    const auto outs = node->outputs();
+    if (outs.size() == 1 && results.size() != 1 &&
+        outs[0]->type()->kind() == c10::TypeKind::ListType) {
+      g.bind(outs[0], std::move(results));  // a list: one ONNX value per element
+      continue;
+    }
+    if (results.size() != outs.size()) {
+      g.fail(fmt::format("its converter produced {} values for {} outputs (torchonnx bug)",
+                         results.size(), outs.size()));
+    }
+    for (size_t k = 0; k < outs.size(); ++k) g.bind(outs[k], {results[k]});
+  }
+  g.set_current_node(nullptr);
+
+  // Outputs: rename the producing value to the requested name; Identity where a value is an input,
+  // an initializer or already used as another output.
+  std::unordered_map<std::string, std::string> renames;
+  std::unordered_set<std::string> taken;
+  std::unordered_set<std::string> graph_inputs;
+  for (const auto& in : out.inputs) graph_inputs.insert(in.name);
+  for (const auto& init : out.initializers) graph_inputs.insert(init.name);
+  const auto outputs = graph.outputs();
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const std::string& name = signature.output_names.at(k);
+    Value v;
+    if (const Values* bound = g.lookup(outputs[k])) {
+      if (bound->size() != 1) {
+        throw ExportError(ErrorCode::kConversion,
+                          fmt::format("output {} is a list of {} tensors; return a tuple of "
+                                      "tensors instead",
+                                      k, bound->size()));
+      }
+      v = bound->front();
+    } else {
+      Args args(g, outputs[k]->node());
+      v = g.constant(torch::jit::toIValue(outputs[k])->toTensor());  // a constant output
+    }
+    if (graph_inputs.count(v) || taken.count(v) || renames.count(v)) {
+      g.graph().nodes.push_back({"Identity", "", g.fresh_name("Identity"), {v}, {name}, {}, ""});
+    } else {
+      renames[v] = name;
+    }
+    taken.insert(v);
+    out.outputs.push_back({name, type_of(outputs[k])});
+  }
+  rename_values(out, renames);
+  remove_dead_nodes(out);
+  return model;
+}
+
+}  // namespace torchonnx::symbolic

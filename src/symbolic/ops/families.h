@@ -1,0 +1,26 @@
+// The converter families. Each family file registers its converters in one function; the list
+// below is the explicit table that keeps every family linked in (no static-initializer tricks).
+#pragma once
+
+namespace torchonnx::symbolic {
+class Registry;
+}
+
+namespace torchonnx::symbolic::ops {
+
+void register_prim(Registry& r);         // prim::ListConstruct, NumToTensor, size, Int, ...
+void register_elementwise(Registry& r);  // add, sub, mul, div, pow, sqrt, ... with type promotion
+void register_activation(Registry& r);   // relu, hardtanh, hardswish, gelu, silu, softmax, ...
+void register_shape(Registry& r);        // view, reshape, flatten, cat, transpose, chunk, ...
+void register_reduction(Registry& r);    // mean, sum, ...
+void register_linear(Registry& r);       // linear, addmm, matmul, mm, bmm
+void register_conv(Registry& r);         // _convolution, conv1d/2d/3d
+void register_pool(Registry& r);         // max/avg/adaptive pooling
+void register_norm(Registry& r);         // batch_norm, layer_norm, ...
+
+inline constexpr void (*kFamilies[])(Registry&) = {
+    register_prim,   register_elementwise, register_activation, register_shape, register_reduction,
+    register_linear, register_conv,        register_pool,       register_norm,
+};
+
+}  // namespace torchonnx::symbolic::ops

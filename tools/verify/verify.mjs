@@ -1,0 +1,521 @@
+#!/usr/bin/env node
+// Runs an ONNX model in ONNX Runtime on an ONNX test-data folder and compares
+// the outputs with the expected ones.
+//
+// CLI:    node tools/verify/verify.mjs MODEL.onnx DATA_DIR [--rtol 1e-3] [--atol 1e-5]
+//         DATA_DIR holds input_0.pb, input_1.pb, ... and output_0.pb, ...
+//         (serialized onnx.TensorProto). input_i feeds session.inputNames[i],
+//         output_k is compared with session.outputNames[k].
+//         Exit 0: all outputs match; 1: mismatch; 2: usage, file, load or run error.
+// Server: node tools/verify/verify.mjs --serve
+//         reads JSON lines {"model": "...", "data": "...", "rtol": 1e-3, "atol": 1e-5}
+//         on stdin and answers each with one line {"ok": bool, "report": "..."}.
+//         Exits at stdin EOF.
+//
+// Comparison: dims must be equal, element types equal. Floating-point values
+// match when |a-b| <= atol + rtol*|b| (b = expected); NaN matches NaN, equal
+// infinities match. Integer, bool and string values must be equal exactly.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+import * as ort from 'onnxruntime-node';
+
+const DEFAULT_RTOL = 1e-3;
+const DEFAULT_ATOL = 1e-5;
+
+const USAGE = `usage: node verify.mjs MODEL.onnx DATA_DIR [--rtol ${DEFAULT_RTOL}] [--atol ${DEFAULT_ATOL}]
+       node verify.mjs --serve   (JSON lines {"model","data","rtol","atol"} on stdin)`;
+
+// ---------------------------------------------------------------------------
+// onnx.TensorProto (the subset of onnx.proto that test data uses)
+// ---------------------------------------------------------------------------
+
+const TENSOR_PROTO_SCHEMA = `
+syntax = "proto2";
+package onnx;
+message StringStringEntryProto {
+  optional string key = 1;
+  optional string value = 2;
+}
+message TensorProto {
+  message Segment {
+    optional int64 begin = 1;
+    optional int64 end = 2;
+  }
+  repeated int64 dims = 1;
+  optional int32 data_type = 2;
+  optional Segment segment = 3;
+  repeated float float_data = 4 [packed = true];
+  repeated int32 int32_data = 5 [packed = true];
+  repeated bytes string_data = 6;
+  repeated int64 int64_data = 7 [packed = true];
+  optional string name = 8;
+  optional bytes raw_data = 9;
+  repeated double double_data = 10 [packed = true];
+  repeated uint64 uint64_data = 11 [packed = true];
+  optional string doc_string = 12;
+  repeated StringStringEntryProto external_data = 13;
+  optional int32 data_location = 14;
+}
+`;
+
+const TensorProto = protobuf.parse(TENSOR_PROTO_SCHEMA).root.lookupType('onnx.TensorProto');
+
+// ONNX data_type -> ORT tensor type, typed-array constructor, and the typed
+// TensorProto field that holds the values when raw_data is absent.
+const DTYPES = {
+  1: { name: 'float32', array: Float32Array, field: 'floatData', float: true },
+  2: { name: 'uint8', array: Uint8Array, field: 'int32Data' },
+  3: { name: 'int8', array: Int8Array, field: 'int32Data' },
+  4: { name: 'uint16', array: Uint16Array, field: 'int32Data' },
+  5: { name: 'int16', array: Int16Array, field: 'int32Data' },
+  6: { name: 'int32', array: Int32Array, field: 'int32Data' },
+  7: { name: 'int64', array: BigInt64Array, field: 'int64Data' },
+  8: { name: 'string', array: null, field: 'stringData' },
+  9: { name: 'bool', array: Uint8Array, field: 'int32Data' },
+  // FLOAT16 values are kept as their IEEE half bit patterns (int32_data holds the bits).
+  10: { name: 'float16', array: Uint16Array, field: 'int32Data', float: true, half: true },
+  11: { name: 'float64', array: Float64Array, field: 'doubleData', float: true },
+  12: { name: 'uint32', array: Uint32Array, field: 'uint64Data' },
+  13: { name: 'uint64', array: BigUint64Array, field: 'uint64Data' },
+};
+const DTYPE_BY_NAME = Object.fromEntries(Object.values(DTYPES).map((d) => [d.name, d]));
+
+class UsageError extends Error {}
+
+function toBigInt(v) {
+  return typeof v === 'number' ? BigInt(v) : BigInt(v.toString()); // number or Long
+}
+
+function toNumber(v) {
+  return typeof v === 'number' ? v : Number(v.toString());
+}
+
+/** Reads a serialized TensorProto file into {name, type, dims, data}. */
+function readTensorProto(file) {
+  let bytes;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${e.message}`);
+  }
+  let msg;
+  try {
+    msg = TensorProto.decode(bytes);
+  } catch (e) {
+    throw new UsageError(`${file} is not a valid onnx.TensorProto: ${e.message}`);
+  }
+  const where = path.basename(file);
+  const dims = msg.dims.map(toNumber);
+  for (const d of dims) {
+    if (!Number.isSafeInteger(d) || d < 0) throw new UsageError(`${where}: bad dimension ${d}`);
+  }
+  const count = dims.reduce((a, b) => a * b, 1);
+  const dt = DTYPES[msg.dataType];
+  if (!dt) throw new UsageError(`${where}: unsupported TensorProto data_type ${msg.dataType}`);
+  if (msg.dataLocation === 1 || (msg.externalData && msg.externalData.length)) {
+    throw new UsageError(`${where}: tensors with external data are not supported`);
+  }
+  if (msg.segment) throw new UsageError(`${where}: segmented tensors are not supported`);
+
+  let data;
+  const hasRaw = msg.rawData && msg.rawData.length > 0;
+  if (dt.name === 'string') {
+    if (hasRaw) throw new UsageError(`${where}: string tensor with raw_data`);
+    data = msg.stringData.map((b) => Buffer.from(b).toString('utf8'));
+  } else if (hasRaw || (count > 0 && msg[dt.field].length === 0 && msg.rawData)) {
+    const raw = msg.rawData;
+    const expectBytes = count * dt.array.BYTES_PER_ELEMENT;
+    if (raw.length !== expectBytes) {
+      throw new UsageError(
+        `${where}: raw_data has ${raw.length} bytes, expected ${expectBytes} for ${dt.name} ${fmtDims(dims)}`);
+    }
+    // Copy into a fresh, aligned buffer; then read little-endian via DataView
+    // only if the host is big-endian (typed arrays use host order).
+    const copy = new Uint8Array(raw); // copies
+    if (!HOST_LITTLE_ENDIAN && dt.array.BYTES_PER_ELEMENT > 1) swapBytes(copy, dt.array.BYTES_PER_ELEMENT);
+    data = new dt.array(copy.buffer, 0, count);
+  } else {
+    const src = msg[dt.field];
+    if (src.length !== count) {
+      throw new UsageError(
+        `${where}: ${dt.field} has ${src.length} values, expected ${count} for ${dt.name} ${fmtDims(dims)}`);
+    }
+    data = new dt.array(count);
+    const big = dt.array === BigInt64Array || dt.array === BigUint64Array;
+    for (let i = 0; i < count; i++) data[i] = big ? toBigInt(src[i]) : toNumber(src[i]);
+  }
+  if (dt.name === 'bool') {
+    for (let i = 0; i < data.length; i++) data[i] = data[i] ? 1 : 0;
+  }
+  return { name: msg.name || '', type: dt.name, dims, data };
+}
+
+const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function swapBytes(u8, size) {
+  for (let i = 0; i < u8.length; i += size) {
+    for (let a = i, b = i + size - 1; a < b; a++, b--) {
+      const t = u8[a]; u8[a] = u8[b]; u8[b] = t;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Formatting and comparison helpers
+// ---------------------------------------------------------------------------
+
+function fmtDims(dims) {
+  return `[${dims.join(',')}]`;
+}
+
+function fmtErr(x) {
+  if (x === 0) return '0';
+  if (!Number.isFinite(x)) return String(x);
+  return x.toExponential(2);
+}
+
+function fmtValue(v) {
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Number.isInteger(v) || !Number.isFinite(v)) return String(v);
+  return String(Number(v.toPrecision(9)));
+}
+
+function unravel(flat, dims) {
+  const idx = new Array(dims.length);
+  for (let i = dims.length - 1; i >= 0; i--) {
+    const d = dims[i] || 1;
+    idx[i] = flat % d;
+    flat = Math.floor(flat / d);
+  }
+  return idx;
+}
+
+function halfToFloat(h) {
+  const s = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return s * m * 2 ** -24;
+  if (e === 31) return m ? NaN : s * Infinity;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+/** Values of a tensor as an indexable array of numbers (floats) or raw values. */
+function numericView(type, data) {
+  if (type === 'float16') {
+    if (data instanceof Uint16Array) return Array.from(data, halfToFloat);
+    return Array.from(data, Number); // Float16Array where available
+  }
+  return data;
+}
+
+/**
+ * Compares one expected tensor with ORT's output. Returns {ok, line}.
+ */
+function compareOutput(k, name, expected, actual, rtol, atol) {
+  const head = `output ${k} '${name}':`;
+  const aDims = Array.from(actual.dims, Number);
+  if (actual.type !== expected.type) {
+    return {
+      ok: false,
+      line: `${head} MISMATCH type: expected ${expected.type} ${fmtDims(expected.dims)}, ` +
+        `got ${actual.type} ${fmtDims(aDims)}`,
+    };
+  }
+  if (aDims.length !== expected.dims.length || aDims.some((d, i) => d !== expected.dims[i])) {
+    return {
+      ok: false,
+      line: `${head} MISMATCH shape: expected ${fmtDims(expected.dims)}, got ${fmtDims(aDims)} ${actual.type}`,
+    };
+  }
+  const desc = `shape ${fmtDims(aDims)} ${actual.type}`;
+  const isFloat = DTYPE_BY_NAME[expected.type].float === true;
+  const exp = numericView(expected.type, expected.data);
+  const act = numericView(actual.type, actual.data);
+  const n = exp.length;
+  if (act.length !== n) {
+    return { ok: false, line: `${head} MISMATCH ${desc}: ORT returned ${act.length} values, expected ${n}` };
+  }
+
+  let maxAbs = 0;
+  let bad = 0;
+  let worst = -1;
+  let worstExcess = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const b = exp[i];
+    const a = act[i];
+    if (isFloat) {
+      if (Number.isNaN(b) || Number.isNaN(a)) {
+        if (Number.isNaN(b) && Number.isNaN(a)) continue;
+        bad++;
+        if (worstExcess !== Infinity) { worstExcess = Infinity; worst = i; }
+        continue;
+      }
+      if (a === b) continue; // covers equal infinities
+      const err = Math.abs(a - b);
+      if (!Number.isFinite(err)) {
+        bad++;
+        if (worstExcess !== Infinity) { worstExcess = Infinity; worst = i; }
+        continue;
+      }
+      if (err > maxAbs) maxAbs = err;
+      const excess = err - (atol + rtol * Math.abs(b));
+      if (excess > 0) {
+        bad++;
+        if (excess > worstExcess) { worstExcess = excess; worst = i; }
+      }
+    } else {
+      if (a === b) continue;
+      bad++;
+      if (typeof a === 'string' || typeof b === 'string') {
+        if (worst < 0) worst = i;
+        continue;
+      }
+      const err = typeof a === 'bigint' ? Math.abs(Number(a - b)) : Math.abs(a - b);
+      if (err > maxAbs) maxAbs = err;
+      if (err > worstExcess) { worstExcess = err; worst = i; }
+    }
+  }
+  if (bad === 0) {
+    return { ok: true, line: `${head} OK ${desc} max_abs_err=${fmtErr(maxAbs)}` };
+  }
+  const where = aDims.length ? `${worst} ${fmtDims(unravel(worst, aDims))}` : `${worst}`;
+  const tol = isFloat ? ` (rtol=${rtol} atol=${atol})` : ' (exact)';
+  return {
+    ok: false,
+    line: `${head} MISMATCH ${desc} max_abs_err=${fmtErr(maxAbs)} mismatched=${bad}/${n}${tol} ` +
+      `worst index ${where}: expected ${fmtValue(exp[worst])} actual ${fmtValue(act[worst])}`,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// One verification
+// ---------------------------------------------------------------------------
+
+function listNumbered(dir, prefix) {
+  const re = new RegExp(`^${prefix}_(\\d+)\\.pb$`);
+  const nums = [];
+  for (const f of fs.readdirSync(dir)) {
+    const m = re.exec(f);
+    if (m) nums.push(Number(m[1]));
+  }
+  nums.sort((a, b) => a - b);
+  nums.forEach((v, i) => {
+    if (v !== i) throw new UsageError(`${dir}: ${prefix}_${i}.pb is missing (found ${prefix}_${v}.pb)`);
+  });
+  return nums.length;
+}
+
+function toOrtTensor(t) {
+  return new ort.Tensor(t.type, t.data, t.dims);
+}
+
+/**
+ * Verifies MODEL on DATA_DIR. Returns {code, lines}: code 0 = all match,
+ * 1 = mismatch, 2 = error (lines then ends with an "error: ..." line).
+ */
+export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEFAULT_ATOL) {
+  const lines = [];
+  let session = null;
+  try {
+    if (typeof modelPath !== 'string' || !modelPath) throw new UsageError('no model path given');
+    if (typeof dataDir !== 'string' || !dataDir) throw new UsageError('no data directory given');
+    if (!Number.isFinite(rtol) || rtol < 0) throw new UsageError(`bad rtol: ${rtol}`);
+    if (!Number.isFinite(atol) || atol < 0) throw new UsageError(`bad atol: ${atol}`);
+    if (!fs.existsSync(modelPath)) throw new UsageError(`model file not found: ${modelPath}`);
+    if (!fs.statSync(modelPath).isFile()) throw new UsageError(`model path is not a file: ${modelPath}`);
+    if (!fs.existsSync(dataDir)) throw new UsageError(`data directory not found: ${dataDir}`);
+    if (!fs.statSync(dataDir).isDirectory()) throw new UsageError(`data path is not a directory: ${dataDir}`);
+
+    const nIn = listNumbered(dataDir, 'input');
+    const nOut = listNumbered(dataDir, 'output');
+    if (nOut === 0) throw new UsageError(`${dataDir}: no output_0.pb (nothing to compare)`);
+    const inputs = [];
+    for (let i = 0; i < nIn; i++) inputs.push(readTensorProto(path.join(dataDir, `input_${i}.pb`)));
+    const expected = [];
+    for (let k = 0; k < nOut; k++) expected.push(readTensorProto(path.join(dataDir, `output_${k}.pb`)));
+
+    try {
+      session = await ort.InferenceSession.create(modelPath, {
+        graphOptimizationLevel: 'all',
+        intraOpNumThreads: 1,
+        interOpNumThreads: 1,
+        executionMode: 'sequential',
+        logSeverityLevel: 3,
+      });
+    } catch (e) {
+      throw new UsageError(`ONNX Runtime failed to load ${modelPath}: ${e.message}`);
+    }
+
+    const inNames = session.inputNames;
+    const outNames = session.outputNames;
+    if (nIn !== inNames.length) {
+      throw new UsageError(
+        `${dataDir} has ${nIn} input_*.pb file(s), the model has ${inNames.length} input(s): ` +
+        `[${inNames.map((s) => `'${s}'`).join(', ')}]`);
+    }
+    const feeds = {};
+    inNames.forEach((name, i) => { feeds[name] = toOrtTensor(inputs[i]); });
+
+    let results;
+    try {
+      results = await session.run(feeds);
+    } catch (e) {
+      throw new UsageError(`ONNX Runtime failed to run ${modelPath}: ${e.message}`);
+    }
+
+    let ok = true;
+    const n = Math.min(nOut, outNames.length);
+    for (let k = 0; k < n; k++) {
+      const r = compareOutput(k, outNames[k], expected[k], results[outNames[k]], rtol, atol);
+      ok = ok && r.ok;
+      lines.push(r.line);
+    }
+    if (nOut !== outNames.length) {
+      ok = false;
+      lines.push(`MISMATCH output count: ${dataDir} has ${nOut} output_*.pb file(s), ` +
+        `the model has ${outNames.length} output(s)`);
+    }
+    return { code: ok ? 0 : 1, lines };
+  } catch (e) {
+    const msg = e instanceof UsageError ? e.message : (e && e.stack) || String(e);
+    lines.push(`error: ${msg}`);
+    return { code: 2, lines };
+  } finally {
+    if (session) {
+      try { await session.release(); } catch { /* ignore */ }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Front ends
+// ---------------------------------------------------------------------------
+
+function parseArgs(argv) {
+  const pos = [];
+  let rtol = DEFAULT_RTOL;
+  let atol = DEFAULT_ATOL;
+  for (let i = 0; i < argv.length; i++) {
+    let a = argv[i];
+    let val;
+    const eq = a.indexOf('=');
+    if (a.startsWith('--') && eq > 0) { val = a.slice(eq + 1); a = a.slice(0, eq); }
+    if (a === '--rtol' || a === '--atol') {
+      if (val === undefined) {
+        if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
+        val = argv[++i];
+      }
+      const x = Number(val);
+      if (val === '' || !Number.isFinite(x) || x < 0) throw new UsageError(`bad value for ${a}: ${val}`);
+      if (a === '--rtol') rtol = x; else atol = x;
+    } else if (a.startsWith('--')) {
+      throw new UsageError(`unknown option ${a}`);
+    } else {
+      pos.push(a);
+    }
+  }
+  if (pos.length !== 2) throw new UsageError('expected MODEL.onnx and DATA_DIR');
+  return { model: pos[0], data: pos[1], rtol, atol };
+}
+
+async function mainCli(argv) {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (e) {
+    process.stderr.write(`error: ${e.message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { code, lines } = await verify(args.model, args.data, args.rtol, args.atol);
+  for (const l of lines) {
+    if (l.startsWith('error: ')) process.stderr.write(l + '\n');
+    else process.stdout.write(l + '\n');
+  }
+  return code;
+}
+
+function numOr(v, dflt, what) {
+  if (v === undefined || v === null) return dflt;
+  const x = Number(v);
+  if (typeof v === 'boolean' || !Number.isFinite(x)) throw new UsageError(`bad ${what}: ${JSON.stringify(v)}`);
+  return x;
+}
+
+async function handleRequest(line) {
+  let req;
+  try {
+    req = JSON.parse(line);
+  } catch (e) {
+    return { ok: false, report: `error: request is not valid JSON: ${e.message}` };
+  }
+  if (!req || typeof req !== 'object' || Array.isArray(req)) {
+    return { ok: false, report: 'error: request must be a JSON object {"model","data","rtol","atol"}' };
+  }
+  let rtol, atol;
+  try {
+    rtol = numOr(req.rtol, DEFAULT_RTOL, 'rtol');
+    atol = numOr(req.atol, DEFAULT_ATOL, 'atol');
+  } catch (e) {
+    return { ok: false, report: `error: ${e.message}` };
+  }
+  const { code, lines } = await verify(req.model, req.data, rtol, atol);
+  return { ok: code === 0, report: lines.join('\n') };
+}
+
+async function mainServe() {
+  // Keep stdout for the protocol only: anything logged goes to stderr.
+  const toErr = (...a) => process.stderr.write(a.map(String).join(' ') + '\n');
+  console.log = toErr;
+  console.info = toErr;
+  console.debug = toErr;
+  const out = (obj) => new Promise((resolve) => {
+    // Resolve once the data is handed to the OS, so each answer is flushed.
+    process.stdout.write(JSON.stringify(obj) + '\n', () => resolve());
+  });
+  process.on('uncaughtException', (e) => toErr(`verify --serve: uncaught: ${(e && e.stack) || e}`));
+  process.on('unhandledRejection', (e) => toErr(`verify --serve: unhandled: ${(e && e.stack) || e}`));
+
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  for await (const raw of rl) {
+    const line = raw.trim();
+    if (!line) continue;
+    let resp;
+    try {
+      resp = await handleRequest(line);
+    } catch (e) {
+      resp = { ok: false, report: `error: ${(e && e.message) || String(e)}` };
+    }
+    await out(resp);
+  }
+  return 0;
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  return argv.length === 1 && argv[0] === '--serve' ? mainServe() : mainCli(argv);
+}
+
+// Run only when executed directly (importing this module just gives verify()).
+function isMain() {
+  if (!process.argv[1]) return false;
+  try {
+    return fs.realpathSync(process.argv[1]) === fs.realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+if (isMain()) {
+  main().then(
+    (code) => { process.exitCode = code; },
+    (e) => { process.stderr.write(`error: ${(e && e.stack) || e}\n`); process.exitCode = 2; },
+  );
+}
