@@ -1,0 +1,141 @@
+// The export API: names, options, outputs, and the harness's ability to see a mismatch.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <torch/script.h>
+
+#include <filesystem>
+
+#include "onnx/tensor_proto.h"
+#include "support/harness.h"
+
+namespace torchonnx::testing {
+namespace {
+
+using Inputs = std::vector<c10::IValue>;
+
+onnx::ModelProto parse(const std::string& bytes) {
+  onnx::ModelProto proto;
+  EXPECT_TRUE(proto.ParseFromString(bytes));
+  return proto;
+}
+
+struct TinyNet {
+  at::Tensor w = at::randn({4, 3}), b = at::randn({4}), unused = at::randn({2});
+  NamedTensors params() const { return {{"fc.weight", w}, {"fc.bias", b}, {"extra", unused}}; }
+  TracedFunction fn() const {
+    return [this](const Inputs& in) { return at::relu(at::linear(in[0].toTensor(), w, b)); };
+  }
+};
+
+TEST(Export, ParametersBecomeNamedInitializers) {
+  TinyNet net;
+  auto proto = parse(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params()));
+  ASSERT_EQ(proto.graph().initializer_size(), 2) << "unused parameters are dropped";
+  EXPECT_EQ(proto.graph().initializer(0).name(), "fc.weight");
+  EXPECT_EQ(proto.graph().initializer(1).name(), "fc.bias");
+  ASSERT_EQ(proto.graph().input_size(), 1);
+  EXPECT_EQ(proto.opset_import(0).version(), kDefaultOpset);
+  EXPECT_EQ(proto.graph().output(0).name(), "output_0");
+}
+
+TEST(Export, InputNamesCoverInputsThenParameters) {
+  TinyNet net;
+  ExportOptions options;
+  options.input_names = {"x", "learned_0"};
+  options.output_names = {"y"};
+  auto proto =
+      parse(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options));
+  EXPECT_EQ(proto.graph().input(0).name(), "x");
+  EXPECT_EQ(proto.graph().initializer(0).name(), "learned_0");
+  EXPECT_EQ(proto.graph().initializer(1).name(), "fc.bias");
+  EXPECT_EQ(proto.graph().output(0).name(), "y");
+}
+
+TEST(Export, ExportParamsAndKeepInitializersAsInputs) {
+  TinyNet net;
+  ExportOptions options;
+  options.export_params = false;
+  auto proto =
+      parse(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options));
+  EXPECT_EQ(proto.graph().initializer_size(), 0);
+  EXPECT_EQ(proto.graph().input_size(), 3);
+  options.export_params = true;
+  options.keep_initializers_as_inputs = true;
+  proto = parse(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options));
+  EXPECT_EQ(proto.graph().initializer_size(), 2);
+  EXPECT_EQ(proto.graph().input_size(), 3);
+}
+
+TEST(Export, DuplicateNamesAreRejected) {
+  TinyNet net;
+  ExportOptions options;
+  options.input_names = {"x"};
+  options.output_names = {"x"};
+  EXPECT_THROW(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options),
+               ExportError);
+}
+
+TEST(Export, ConstantFoldingFoldsStaticShapeArithmetic) {
+  // In C++, x.size(0) is a plain int the tracer cannot see; a scripted module records aten::size.
+  torch::jit::Module m("flatten_view");
+  m.define("def forward(self, x):\n  return x.view(x.size(0), -1)\n");
+  auto count_shape_ops = [](const onnx::ModelProto& p) {
+    int n = 0;
+    for (const auto& node : p.graph().node()) n += node.op_type() == "Shape";
+    return n;
+  };
+  ExportOptions folded, unfolded;
+  unfolded.do_constant_folding = false;
+  auto a = parse(export_model_to_bytes(m, {at::randn({2, 3, 4})}, folded));
+  auto b = parse(export_model_to_bytes(m, {at::randn({2, 3, 4})}, unfolded));
+  EXPECT_EQ(count_shape_ops(a), 0);
+  EXPECT_EQ(count_shape_ops(b), 1) << "without folding, x.size(0) is computed in the graph";
+  EXPECT_LT(a.graph().node_size(), b.graph().node_size());
+  for (const ExportOptions& options : {folded, unfolded}) {
+    std::string dir = temp_dir("fold");
+    at::Tensor x = at::randn({2, 3, 4});
+    export_model(m, {x}, dir + "/model.onnx", options);
+    write_test_data(dir, {x}, {x.view({2, -1})});
+    OrtResult r = run_in_ort(dir + "/model.onnx", dir, 1e-3, 1e-5);
+    EXPECT_TRUE(r.ok) << r.report;
+  }
+}
+
+TEST(Export, TupleAndListOutputsAreFlattened) {
+  auto fn = [](const Inputs& in) -> c10::IValue {
+    at::Tensor x = in[0].toTensor();
+    return c10::ivalue::Tuple::create({x.relu(), c10::ivalue::Tuple::create({x.neg(), x.exp()})});
+  };
+  auto proto = parse(export_function_to_bytes(fn, {at::randn({3})}, {}));
+  EXPECT_EQ(proto.graph().output_size(), 3);
+  expect_matches_at_opsets(fn, {at::randn({3})}, 11, 11);
+}
+
+TEST(Export, ScriptedModuleWithSubmoduleParameters) {
+  torch::jit::Module inner("inner");
+  inner.register_parameter("weight", at::randn({5, 5}), false);
+  inner.define("def forward(self, x):\n  return torch.matmul(x, self.weight)\n");
+  torch::jit::Module outer("outer");
+  outer.register_module("layer", inner);
+  outer.register_buffer("scale", at::full({5}, 2.0));
+  outer.define("def forward(self, x):\n  return self.layer.forward(x) * self.scale\n");
+  auto proto = parse(export_model_to_bytes(outer, {at::randn({2, 5})}));
+  std::vector<std::string> names;
+  for (const auto& init : proto.graph().initializer()) names.push_back(init.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"layer.weight", "scale"}));
+}
+
+TEST(Harness, DetectsAMismatch) {
+  std::string dir = temp_dir("mismatch");
+  auto fn = [](const Inputs& in) { return at::relu(in[0].toTensor()); };
+  at::Tensor x = at::randn({4});
+  export_function(fn, {x}, {}, dir + "/model.onnx");
+  write_test_data(dir, {x}, {at::relu(x) + 0.5});
+  OrtResult result = run_in_ort(dir + "/model.onnx", dir, 1e-3, 1e-5);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.report.find("MISMATCH"), std::string::npos) << result.report;
+}
+
+}  // namespace
+}  // namespace torchonnx::testing

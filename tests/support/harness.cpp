@@ -1,0 +1,136 @@
+#include "support/harness.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+
+#include "frontend/frontend.h"
+#include "onnx/tensor_proto.h"
+
+namespace torchonnx::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// One `node verify.mjs --serve` per test process, fed JSON lines.
+class OrtServer {
+ public:
+  OrtServer() {
+    int to_child[2], from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(to_child[0], 0);
+      dup2(from_child[1], 1);
+      close(to_child[1]);
+      close(from_child[0]);
+      std::string script = std::string(TORCHONNX_SOURCE_DIR) + "/tools/verify/verify.mjs";
+      execlp("node", "node", script.c_str(), "--serve", nullptr);
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    in_ = fdopen(to_child[1], "w");
+    out_ = fdopen(from_child[0], "r");
+  }
+  ~OrtServer() {
+    if (in_) fclose(in_);
+    if (out_) fclose(out_);
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+  }
+
+  OrtResult run(const std::string& model, const std::string& data, double rtol, double atol) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    nlohmann::json request = {{"model", model}, {"data", data}, {"rtol", rtol}, {"atol", atol}};
+    std::string line = request.dump() + "\n";
+    fputs(line.c_str(), in_);
+    fflush(in_);
+    std::string reply;
+    int c;
+    while ((c = fgetc(out_)) != EOF && c != '\n') reply.push_back(static_cast<char>(c));
+    if (reply.empty()) return {false, "verify.mjs server died (is node and tools/verify/node_modules installed?)"};
+    auto json = nlohmann::json::parse(reply);
+    return {json.value("ok", false), json.value("report", std::string())};
+  }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* in_ = nullptr;
+  FILE* out_ = nullptr;
+  std::mutex mutex_;
+};
+
+OrtServer& server() {
+  static OrtServer s;
+  return s;
+}
+
+}  // namespace
+
+OrtResult run_in_ort(const std::string& model, const std::string& data_dir, double rtol,
+                     double atol) {
+  return server().run(model, data_dir, rtol, atol);
+}
+
+std::string temp_dir(const std::string& hint) {
+  static std::atomic<int> counter{0};
+  fs::path base = fs::temp_directory_path() / fmt::format("torchonnx_tests_{}", getpid());
+  fs::path dir = base / fmt::format("{}_{}", hint, counter++);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+void write_test_data(const std::string& dir, const std::vector<c10::IValue>& inputs,
+                     const std::vector<at::Tensor>& outputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    at::Tensor t = inputs[i].isTensor() ? inputs[i].toTensor()
+                                        : at::scalar_to_tensor(inputs[i].toScalar());
+    write_tensor_file(t, fmt::format("input_{}", i), fmt::format("{}/input_{}.pb", dir, i));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    write_tensor_file(outputs[i], fmt::format("output_{}", i),
+                      fmt::format("{}/output_{}.pb", dir, i));
+  }
+}
+
+void expect_export_matches(const TracedFunction& fn, const std::vector<c10::IValue>& inputs,
+                           int opset, const NamedTensors& params, Tolerance tol) {
+  std::string dir = temp_dir(fmt::format("opset{}", opset));
+  std::vector<at::Tensor> expected;
+  {
+    c10::NoGradGuard no_grad;
+    expected = frontend::flatten_tensors(fn(inputs));
+  }
+  ExportOptions options;
+  options.opset_version = opset;
+  std::string model = dir + "/model.onnx";
+  try {
+    export_function(fn, inputs, params, model, options);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "export at opset " << opset << " failed: " << e.what();
+    return;
+  }
+  write_test_data(dir, inputs, expected);
+  OrtResult result = run_in_ort(model, dir, tol.rtol, tol.atol);
+  EXPECT_TRUE(result.ok) << "opset " << opset << ": " << result.report;
+  if (result.ok) fs::remove_all(dir);
+}
+
+void expect_matches_at_opsets(const TracedFunction& fn, const std::vector<c10::IValue>& inputs,
+                              int first, int last, const NamedTensors& params, Tolerance tol) {
+  for (int opset = first; opset <= last; ++opset) {
+    expect_export_matches(fn, inputs, opset, params, tol);
+  }
+}
+
+}  // namespace torchonnx::testing

@@ -1,0 +1,45 @@
+// Test helpers: export, run in ONNX Runtime (tools/verify/verify.mjs, one server process per test
+// binary), compare with libtorch.
+#pragma once
+
+#include <ATen/core/ivalue.h>
+
+#include <string>
+#include <vector>
+
+#include "torchonnx/export.h"
+
+namespace torchonnx::testing {
+
+struct OrtResult {
+  bool ok = false;
+  std::string report;
+};
+
+// Runs `model` in ONNX Runtime on DATA_DIR/input_*.pb and compares with DATA_DIR/output_*.pb.
+OrtResult run_in_ort(const std::string& model, const std::string& data_dir, double rtol,
+                     double atol);
+
+// A fresh empty folder under the test temp dir.
+std::string temp_dir(const std::string& hint);
+
+// Writes input_i.pb / output_i.pb.
+void write_test_data(const std::string& dir, const std::vector<c10::IValue>& inputs,
+                     const std::vector<at::Tensor>& outputs);
+
+struct Tolerance {
+  double rtol = 1e-3;
+  double atol = 1e-5;
+};
+
+// Traces `fn` on `inputs`, exports at `opset`, runs the ONNX model in ORT and expects libtorch's
+// outputs (gtest failures name the opset and ORT's report).
+void expect_export_matches(const TracedFunction& fn, const std::vector<c10::IValue>& inputs,
+                           int opset, const NamedTensors& params = {}, Tolerance tol = {});
+
+// The same at every opset of [first, last] (default: all opsets torchonnx exports).
+void expect_matches_at_opsets(const TracedFunction& fn, const std::vector<c10::IValue>& inputs,
+                              int first = kMinOpset, int last = kMaxOpset,
+                              const NamedTensors& params = {}, Tolerance tol = {});
+
+}  // namespace torchonnx::testing
