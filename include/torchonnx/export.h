@@ -85,6 +85,11 @@ void export_module(torch::nn::Module& module, const TracedFunction& forward,
                    const std::vector<c10::IValue>& args, const std::string& path,
                    const ExportOptions& options = {});
 
+// Writes DIR/input_<i>.pb and DIR/output_<i>.pb (serialized onnx.TensorProto, the ONNX test-data
+// layout) so that an export can be checked in any runtime. Creates DIR if needed.
+void write_test_data(const std::string& dir, const std::vector<at::Tensor>& inputs,
+                     const std::vector<at::Tensor>& outputs);
+
 // Loads a TorchScript file with a clear ExportError for missing, corrupt or non-TorchScript files.
 torch::jit::Module load_model(const std::string& path);
 

@@ -4,12 +4,15 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 
 #include "onnx/dtype.h"
 #include "onnx/file_util.h"
 #include "torchonnx/errors.h"
+#include "torchonnx/export.h"
 
 namespace torchonnx {
 
@@ -117,6 +120,20 @@ void write_tensor_file(const at::Tensor& tensor, const std::string& name, const 
   onnx::TensorProto proto;
   to_tensor_proto(tensor, name, &proto);
   write_file_atomically(path, proto.SerializeAsString());
+}
+
+void write_test_data(const std::string& dir, const std::vector<at::Tensor>& inputs,
+                     const std::vector<at::Tensor>& outputs) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw ExportError(ErrorCode::kIo, "cannot create folder '" + dir + "': " + ec.message());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    write_tensor_file(inputs[i], fmt::format("input_{}", i), fmt::format("{}/input_{}.pb", dir, i));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    write_tensor_file(outputs[i], fmt::format("output_{}", i),
+                      fmt::format("{}/output_{}.pb", dir, i));
+  }
 }
 
 }  // namespace torchonnx

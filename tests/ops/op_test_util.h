@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/ir/irparser.h>
 
 #include <filesystem>
 #include <functional>
@@ -141,6 +142,19 @@ inline void expect_script_matches(const std::string& op, const torch::jit::Modul
         [&](const std::string& path, const ExportOptions& o) { export_model(m, inputs, path, o); },
         inputs, expected, opset, so.fold, so.tol);
   }
+}
+
+// A module whose forward is the TorchScript IR `ir` ("graph(%x : Tensor): ..."), for ops that
+// neither the tracer nor the script compiler emit (prim::NumToTensor, aten::true_divide, ...).
+inline torch::jit::Module ir_module(const std::string& ir) {
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::parseIR(ir, graph.get());
+  torch::jit::Module m("IrModule");
+  graph->insertInput(0, "self")->setType(m.type());
+  auto* fn = m._ivalue()->compilation_unit()->create_function(
+      c10::QualifiedName(*m.type()->name(), "forward"), graph);
+  m.type()->addMethod(fn);
+  return m;
 }
 
 inline void expect_script_matches(const std::string& op, const std::string& source,

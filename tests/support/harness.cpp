@@ -92,15 +92,11 @@ std::string temp_dir(const std::string& hint) {
 
 void write_test_data(const std::string& dir, const std::vector<c10::IValue>& inputs,
                      const std::vector<at::Tensor>& outputs) {
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    at::Tensor t = inputs[i].isTensor() ? inputs[i].toTensor()
-                                        : at::scalar_to_tensor(inputs[i].toScalar());
-    write_tensor_file(t, fmt::format("input_{}", i), fmt::format("{}/input_{}.pb", dir, i));
+  std::vector<at::Tensor> tensors;
+  for (const auto& v : inputs) {
+    tensors.push_back(v.isTensor() ? v.toTensor() : at::scalar_to_tensor(v.toScalar()));
   }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    write_tensor_file(outputs[i], fmt::format("output_{}", i),
-                      fmt::format("{}/output_{}.pb", dir, i));
-  }
+  torchonnx::write_test_data(dir, tensors, outputs);
 }
 
 void expect_export_matches(const TracedFunction& fn, const std::vector<c10::IValue>& inputs,

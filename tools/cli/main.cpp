@@ -83,18 +83,12 @@ std::vector<c10::IValue> read_inputs(const std::string& dir) {
 
 void save_test_data(const torch::jit::Module& model, const std::vector<c10::IValue>& inputs,
                     const std::string& dir) {
-  fs::create_directories(dir);
   auto outputs = torchonnx::frontend::run_module(model, inputs);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    at::Tensor t =
-        inputs[i].isTensor() ? inputs[i].toTensor() : at::scalar_to_tensor(inputs[i].toScalar());
-    torchonnx::write_tensor_file(t, fmt::format("input_{}", i),
-                                 (fs::path(dir) / fmt::format("input_{}.pb", i)).string());
+  std::vector<at::Tensor> tensors;
+  for (const auto& v : inputs) {
+    tensors.push_back(v.isTensor() ? v.toTensor() : at::scalar_to_tensor(v.toScalar()));
   }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    torchonnx::write_tensor_file(outputs[i], fmt::format("output_{}", i),
-                                 (fs::path(dir) / fmt::format("output_{}.pb", i)).string());
-  }
+  torchonnx::write_test_data(dir, tensors, outputs);
 }
 
 }  // namespace

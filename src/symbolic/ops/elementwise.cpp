@@ -49,6 +49,14 @@ Converter unary(const std::string& onnx_op) {
   };
 }
 
+// Floor/Ceil: ONNX takes floating types only; on integers PyTorch returns the input's values.
+Converter rounding(const std::string& onnx_op) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    if (at::isIntegralType(a.dtype(0), /*includeBool=*/true)) return {a.tensor(0)};
+    return {g.op(onnx_op, {a.tensor(0)})};
+  };
+}
+
 }  // namespace
 
 void register_elementwise(Registry& r) {
@@ -92,16 +100,24 @@ void register_elementwise(Registry& r) {
   });
   // aten::true_divide  ⇒  Div in the (floating) result type
   r.add("aten::true_divide", {}, binary("Div"));
-  // aten::pow(Tensor self, Tensor|Scalar exponent)  ⇒  Pow
-  r.add("aten::pow", {}, binary("Pow"));
+  // aten::pow(Tensor self, Tensor|Scalar exponent)
+  //   ⇒  Pow (12+, or floating results); Cast(Pow(double, double)) for integers before 12
+  r.add("aten::pow", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = compute_dtype(g, a);
+    if (g.opset() >= 12 || at::isFloatingType(type)) {
+      return {g.op("Pow", {a.tensor_as(0, type), a.tensor_as(1, type)})};
+    }
+    Value p = g.op("Pow", {a.tensor_as(0, at::kDouble), a.tensor_as(1, at::kDouble)});
+    return {g.cast(p, type)};
+  });
   r.add("aten::neg", {}, unary("Neg"));
   r.add("aten::abs", {}, unary("Abs"));
   r.add("aten::exp", {}, unary("Exp"));
   r.add("aten::log", {}, unary("Log"));
   r.add("aten::sqrt", {}, unary("Sqrt"));
   r.add("aten::reciprocal", {}, unary("Reciprocal"));
-  r.add("aten::floor", {}, unary("Floor"));
-  r.add("aten::ceil", {}, unary("Ceil"));
+  r.add("aten::floor", {}, rounding("Floor"));
+  r.add("aten::ceil", {}, rounding("Ceil"));
   r.add("aten::sin", {}, unary("Sin"));
   r.add("aten::cos", {}, unary("Cos"));
   r.add("aten::erf", {}, unary("Erf"));
