@@ -8,7 +8,9 @@
 namespace torchonnx::testing {
 namespace {
 
-at::Tensor longs(std::vector<int64_t> v) { return at::tensor(v, at::kLong); }
+at::Tensor longs(std::vector<int64_t> v) {
+  return at::tensor(v, at::kLong);
+}
 
 class Elementwise : public ::testing::Test {
  protected:
@@ -112,7 +114,8 @@ graph(%x : Tensor, %y : Tensor):
   expect_script_matches("aten::rsub", m, {at::randn({2, 3}), at::randn({3})});
 }
 
-// ----- mul / div ----------------------------------------------------------------------------------
+// ----- mul / div
+// ----------------------------------------------------------------------------------
 
 TEST_F(Elementwise, MulTensors) {
   expect_op_matches("aten::mul", [](const Inputs& in) { return at::mul(arg(in, 0), arg(in, 1)); },
@@ -136,25 +139,25 @@ TEST_F(Elementwise, DivInt64TensorsIsTrueDivision) {
 
 TEST_F(Elementwise, DivRoundingModesOnFloat) {
   for (const char* mode : {"trunc", "floor"}) {
-    expect_op_matches(
-        "aten::div", [mode](const Inputs& in) { return at::div(arg(in, 0), arg(in, 1), mode); },
-        {at::randn({4, 5}) * 10, at::rand({4, 5}) + 0.5});
+    expect_op_matches("aten::div",
+                      [mode](const Inputs& in) { return at::div(arg(in, 0), arg(in, 1), mode); },
+                      {at::randn({4, 5}) * 10, at::rand({4, 5}) + 0.5});
   }
 }
 
 TEST_F(Elementwise, DivRoundingModesOnInt64) {
   for (const char* mode : {"trunc", "floor"}) {
-    expect_op_matches(
-        "aten::div", [mode](const Inputs& in) { return at::div(arg(in, 0), arg(in, 1), mode); },
-        {longs({7, -7, 7, -7, 0, 100, -101}), longs({2, 2, -2, -2, 5, 7, 10})});
+    expect_op_matches("aten::div",
+                      [mode](const Inputs& in) { return at::div(arg(in, 0), arg(in, 1), mode); },
+                      {longs({7, -7, 7, -7, 0, 100, -101}), longs({2, 2, -2, -2, 5, 7, 10})});
   }
 }
 
 TEST_F(Elementwise, DivInt64ByIntScalarWithRoundingMode) {
   for (const char* mode : {"trunc", "floor"}) {
-    expect_op_matches(
-        "aten::div", [mode](const Inputs& in) { return at::div(arg(in, 0), 3, mode); },
-        {longs({-7, -6, -1, 0, 1, 8})});
+    expect_op_matches("aten::div",
+                      [mode](const Inputs& in) { return at::div(arg(in, 0), 3, mode); },
+                      {longs({-7, -6, -1, 0, 1, 8})});
   }
 }
 
@@ -187,7 +190,8 @@ graph(%x : Tensor, %y : Tensor):
   expect_script_matches("aten::true_divide", m, {at::randn({2, 3}), at::rand({3}) + 0.5});
 }
 
-// ----- pow ------------------------------------------------------------------------------------------
+// ----- pow
+// ------------------------------------------------------------------------------------------
 
 TEST_F(Elementwise, PowTensorExponent) {
   expect_op_matches("aten::pow", [](const Inputs& in) { return at::pow(arg(in, 0), arg(in, 1)); },
@@ -216,7 +220,8 @@ TEST_F(Elementwise, PowInt64ByFloatScalarIsFloat) {
                     {longs({0, 1, 4, 9, 10})});
 }
 
-// ----- unary --------------------------------------------------------------------------------------
+// ----- unary
+// --------------------------------------------------------------------------------------
 
 using UnaryFn = at::Tensor (*)(const at::Tensor&);
 

@@ -31,7 +31,9 @@ namespace torchonnx::testing {
 
 using Inputs = std::vector<c10::IValue>;
 
-inline at::Tensor arg(const Inputs& in, size_t i) { return in.at(i).toTensor(); }
+inline at::Tensor arg(const Inputs& in, size_t i) {
+  return in.at(i).toTensor();
+}
 
 // Kinds of the nodes that the converters see: the captured graph after PrepareGraph.
 inline std::multiset<std::string> converted_ops(frontend::CapturedGraph captured, bool fold) {
@@ -60,13 +62,13 @@ inline void expect_converts_op(const std::string& op, const TracedFunction& fn,
                                const Inputs& inputs, const NamedTensors& params = {},
                                bool fold = true) {
   auto kinds = converted_ops(frontend::capture_trace(fn, inputs, params), fold);
-  EXPECT_TRUE(kinds.count(op)) << op << " is not in the graph given to the converters: "
-                               << join(kinds);
+  EXPECT_TRUE(kinds.count(op)) << op
+                               << " is not in the graph given to the converters: " << join(kinds);
 }
 
 // expect_converts_op, then expect_matches_at_opsets.
-inline void expect_op_matches(const std::string& op, const TracedFunction& fn,
-                              const Inputs& inputs, int first = kMinOpset, int last = kMaxOpset,
+inline void expect_op_matches(const std::string& op, const TracedFunction& fn, const Inputs& inputs,
+                              int first = kMinOpset, int last = kMaxOpset,
                               const NamedTensors& params = {}, Tolerance tol = {}) {
   expect_converts_op(op, fn, inputs, params);
   expect_matches_at_opsets(fn, inputs, first, last, params, tol);
@@ -134,8 +136,8 @@ inline torch::jit::Module script_module(const std::string& source,
 inline void expect_script_matches(const std::string& op, const torch::jit::Module& m,
                                   const Inputs& inputs, ScriptOptions so = {}) {
   auto kinds = converted_ops(frontend::capture_module(m, inputs), so.fold);
-  EXPECT_TRUE(kinds.count(op)) << op << " is not in the graph given to the converters: "
-                               << join(kinds);
+  EXPECT_TRUE(kinds.count(op)) << op
+                               << " is not in the graph given to the converters: " << join(kinds);
   std::vector<at::Tensor> expected = frontend::run_module(m, inputs);
   for (int opset = so.first; opset <= so.last; ++opset) {
     expect_exported_matches(

@@ -19,16 +19,19 @@ Converter simple(const std::string& onnx_op, ir::Attributes attrs = {}) {
 }
 
 // Softmax/LogSoftmax: before opset 13 the op flattens to 2-D at `axis`, which equals PyTorch's
-// softmax only over the last dim; other dims are transposed to the end and back.
+// softmax only over the last dim; other dims are transposed to the end and back. ONNX needs rank
+// >= 1: a 0-d input is unsqueezed to [1] and back.
 Converter softmax(const std::string& onnx_op) {
   return [=](GraphContext& g, const Args& a) -> Values {
     const int64_t rank = a.require_rank(0);
     int64_t dim = normalize_dim(a.int_arg(1), rank);
     Value x = a.tensor(0);
     if (a.size() > 2 && !a.is_none(2)) x = g.cast(x, c10::ScalarType(a.int_arg(2)));
-    if (g.opset() >= 13 || dim == rank - 1 || rank == 0) {
-      return {g.op(onnx_op, {x}, {{"axis", rank == 0 ? int64_t{0} : dim}})};
+    if (rank == 0) {
+      Value y = g.op(onnx_op, {unsqueeze(g, x, {0})}, {{"axis", int64_t{0}}});
+      return {squeeze(g, y, {0})};
     }
+    if (g.opset() >= 13 || dim == rank - 1) return {g.op(onnx_op, {x}, {{"axis", dim}})};
     std::vector<int64_t> perm(rank);
     for (int64_t i = 0; i < rank; ++i) perm[i] = i;
     std::swap(perm[dim], perm[rank - 1]);

@@ -1,4 +1,4 @@
-// Convolutions: _convolution (what tracing records), convolution, conv1d/2d/3d, conv_transpose.
+// Convolutions: _convolution (what tracing records), _convolution_mode, convolution, conv1d/2d/3d.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -79,7 +79,11 @@ void register_conv(Registry& r) {
     });
   }
   // aten::conv{1,2,3}d(input, weight, bias?, stride, padding (int[] | str), dilation, groups)
-  for (const char* op : {"aten::conv1d", "aten::conv2d", "aten::conv3d"}) {
+  // aten::_convolution_mode(input, weight, bias?, stride, str padding, dilation, groups): what
+  //   tracing records for conv*d(padding="same"/"valid")
+  //   ⇒  Conv
+  for (const char* op :
+       {"aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution_mode"}) {
     r.add(op, {}, [](GraphContext& g, const Args& a) -> Values {
       ConvParams p;
       p.stride = a.int_list(3);

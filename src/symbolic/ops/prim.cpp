@@ -15,6 +15,15 @@ bool is_tensor_list(const torch::jit::Value* v) {
   return list && list->getElementType()->kind() == c10::TypeKind::TensorType;
 }
 
+// An int[]/float[]/bool[] list is one 1-D tensor (Shape, Concat of its elements); element `i`
+// of it is Gather(list, i), a 0-d tensor (negative indices counted from Size(list) before opset
+// 11, whose Gather takes none).
+Value list_element(GraphContext& g, const Value& list, int64_t i) {
+  Value index = g.constant(at::scalar_tensor(i, at::kLong));
+  if (i < 0 && g.opset() < 11) index = g.op("Add", {g.op("Size", {list}), index});
+  return g.op("Gather", {list, index}, {{"axis", 0}});
+}
+
 Values elements(GraphContext& g, const Args& a) {
   Values out;
   for (size_t i = 0; i < a.size(); ++i) out.push_back(a.tensor(i));
@@ -34,8 +43,17 @@ void register_prim(Registry& r) {
     if (parts.size() == 1) return {parts[0]};
     return {g.op("Concat", parts, {{"axis", 0}})};
   });
-  // prim::ListUnpack(T[] l) -> (T, ...)  ⇒  the list's element values
+  // prim::ListUnpack(T[] l) -> (T, ...)  ⇒  the list's element values (Gather of each element of
+  // a scalar list)
   r.add("prim::ListUnpack", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (!is_tensor_list(a.jit(0))) {
+      Value list = a.tensor(0);
+      Values items;
+      for (size_t i = 0; i < a.node()->outputs().size(); ++i) {
+        items.push_back(list_element(g, list, static_cast<int64_t>(i)));
+      }
+      return items;
+    }
     Values items = a.tensor_list(0);
     if (items.size() != a.node()->outputs().size()) {
       g.fail("the list has " + std::to_string(items.size()) + " elements but is unpacked into " +
@@ -75,8 +93,10 @@ void register_prim(Registry& r) {
   r.add("aten::numel", {}, [](GraphContext& g, const Args& a) -> Values {
     return {reduce(g, "ReduceProd", g.op("Shape", {a.tensor(0)}), {}, false)};
   });
-  // aten::__getitem__.t(t[] list, int idx) -> t  ⇒  the element (constant index)
+  // aten::__getitem__.t(t[] list, int idx) -> t  ⇒  the element (constant index); Gather for a
+  // scalar list
   r.add("aten::__getitem__", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (!is_tensor_list(a.jit(0))) return {list_element(g, a.tensor(0), a.int_arg(1))};
     Values items = a.tensor_list(0);
     int64_t i = a.int_arg(1);
     if (i < 0) i += static_cast<int64_t>(items.size());

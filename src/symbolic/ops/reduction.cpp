@@ -26,7 +26,12 @@ Converter reduction(const std::string& onnx_op) {
       keepdim = a.bool_arg(2);
       if (a.size() > 3) dtype = a.optional_int(3);
     }
-    if (dtype) x = g.cast(x, static_cast<at::ScalarType>(*dtype));
+    if (dtype) {
+      x = g.cast(x, static_cast<at::ScalarType>(*dtype));
+    } else if (at::ScalarType out = a.output_dtype();
+               out != at::ScalarType::Undefined && out != a.dtype(0)) {
+      x = g.cast(x, out);  // sum of bool / int8..int32 is int64
+    }
     const int64_t rank = a.require_rank(0);
     for (auto& d : axes) d = normalize_dim(d, rank);
     return {reduce(g, onnx_op, x, axes, keepdim)};

@@ -177,9 +177,15 @@ void register_shape(Registry& r) {
   r.add("aten::expand_as", {}, [](GraphContext& g, const Args& a) -> Values {
     return {g.op("Expand", {a.tensor(0), g.op("Shape", {a.tensor(1)})})};
   });
-  // aten::select(Tensor self, int dim, int index)  ⇒  Gather with a 0-d index
+  // aten::select(Tensor self, int dim, int index)  ⇒  Gather with a 0-d index (a negative
+  // constant index made positive: Gather takes negative indices from opset 11)
   r.add("aten::select", {}, [](GraphContext& g, const Args& a) -> Values {
     int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
+    if (a.is_constant(2) && a.int_arg(2) < 0 && a.sizes(0)) {
+      int64_t index = a.int_arg(2) + (*a.sizes(0))[dim];
+      Value i = g.constant(at::scalar_tensor(index, at::kLong));
+      return {g.op("Gather", {a.tensor(0), i}, {{"axis", dim}})};
+    }
     Value index = a.tensor_as(2, at::kLong);
     return {g.op("Gather", {a.tensor(0), index}, {{"axis", dim}})};
   });
