@@ -12,15 +12,14 @@ struct AlexNetImpl : torch::nn::Module {
   AlexNetImpl(int64_t num_classes = 1000) {
     using namespace torch::nn;
     features = register_module(
-        "features",
-        Sequential(Conv2d(Conv2dOptions(3, 64, 11).stride(4).padding(2)), ReLU(),
-                   MaxPool2d(MaxPool2dOptions(3).stride(2)),
-                   Conv2d(Conv2dOptions(64, 192, 5).padding(2)), ReLU(),
-                   MaxPool2d(MaxPool2dOptions(3).stride(2)),
-                   Conv2d(Conv2dOptions(192, 384, 3).padding(1)), ReLU(),
-                   Conv2d(Conv2dOptions(384, 256, 3).padding(1)), ReLU(),
-                   Conv2d(Conv2dOptions(256, 256, 3).padding(1)), ReLU(),
-                   MaxPool2d(MaxPool2dOptions(3).stride(2))));
+        "features", Sequential(Conv2d(Conv2dOptions(3, 64, 11).stride(4).padding(2)), ReLU(),
+                               MaxPool2d(MaxPool2dOptions(3).stride(2)),
+                               Conv2d(Conv2dOptions(64, 192, 5).padding(2)), ReLU(),
+                               MaxPool2d(MaxPool2dOptions(3).stride(2)),
+                               Conv2d(Conv2dOptions(192, 384, 3).padding(1)), ReLU(),
+                               Conv2d(Conv2dOptions(384, 256, 3).padding(1)), ReLU(),
+                               Conv2d(Conv2dOptions(256, 256, 3).padding(1)), ReLU(),
+                               MaxPool2d(MaxPool2dOptions(3).stride(2))));
     avgpool = register_module("avgpool", AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions({6, 6})));
     classifier = register_module(
         "classifier", Sequential(Dropout(0.5), Linear(256 * 6 * 6, 4096), ReLU(), Dropout(0.5),
@@ -53,7 +52,8 @@ int main(int argc, char** argv) {
 
   try {
     torchonnx::export_module(
-        *model, [&](const std::vector<c10::IValue>& args) { return model->forward(args[0].toTensor()); },
+        *model,
+        [&](const std::vector<c10::IValue>& args) { return model->forward(args[0].toTensor()); },
         {dummy_input}, out_dir + "/alexnet.onnx", options);
     // libtorch's result, for checking the export in ONNX Runtime (or any runtime).
     model->eval();

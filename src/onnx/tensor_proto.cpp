@@ -3,9 +3,9 @@
 #include <ATen/ATen.h>
 #include <onnx/onnx_pb.h>
 
+#include <fmt/format.h>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 

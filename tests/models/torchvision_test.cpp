@@ -18,9 +18,12 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kModels[] = {
-    "alexnet",      "vgg11",         "resnet18",       "resnet50",
-    "mobilenet_v2", "mobilenet_v3_small", "squeezenet1_0", "shufflenet_v2_x1_0",
-    "efficientnet_b0", "densenet121", "googlenet",      "regnet_y_400mf",
+    "alexnet",         "vgg11",
+    "resnet18",        "resnet50",
+    "mobilenet_v2",    "mobilenet_v3_small",
+    "squeezenet1_0",   "shufflenet_v2_x1_0",
+    "efficientnet_b0", "densenet121",
+    "googlenet",       "regnet_y_400mf",
     "mnasnet0_5",
 };
 

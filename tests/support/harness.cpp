@@ -3,9 +3,9 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <cstdio>
@@ -57,7 +57,8 @@ class OrtServer {
     std::string reply;
     int c;
     while ((c = fgetc(out_)) != EOF && c != '\n') reply.push_back(static_cast<char>(c));
-    if (reply.empty()) return {false, "verify.mjs server died (is node and tools/verify/node_modules installed?)"};
+    if (reply.empty())
+      return {false, "verify.mjs server died (is node and tools/verify/node_modules installed?)"};
     auto json = nlohmann::json::parse(reply);
     return {json.value("ok", false), json.value("report", std::string())};
   }
