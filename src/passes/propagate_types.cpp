@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/jit_util.h"
 #include "passes/passes.h"
 
 namespace torchonnx::passes {
@@ -109,6 +110,10 @@ void run_node(Node* node, torch::jit::Stack& stack) {
       stack.assign(elems.begin(), elems.end());
       return;
     }
+    case c10::prim::device:
+      // Values are propagated on meta tensors, but the model runs on the CPU.
+      stack.assign(1, c10::IValue(c10::Device(c10::kCPU)));
+      return;
     default:
       break;
   }
@@ -148,7 +153,7 @@ bool is_data_dependent(const Node* node) {
                                                        "aten::ScalarImplicit",
                                                        "aten::IntImplicit",
                                                        "aten::FloatImplicit",
-                                                       "aten::tolist",
+                                                       "prim::tolist",
                                                        "aten::_local_scalar_dense",
                                                        "aten::bincount",
                                                        "aten::histc"};
@@ -172,12 +177,16 @@ int64_t tensor_elements(const c10::IValue& v) {
 // _adaptive_avg_pool2d have none. Those run once on zero-filled CPU tensors instead: cheap for
 // the elementwise/normalization/pooling ops concerned (convolution, the costly one, has a shape
 // rule above), and exact for shapes because these ops' shapes do not depend on values.
-bool can_run_on_zeros(const Node* node, const torch::jit::Stack& stack) {
+bool small_enough(const torch::jit::Stack& stack) {
   constexpr int64_t kMaxElements = int64_t{1} << 26;
-  if (is_data_dependent(node) || node->isNondeterministic()) return false;
   int64_t total = 0;
   for (const auto& v : stack) total += tensor_elements(v);
   return total <= kMaxElements;
+}
+
+bool can_run_on_zeros(const Node* node, const torch::jit::Stack& stack) {
+  if (is_data_dependent(node) || node->isNondeterministic()) return false;
+  return small_enough(stack);
 }
 
 c10::IValue meta_to_zeros(const c10::IValue& v) {
@@ -212,7 +221,8 @@ struct Propagator {
   torch::jit::Graph& graph;
   bool fold;
   std::unordered_map<Value*, c10::IValue> env;
-  std::unordered_set<Value*> concrete;  // content known, not just type
+  std::unordered_set<Value*> concrete;     // content known, not just type
+  std::unordered_set<Value*> approximate;  // dtype and rank known, sizes not
 
   void set_tensor_type(Value* v, const at::Tensor& t) {
     if (!t.defined()) return;
@@ -220,17 +230,76 @@ struct Propagator {
                                        t.strides(), false));
   }
 
-  void record(Value* v, c10::IValue value, bool is_concrete) {
-    if (value.isTensor()) set_tensor_type(v, value.toTensor());
-    if (is_concrete) concrete.insert(v);
+  void record(Value* v, c10::IValue value, bool is_concrete, bool is_approximate = false) {
+    if (value.isTensor() && is_approximate) {
+      // Note [Approximate values]: computed from a placeholder (a scalar read from tensor data,
+      // a data-dependent shape): its dtype and rank are right, its sizes are not known.
+      const at::Tensor& t = value.toTensor();
+      if (t.defined()) {
+        v->setType(c10::TensorType::create(
+            t.scalar_type(), at::Device(at::kCPU),
+            c10::SymbolicShape(c10::optional<size_t>(t.dim())),
+            c10::VaryingShape<c10::Stride>(static_cast<size_t>(t.dim())), false));
+      }
+    } else if (value.isTensor()) {
+      set_tensor_type(v, value.toTensor());
+    }
+    if (is_concrete && !is_approximate) concrete.insert(v);
+    if (is_approximate) approximate.insert(v);
     env[v] = std::move(value);
+  }
+
+  // A stand-in for a scalar whose value depends on tensor data (int(x), x.item(), ...): keeps
+  // propagating dtypes and ranks downstream (Note [Approximate values]).
+  static std::optional<c10::IValue> placeholder(const Value* v) {
+    switch (v->type()->kind()) {
+      case c10::TypeKind::IntType:
+        return c10::IValue(int64_t{1});
+      case c10::TypeKind::FloatType:
+        return c10::IValue(1.0);
+      case c10::TypeKind::BoolType:
+        return c10::IValue(false);
+      default:
+        return std::nullopt;
+    }
   }
 
   void run_block(torch::jit::Block* block) {
     for (auto it = block->nodes().begin(); it != block->nodes().end();) {
       Node* node = *it++;
+      visit_or_inline(node);
+    }
+  }
+
+  void visit_or_inline(Node* node) {
+    if (fold && node->kind() == c10::prim::If && concrete.count(node->input(0))) {
+      inline_taken_branch(node);
+    } else {
       visit(node);
     }
+  }
+
+  // An If whose condition is known (`if x.device.type == 'cpu'`, `if x.dim() == 4`) is replaced
+  // by the nodes of the branch it takes, each propagated as it is inserted.
+  void inline_taken_branch(Node* node) {
+    torch::jit::Block* taken = node->blocks().at(env.at(node->input(0)).toBool() ? 0 : 1);
+    std::unordered_map<Value*, Value*> clones;
+    auto map = [&](Value* v) {
+      auto it = clones.find(v);
+      return it == clones.end() ? v : it->second;
+    };
+    torch::jit::WithInsertPoint guard(node);
+    for (Node* inner : taken->nodes()) {
+      Node* clone = graph.insertNode(graph.createClone(inner, map));
+      for (size_t i = 0; i < inner->outputs().size(); ++i) {
+        clones[inner->outputs()[i]] = clone->outputs()[i];
+      }
+      visit_or_inline(clone);
+    }
+    for (size_t i = 0; i < node->outputs().size(); ++i) {
+      node->outputs()[i]->replaceAllUsesWith(map(taken->outputs()[i]));
+    }
+    node->destroy();
   }
 
   void visit(Node* node) {
@@ -239,12 +308,21 @@ struct Propagator {
       return;
     }
     if (!node->blocks().empty()) return;  // control flow: types come from the scripting pass
-    torch::jit::Stack stack;
+    torch::jit::Stack stack, inputs_before;
     bool all_concrete = true;
+    bool approx = false;
     for (Value* in : node->inputs()) {
       auto found = env.find(in);
-      if (found == env.end()) return;  // unknown input: leave outputs untyped
+      if (found == env.end()) {
+        auto stand_in = placeholder(in);
+        if (!stand_in) return;  // unknown input: leave outputs untyped
+        stack.push_back(*stand_in);
+        all_concrete = false;
+        approx = true;
+        continue;
+      }
       all_concrete = all_concrete && concrete.count(in) > 0;
+      approx = approx || approximate.count(in) > 0;
       stack.push_back(found->second);
     }
     static const std::unordered_set<c10::Symbol> kPlumbing = {
@@ -255,15 +333,29 @@ struct Propagator {
       for (auto& v : stack) v = to_meta(v);
     }
     try {
-      const torch::jit::Stack inputs = stack;  // an operation pops its inputs even when it throws
+      inputs_before = stack;  // an operation pops its inputs even when it throws
+      const torch::jit::Stack& inputs = inputs_before;
       try {
         run_node(node, stack);
       } catch (const std::exception&) {
-        if (all_concrete || !can_run_on_zeros(node, inputs)) throw;
+        if (all_concrete || !can_run_on_zeros(node, inputs)) {
+          // Data-dependent results (nonzero, int(x), ...): run on zeros for dtype and rank only.
+          if (all_concrete || !is_data_dependent(node) || !small_enough(inputs)) throw;
+          approx = true;
+        }
+        // Known inputs (constant index tensors, ...) keep their values; the others become zeros.
         stack.clear();
-        for (const auto& v : inputs) stack.push_back(meta_to_zeros(v));
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          Value* in = node->inputs()[i];
+          stack.push_back(concrete.count(in) ? env.at(in) : meta_to_zeros(inputs[i]));
+        }
         run_node(node, stack);
-        for (auto& v : stack) v = to_meta(v);
+        for (auto& v : stack) {
+          v = to_meta(v);
+          // A scalar read from zeros would make later sizes 0 (view(x, [n, -1]) fails).
+          if (approx && v.isInt()) v = int64_t{1};
+          if (approx && v.isDouble()) v = 1.0;
+        }
       }
     } catch (const std::exception& e) {
       // No meta kernel (e.g. data-dependent shapes): the converter sees an unknown shape.
@@ -274,20 +366,30 @@ struct Propagator {
       }
       return;
     }
+    // Note [Mutated lists]: list ops (append, insert, pop, ...) mutate their list argument; the
+    // meta copy the op mutated becomes the list's value for later nodes.
+    for (size_t i = 0; i < node->inputs().size(); ++i) {
+      if (writes_input(node, i) && inputs_before[i].isList())
+        env[node->inputs()[i]] = inputs_before[i];
+    }
     if (stack.size() != node->outputs().size()) return;
-    const bool deterministic = !node->isNondeterministic();
+    // empty/empty_like/new_empty have undefined contents: never constants.
+    static const std::unordered_set<std::string> kUndefinedContents = {
+        "aten::empty", "aten::empty_like", "aten::new_empty", "aten::empty_strided"};
+    const bool deterministic =
+        !node->isNondeterministic() && !kUndefinedContents.count(node->kind().toQualString());
     for (size_t i = 0; i < stack.size(); ++i) {
       // Tensors are known only when computed from known tensors; non-tensor results of meta
       // tensors (sizes, dims, dtypes) are always known because shapes are static here.
-      bool known = deterministic && (all_concrete || !holds_tensor(stack[i]));
-      record(node->outputs()[i], std::move(stack[i]), known);
+      bool known = deterministic && !approx && (all_concrete || !holds_tensor(stack[i]));
+      record(node->outputs()[i], std::move(stack[i]), known, approx);
     }
     if (fold) fold_outputs(node);
   }
 
   void fold_outputs(Node* node) {
     for (Value* out : node->outputs()) {
-      if (!concrete.count(out) || !out->hasUses()) continue;
+      if (!concrete.count(out) || !out->hasUses() || is_mutated(out)) continue;
       const c10::IValue& v = env[out];
       if (!is_foldable(v)) continue;
       torch::jit::WithInsertPoint guard(node);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include "common/jit_util.h"
 #include "onnx/dtype.h"
 #include "torchonnx/errors.h"
 
@@ -107,7 +108,9 @@ bool Args::is_none(size_t i) const {
 namespace {
 
 // A prim::Constant's value, or a list built by prim::ListConstruct from constants.
+// A list mutated in place (append, ...) is never constant.
 std::optional<c10::IValue> constant_value(const torch::jit::Value* v) {
+  if (is_mutated(v)) return std::nullopt;
   if (auto c = torch::jit::toIValue(v)) return c;
   if (v->node()->kind() != c10::prim::ListConstruct) return std::nullopt;
   c10::impl::GenericList list(v->type()->expectRef<c10::ListType>().getElementType());
@@ -284,12 +287,14 @@ Value Args::tensor(size_t i) const {
 
 Value Args::tensor_as(size_t i, at::ScalarType type) const {
   const torch::jit::Value* v = jit(i);
-  if (!g_.lookup(v)) {
-    if (auto c = torch::jit::toIValue(v)) {
-      if (c->isTensor()) return g_.constant(c->toTensor().to(type));
-      if (c->isInt() || c->isDouble() || c->isBool()) {
-        return g_.constant(at::scalar_tensor(c->toScalar(), at::TensorOptions().dtype(type)));
-      }
+  if (auto c = torch::jit::toIValue(v)) {
+    // A constant is made in the wanted type directly (no Cast node); a tensor constant already of
+    // that type is shared through its binding.
+    if (c->isTensor() && (!g_.lookup(v) || c->toTensor().scalar_type() != type)) {
+      return g_.constant(c->toTensor().to(type));
+    }
+    if (!g_.lookup(v) && (c->isInt() || c->isDouble() || c->isBool())) {
+      return g_.constant(at::scalar_tensor(c->toScalar(), at::TensorOptions().dtype(type)));
     }
   }
   Value t = tensor(i);

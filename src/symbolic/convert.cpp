@@ -34,7 +34,12 @@ ir::TypeInfo type_of(const torch::jit::Value* v) {
   ir::TypeInfo info;
   if (auto t = v->type()->cast<c10::TensorType>()) {
     info.dtype = t->scalarType().value_or(at::ScalarType::Undefined);
-    if (auto sizes = t->sizes().concrete_sizes()) info.shape = *sizes;
+    if (auto rank = t->sizes().size()) {
+      // Unknown dims (data-dependent sizes) are written as -1: dims without a value.
+      std::vector<int64_t> shape;
+      for (size_t i = 0; i < *rank; ++i) shape.push_back(t->sizes()[i].value_or(-1));
+      info.shape = shape;
+    }
   } else if (v->type()->kind() == c10::TypeKind::IntType) {
     info.dtype = at::kLong;
     info.shape = std::vector<int64_t>{};
@@ -146,7 +151,11 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
   }
 
   for (const Node* node : graph.nodes()) {
-    if (node->kind() == c10::prim::Constant) continue;
+    // Scalar, list and None constants are made by their consumers, in the type each needs (so
+    // `x + 2` adds a float 2 to a float x); tensor constants are converted once and shared.
+    if (node->kind() == c10::prim::Constant && !node->output()->type()->cast<c10::TensorType>()) {
+      continue;
+    }
     g.set_current_node(node);
     const Converter* fn =
         registry.find_for_node(node->kind().toQualString(), options.opset_version);

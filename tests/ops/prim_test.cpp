@@ -6,6 +6,7 @@
 // shapes, i.e. TorchScript (or Python-traced graphs, written here in IR) exported with
 // do_constant_folding = false.
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ops/op_test_util.h"
@@ -137,28 +138,19 @@ graph(%x : Tensor):
   expect_script_matches("aten::IntImplicit", m, {at::randn({2, 3, 4})}, kUnfolded);
 }
 
-// Scalars computed from tensor values (int(t), float(t), an int argument given as a tensor): type
-// propagation cannot run them on meta tensors and leaves every value downstream untyped.
-constexpr const char* kDataDependentScalars =
-    "core: type propagation (src/passes/propagate_types.cpp) leaves the outputs of a "
-    "data-dependent scalar (aten::Int/IntImplicit/Float of a non-constant tensor) and everything "
-    "downstream untyped, so the graph output has no elem_type and the ONNX checker rejects the "
-    "model (\"Field 'elem_type' of 'type' is required but missing\")";
-
+// Scalars computed from tensor values (int(t), float(t), an int argument given as a tensor):
+// type propagation continues with a placeholder value (dtype and rank known, sizes not).
 TEST_F(Prim, IntImplicitOfATensorArgument) {
-  GTEST_SKIP() << kDataDependentScalars;
   expect_script_matches("aten::IntImplicit", "def forward(self, x, i):\n  return x.select(0, i)\n",
                         {at::randn({3, 4}), at::scalar_tensor(2, at::kLong)});
 }
 
 TEST_F(Prim, IntOfADataDependentTensor) {
-  GTEST_SKIP() << kDataDependentScalars;
   expect_script_matches("aten::Int", "def forward(self, x):\n  return x * int(x.sum())\n",
                         {at::randn({3, 4})});
 }
 
 TEST_F(Prim, FloatOfADataDependentTensor) {
-  GTEST_SKIP() << kDataDependentScalars;
   expect_script_matches("aten::Float", "def forward(self, x):\n  return x * float(x.sum())\n",
                         {at::randn({3, 4})});
 }
@@ -223,11 +215,237 @@ TEST_F(Prim, TupleInputIsUnpacked) {
                     "convert_graph bind it as one value): "
                  << e.what();
   }
-  auto kinds = converted_ops(frontend::capture_module(m, inputs), true);
-  EXPECT_TRUE(kinds.count("prim::TupleUnpack")) << join(kinds);
-  expect_exported_matches(
+  auto kinds =
+      expect_has_op("prim::TupleUnpack", converted_ops(frontend::capture_module(m, inputs), true));
+  expect_exports_match(
       [&](const std::string& path, const ExportOptions& o) { export_model(m, inputs, path, o); },
-      {a, b}, {a - b}, kDefaultOpset, true, {});
+      {a, b}, {a - b}, kDefaultOpset, kDefaultOpset, true, {}, kinds);
+}
+
+// ----- constants, dtype/device queries ----------------------------------------------------------
+
+TEST_F(Prim, TensorConstantIsConvertedOnceAndShared) {
+  at::Tensor c = at::randn({3});
+  expect_op_matches("prim::Constant", [c](const Inputs& in) { return arg(in, 0) * c + c; },
+                    {at::randn({2, 3})});
+}
+
+TEST_F(Prim, TensorConstantUsedInAnotherDtype) {
+  // The int64 constant is used as a float operand: made as a float constant, not cast.
+  at::Tensor c = at::arange(3);
+  expect_op_matches("prim::Constant",
+                    [c](const Inputs& in) {
+                      return at::cat({arg(in, 0) + c, c.unsqueeze(0)});
+                    },
+                    {at::randint(0, 5, {2, 3})});
+}
+
+TEST_F(Prim, DtypeOfTensorDrivesACast) {
+  expect_script_matches("prim::dtype", "def forward(self, x, y):\n  return y.to(x.dtype) + x\n",
+                        {at::randn({2, 3}), at::randint(0, 9, {2, 3})}, kUnfolded);
+}
+
+TEST_F(Prim, DeviceAndLayoutAreAccepted) {
+  expect_script_matches("prim::device",
+                        "def forward(self, x):\n"
+                        "  return torch.zeros([2, 3], dtype=x.dtype, device=x.device) + x\n",
+                        {at::randn({2, 3})}, kUnfolded);
+  expect_script_matches("prim::layout",
+                        "def forward(self, x):\n"
+                        "  return torch.ones([2, 3], layout=x.layout) * x\n",
+                        {at::randn({2, 3})}, kUnfolded);
+}
+
+TEST_F(Prim, DeviceTypeFoldsToCpu) {
+  // Types are propagated on meta tensors; the device seen by the model must still be the CPU.
+  expect_script_matches("aten::mul",
+                        "def forward(self, x):\n"
+                        "  if x.device.type == 'cpu':\n"
+                        "    return x * 2\n"
+                        "  return x * 3\n",
+                        {at::randn({2, 3})});
+}
+
+TEST_F(Prim, DataAndUncheckedCastAreIdentities) {
+  expect_script_matches("prim::data", "def forward(self, x):\n  return x.data * 2\n",
+                        {at::randn({2, 3})}, kUnfolded);
+  auto m = ir_module(
+      "graph(%x : Tensor):\n"
+      "  %o : Tensor? = prim::unchecked_cast(%x)\n"
+      "  %y : Tensor = prim::unchecked_cast(%o)\n"
+      "  %z : Tensor = aten::neg(%y)\n"
+      "  return (%z)\n");
+  expect_script_matches("prim::unchecked_cast", m, {at::randn({2, 3})});
+}
+
+TEST_F(Prim, IsPinnedIsFalse) {
+  auto m = ir_module(
+      "graph(%x : Tensor):\n"
+      "  %none : NoneType = prim::Constant()\n"
+      "  %b : bool = aten::is_pinned(%x, %none)\n"
+      "  %t : Tensor = prim::NumToTensor(%b)\n"
+      "  %one : int = prim::Constant[value=1]()\n"
+      "  %y : Tensor = aten::add(%x, %t, %one)\n"
+      "  return (%y)\n");
+  expect_script_matches("aten::is_pinned", m, {at::randn({2, 3})}, kUnfolded);
+}
+
+// ----- scalar ops of scripted code --------------------------------------------------------------
+
+TEST_F(Prim, MaxMinOfTwoInts) {
+  expect_script_matches("prim::max",
+                        "def forward(self, x):\n  return x.view(max(x.size(0), x.size(1)), -1)\n",
+                        {at::randn({2, 6})}, kUnfolded);
+  expect_script_matches("prim::min",
+                        "def forward(self, x):\n  return x.view(min(x.size(0), x.size(1)), -1)\n",
+                        {at::randn({6, 2})}, kUnfolded);
+}
+
+TEST_F(Prim, MaxMinOfFloats) {
+  expect_script_matches("prim::max",
+                        "def forward(self, x):\n"
+                        "  return x * max(float(x.size(0)) / 3.0, 0.25)\n",
+                        {at::randn({2, 3})}, kUnfolded);
+}
+
+TEST_F(Prim, MaxMinOfIntList) {
+  expect_script_matches("prim::max", "def forward(self, x):\n  return x * max(x.size())\n",
+                        {at::randn({2, 5, 3})}, kUnfolded);
+  expect_script_matches("prim::min", "def forward(self, x):\n  return x * min(x.size())\n",
+                        {at::randn({4, 5, 3})}, kUnfolded);
+}
+
+TEST_F(Prim, TolistOfATensor) {
+  expect_script_matches("prim::tolist",
+                        "def forward(self, x):\n"
+                        "  y: float = x.sum().tolist()\n"
+                        "  return x * y\n",
+                        {at::randn({2, 3})});
+}
+
+TEST_F(Prim, NotOfComparison) {
+  expect_script_matches("aten::__not__",
+                        "def forward(self, x):\n"
+                        "  b = not (x.size(0) == 3)\n"
+                        "  return x * int(b)\n",
+                        {at::randn({2, 3})}, kUnfolded);
+}
+
+TEST_F(Prim, IsNoneOnATensorIsFalse) {
+  auto m = ir_module(
+      "graph(%x : Tensor):\n"
+      "  %none : NoneType = prim::Constant()\n"
+      "  %b : bool = aten::__is__(%x, %none)\n"
+      "  %nb : bool = aten::__isnot__(%x, %none)\n"
+      "  %t : Tensor = prim::NumToTensor(%b)\n"
+      "  %nt : Tensor = prim::NumToTensor(%nb)\n"
+      "  %one : int = prim::Constant[value=1]()\n"
+      "  %y : Tensor = aten::add(%x, %t, %one)\n"
+      "  %z : Tensor = aten::add(%y, %nt, %one)\n"
+      "  return (%z)\n");
+  expect_script_matches("aten::__is__", m, {at::randn({2, 3})}, kUnfolded);
+  expect_script_matches("aten::__isnot__", m, {at::randn({2, 3})}, kUnfolded);
+}
+
+TEST_F(Prim, RangeLengthAndDerivedIndex) {
+  // What the script compiler emits for `for i in range(lo, hi, step)`, written as IR.
+  for (auto [lo, hi, step] : {std::tuple{0, 7, 2}, {5, 1, -2}, {3, 3, 1}, {4, 1, 1}}) {
+    auto m =
+        ir_module(fmt::format("graph(%x : Tensor):\n"
+                              "  %z : int = prim::Constant[value=0]()\n"
+                              "  %s : int = aten::size(%x, %z)\n"
+                              "  %lo : int = aten::add(%s, %z)\n"
+                              "  %l : int = prim::Constant[value={}]()\n"
+                              "  %lo2 : int = aten::mul(%lo, %z)\n"
+                              "  %a : int = aten::add(%lo2, %l)\n"
+                              "  %hi : int = prim::Constant[value={}]()\n"
+                              "  %st : int = prim::Constant[value={}]()\n"
+                              "  %n : int = aten::__range_length(%a, %hi, %st)\n"
+                              "  %one : int = prim::Constant[value=1]()\n"
+                              "  %i : int = aten::__derive_index(%one, %a, %st)\n"
+                              "  %nt : Tensor = prim::NumToTensor(%n)\n"
+                              "  %it : Tensor = prim::NumToTensor(%i)\n"
+                              "  %y : Tensor = aten::add(%x, %nt, %one)\n"
+                              "  %w : Tensor = aten::mul(%y, %it)\n"
+                              "  return (%w)\n",
+                              lo, hi, step));
+    expect_script_matches("aten::__range_length", m, {at::randn({2, 3})}, kUnfolded);
+    expect_script_matches("aten::__derive_index", m, {at::randn({2, 3})}, kUnfolded);
+  }
+}
+
+// ----- lists in straight-line scripted code ----------------------------------------------------
+
+TEST_F(Prim, LenOfListsAndTensors) {
+  expect_script_matches("aten::len",
+                        "def forward(self, x, y):\n"
+                        "  l = [x, y, x]\n"
+                        "  return torch.cat(l) * len(l) + len(x)\n",
+                        {at::randn({2, 3}), at::randn({2, 3})}, kUnfolded);
+  expect_script_matches("aten::len", "def forward(self, x):\n  return x * len(x.size())\n",
+                        {at::randn({2, 3})}, kUnfolded);
+}
+
+TEST_F(Prim, AppendToTensorList) {
+  expect_script_matches("aten::append",
+                        "def forward(self, x, y):\n"
+                        "  l = [x]\n"
+                        "  l.append(y)\n"
+                        "  l.append(x * y)\n"
+                        "  return torch.stack(l)\n",
+                        {at::randn({2, 3}), at::randn({2, 3})});
+}
+
+TEST_F(Prim, AppendToIntList) {
+  expect_script_matches("aten::append",
+                        "def forward(self, x):\n"
+                        "  s: List[int] = []\n"
+                        "  s.append(x.size(1))\n"
+                        "  s.append(x.size(0))\n"
+                        "  return x.reshape(s)\n",
+                        {at::randn({2, 3})}, kUnfolded);
+}
+
+TEST_F(Prim, InsertPopDeleteSetItem) {
+  const std::string src =
+      "def forward(self, x, y):\n"
+      "  l = [x, y]\n"
+      "  l.insert(0, y * 2)\n"
+      "  l.insert(-1, x - 1)\n"
+      "  last = l.pop()\n"
+      "  first = l.pop(0)\n"
+      "  l.append(first + last)\n"
+      "  del l[1]\n"
+      "  l[0] = l[0] * 3\n"
+      "  return torch.cat(l)\n";
+  Inputs inputs{at::randn({2, 3}), at::randn({2, 3})};
+  for (const char* op : {"aten::insert", "aten::pop", "aten::Delete", "aten::_set_item"}) {
+    expect_script_matches(op, src, inputs);
+  }
+}
+
+TEST_F(Prim, ListCopyIsIndependent) {
+  expect_script_matches("aten::list",
+                        "def forward(self, x, y):\n"
+                        "  a = [x]\n"
+                        "  b = list(a)\n"
+                        "  b.append(y)\n"
+                        "  return torch.cat(a), torch.cat(b)\n",
+                        {at::randn({2, 3}), at::randn({1, 3})});
+}
+
+TEST_F(Prim, PopOutOfRangeFails) {
+  auto m = script_module(
+      "def forward(self, x):\n"
+      "  l = [x]\n"
+      "  l.pop(0)\n"
+      "  return l.pop(0)\n");
+  try {
+    export_model_to_bytes(m, {at::randn({2})});
+    ADD_FAILURE() << "exporting a pop from an empty list succeeded";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

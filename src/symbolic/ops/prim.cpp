@@ -2,6 +2,8 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <fmt/format.h>
+
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
@@ -24,6 +26,49 @@ Value list_element(GraphContext& g, const Value& list, int64_t i) {
   return g.op("Gather", {list, index}, {{"axis", 0}});
 }
 
+bool is_optional_tensor_list(const torch::jit::Value* v) {
+  auto list = v->type()->cast<c10::ListType>();
+  if (!list) return false;
+  auto optional = list->getElementType()->cast<c10::OptionalType>();
+  return optional && optional->getElementType()->kind() == c10::TypeKind::TensorType;
+}
+
+// The element dtype of a scalar list (int[] → Long, float[] → Double, bool[] → Bool).
+at::ScalarType list_dtype(const torch::jit::Value* list) {
+  auto type = list->type()->cast<c10::ListType>();
+  if (!type) return at::kLong;
+  switch (type->getElementType()->kind()) {
+    case c10::TypeKind::FloatType:
+      return at::kDouble;
+    case c10::TypeKind::BoolType:
+      return at::kBool;
+    default:
+      return at::kLong;
+  }
+}
+
+// A list index made non-negative and checked against the list's (static) length.
+size_t list_index(GraphContext& g, int64_t i, size_t size, bool allow_end = false) {
+  const int64_t n = static_cast<int64_t>(size);
+  if (i < 0) i += n;
+  if (i < 0 || i > n || (i == n && !allow_end)) {
+    g.fail(fmt::format("list index {} is out of range for a list of {} elements", i, size));
+  }
+  return static_cast<size_t>(i);
+}
+
+// Lists are static in straight-line code: a mutation rebinds the list's TorchScript value to its
+// new elements, so every later use sees them (Note [Mutated lists] in propagate_types.cpp).
+// A scalar list is one 1-D tensor; its mutations are done on that tensor.
+Values mutable_tensor_list(GraphContext& g, const Args& a) {
+  if (!is_tensor_list(a.jit(0))) {
+    g.fail(
+        "mutating a list of scalars in place is not supported; build the list with its final "
+        "elements (or use a tensor and torch.cat)");
+  }
+  return a.tensor_list(0);
+}
+
 Values elements(GraphContext& g, const Args& a) {
   Values out;
   for (size_t i = 0; i < a.size(); ++i) out.push_back(a.tensor(i));
@@ -36,9 +81,20 @@ void register_prim(Registry& r) {
   // prim::ListConstruct(...) -> T[]  ⇒  its elements (Tensor[]), or Concat of 1-D ints (int[])
   r.add("prim::ListConstruct", {}, [](GraphContext& g, const Args& a) -> Values {
     if (is_tensor_list(a.node()->output())) return elements(g, a);
+    if (is_optional_tensor_list(a.node()->output())) {
+      // Tensor?[] (the indices of x[:, idx]): None elements are "", ONNX's absent value; the
+      // consumers (index, index_put) read which entries are None.
+      Values items;
+      for (size_t i = 0; i < a.size(); ++i) items.push_back(a.is_none(i) ? "" : a.tensor(i));
+      return items;
+    }
     Values parts;
     for (size_t i = 0; i < a.size(); ++i) {
-      parts.push_back(unsqueeze(g, a.tensor_as(i, at::kLong), {0}));
+      parts.push_back(unsqueeze(g, a.tensor_as(i, list_dtype(a.node()->output())), {0}));
+    }
+    if (parts.empty()) {
+      return {
+          g.constant(at::empty({0}, at::TensorOptions().dtype(list_dtype(a.node()->output()))))};
     }
     if (parts.size() == 1) return {parts[0]};
     return {g.op("Concat", parts, {{"axis", 0}})};
@@ -102,6 +158,168 @@ void register_prim(Registry& r) {
     if (i < 0) i += static_cast<int64_t>(items.size());
     if (i < 0 || i >= static_cast<int64_t>(items.size())) g.fail("list index out of range");
     return {items[i]};
+  });
+
+  // prim::Constant of a Tensor  ⇒  Constant (scalar, list and None constants are made by their
+  // consumers in the types these need; see convert_graph)
+  r.add("prim::Constant", {}, [](GraphContext& g, const Args& a) -> Values {
+    return {g.constant(torch::jit::toIValue(a.node()->output())->toTensor())};
+  });
+  // prim::unchecked_cast(t x) -> t / prim::data(Tensor a) -> Tensor  ⇒  the value itself
+  for (const char* op : {"prim::unchecked_cast", "prim::data"}) {
+    r.add(op, {}, [](GraphContext& g, const Args& a) -> Values {
+      if (const Values* bound = g.lookup(a.jit(0))) return *bound;
+      return {a.tensor(0)};
+    });
+  }
+  // prim::dtype(Tensor a) -> int  ⇒  the ScalarType code, a constant (dtypes are static)
+  r.add("prim::dtype", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.dtype(0);
+    if (type == at::ScalarType::Undefined) g.fail("the tensor's dtype is unknown");
+    return {g.constant(at::scalar_tensor(static_cast<int64_t>(type), at::kLong))};
+  });
+  // prim::layout(Tensor a) -> Layout  ⇒  the constant torch.strided (0)
+  r.add("prim::layout", {}, [](GraphContext& g, const Args& a) -> Values {
+    return {g.constant(at::scalar_tensor(static_cast<int64_t>(at::kStrided), at::kLong))};
+  });
+  // prim::device(Tensor a) -> Device  ⇒  a constant 0 (DeviceType CPU): ONNX has no devices, and
+  // the ops taking a device (to, zeros, ...) ignore it.
+  r.add("prim::device", {}, [](GraphContext& g, const Args& a) -> Values {
+    return {g.constant(at::scalar_tensor(static_cast<int64_t>(c10::kCPU), at::kLong))};
+  });
+  // aten::is_pinned(Tensor self, Device? device) -> bool  ⇒  the constant False
+  r.add("aten::is_pinned", {}, [](GraphContext& g, const Args& a) -> Values {
+    return {g.constant(at::scalar_tensor(false, at::kBool))};
+  });
+  // prim::max/min(a, b) -> scalar  ⇒  Max/Min (in double before opset 12, whose Max takes floats
+  // only); prim::max/min(t[] l) -> t  ⇒  ReduceMax/ReduceMin of the 1-D list
+  for (auto [op, binary, reduction] :
+       {std::tuple{"prim::max", "Max", "ReduceMax"}, std::tuple{"prim::min", "Min", "ReduceMin"}}) {
+    r.add(op, {}, [binary = binary, reduction = reduction](GraphContext& g, const Args& a) {
+      at::ScalarType out = a.output_dtype();
+      if (a.size() == 1) {
+        if (is_tensor_list(a.jit(0))) g.fail("max/min of a list of tensors is not a scalar op");
+        return Values{g.cast(reduce(g, reduction, a.tensor_as(0, at::kDouble), {}, false), out)};
+      }
+      at::ScalarType work = g.opset() < 12 ? at::kDouble : out;
+      Value r = g.op(binary, {a.tensor_as(0, work), a.tensor_as(1, work)});
+      return Values{work == out ? r : g.cast(r, out)};
+    });
+  }
+  // prim::tolist(Tensor a, int dim, int elem_type) -> list  ⇒  the tensor itself in the list's
+  // element type (a scalar list is a 1-D tensor here; a 0-d tensor is a scalar)
+  r.add("prim::tolist", {}, [](GraphContext& g, const Args& a) -> Values {
+    const int64_t dim = a.int_arg(1);
+    if (dim > 1) g.fail("tolist() of a tensor with more than one dimension is not supported");
+    at::ScalarType type = dim == 0 ? a.output_dtype() : list_dtype(a.node()->output());
+    if (type == at::ScalarType::Undefined) type = a.dtype(0);
+    return {a.tensor_as(0, type)};
+  });
+  // aten::__is__ / __isnot__(t1 self, t2 obj) -> bool  ⇒  a constant, decided from the types
+  // (after inlining, `x is None` only survives on Optional values)
+  for (auto [op, negate] : {std::pair{"aten::__is__", false}, std::pair{"aten::__isnot__", true}}) {
+    r.add(op, {}, [negate = negate](GraphContext& g, const Args& a) -> Values {
+      auto is_none_type = [](const torch::jit::Value* v) {
+        return v->type()->kind() == c10::TypeKind::NoneType;
+      };
+      auto never_none = [](const torch::jit::Value* v) {
+        auto kind = v->type()->kind();
+        return kind != c10::TypeKind::NoneType && kind != c10::TypeKind::OptionalType &&
+               kind != c10::TypeKind::AnyType;
+      };
+      bool result;
+      if (is_none_type(a.jit(0)) && is_none_type(a.jit(1))) {
+        result = true;
+      } else if ((is_none_type(a.jit(0)) && never_none(a.jit(1))) ||
+                 (is_none_type(a.jit(1)) && never_none(a.jit(0)))) {
+        result = false;
+      } else {
+        g.fail(
+            "`is` / `is not` can only be decided at export time against None; compare the "
+            "values instead");
+      }
+      return {g.constant(at::scalar_tensor(result != negate, at::kBool))};
+    });
+  }
+  // aten::__not__(bool self) -> bool  ⇒  Not
+  r.add("aten::__not__", {}, [](GraphContext& g, const Args& a) -> Values {
+    return {g.op("Not", {a.tensor_as(0, at::kBool)})};
+  });
+  // aten::__range_length(int lo, int hi, int step) -> int  ⇒  max(0, ceil((hi - lo) / step))
+  r.add("aten::__range_length", {}, [](GraphContext& g, const Args& a) -> Values {
+    Value lo = a.tensor_as(0, at::kDouble), hi = a.tensor_as(1, at::kDouble);
+    Value n = g.op("Ceil", {g.op("Div", {g.op("Sub", {hi, lo}), a.tensor_as(2, at::kDouble)})});
+    n = g.op("Max", {n, g.constant_scalar(0.0, at::kDouble)});
+    return {g.cast(n, at::kLong)};
+  });
+  // aten::__derive_index(int index, int start, int step) -> int  ⇒  start + index * step
+  r.add("aten::__derive_index", {}, [](GraphContext& g, const Args& a) -> Values {
+    Value step = g.op("Mul", {a.tensor_as(0, at::kLong), a.tensor_as(2, at::kLong)});
+    return {g.op("Add", {a.tensor_as(1, at::kLong), step})};
+  });
+  // aten::len(t[] a) -> int  ⇒  a constant for a tensor list, Size of a scalar list;
+  // aten::len.Tensor(Tensor t) -> int  ⇒  Shape(t)[0]
+  r.add("aten::len", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (is_tensor_list(a.jit(0))) {
+      return {
+          g.constant(at::scalar_tensor(static_cast<int64_t>(a.tensor_list(0).size()), at::kLong))};
+    }
+    if (a.jit(0)->type()->cast<c10::ListType>()) return {g.op("Size", {a.tensor(0)})};
+    Value shape = g.op("Shape", {a.tensor(0)});
+    return {g.op("Gather", {shape, g.constant(at::scalar_tensor(int64_t{0}, at::kLong))},
+                 {{"axis", 0}})};
+  });
+  // aten::list(t[] l) -> t[]  ⇒  a copy: the same elements, bound to a new list
+  r.add("aten::list", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (is_tensor_list(a.jit(0))) return a.tensor_list(0);
+    return {a.tensor(0)};
+  });
+  // aten::append(t[] self, t el) -> t[]  ⇒  the list with el at the end (Concat for scalar lists)
+  r.add("aten::append", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (!is_tensor_list(a.jit(0))) {
+      at::ScalarType type = list_dtype(a.jit(0));
+      Value list = g.op("Concat", {a.tensor_as(0, type), unsqueeze(g, a.tensor_as(1, type), {0})},
+                        {{"axis", 0}});
+      g.bind(a.jit(0), {list});
+      return {list};
+    }
+    Values items = a.tensor_list(0);
+    items.push_back(a.tensor(1));
+    g.bind(a.jit(0), items);
+    return items;
+  });
+  // aten::insert(t[] self, int idx, t el) -> ()  ⇒  the list with el before idx
+  r.add("aten::insert", {}, [](GraphContext& g, const Args& a) -> Values {
+    Values items = mutable_tensor_list(g, a);
+    // Python's insert clamps the index to the list.
+    int64_t n = static_cast<int64_t>(items.size()), i = a.int_arg(1);
+    i = i < 0 ? std::max<int64_t>(0, i + n) : std::min(i, n);
+    items.insert(items.begin() + i, a.tensor(2));
+    g.bind(a.jit(0), items);
+    return {};
+  });
+  // aten::pop(t[] self, int idx=-1) -> t  ⇒  the element; the list without it
+  r.add("aten::pop", {}, [](GraphContext& g, const Args& a) -> Values {
+    Values items = mutable_tensor_list(g, a);
+    size_t i = list_index(g, a.int_arg(1), items.size());
+    Value item = items[i];
+    items.erase(items.begin() + static_cast<int64_t>(i));
+    g.bind(a.jit(0), items);
+    return {item};
+  });
+  // aten::Delete(t[] self, int idx) -> ()  ⇒  the list without element idx
+  r.add("aten::Delete", {}, [](GraphContext& g, const Args& a) -> Values {
+    Values items = mutable_tensor_list(g, a);
+    items.erase(items.begin() + static_cast<int64_t>(list_index(g, a.int_arg(1), items.size())));
+    g.bind(a.jit(0), items);
+    return {};
+  });
+  // aten::_set_item(t[] l, int idx, t el) -> t[]  ⇒  the list with element idx replaced
+  r.add("aten::_set_item", {}, [](GraphContext& g, const Args& a) -> Values {
+    Values items = mutable_tensor_list(g, a);
+    items[list_index(g, a.int_arg(1), items.size())] = a.tensor(2);
+    g.bind(a.jit(0), items);
+    return items;
   });
 }
 

@@ -1,0 +1,21 @@
+#include "common/jit_util.h"
+
+#include <torch/csrc/jit/ir/ir.h>
+
+namespace torchonnx {
+
+bool writes_input(const torch::jit::Node* node, size_t i) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (!schema || i >= schema->arguments().size()) return false;
+  const c10::AliasInfo* alias = schema->arguments()[i].alias_info();
+  return alias != nullptr && alias->isWrite();
+}
+
+bool is_mutated(const torch::jit::Value* v) {
+  for (const torch::jit::Use& use : v->uses()) {
+    if (writes_input(use.user, use.offset)) return true;
+  }
+  return false;
+}
+
+}  // namespace torchonnx
