@@ -33,6 +33,12 @@ namespace passes {
 std::vector<NamedParameter> LiftModuleAttributes(torch::jit::Graph& graph,
                                                  const torch::jit::Module& module);
 
+// Makes the graph functional: every in-place write (add_, index_put_, copy_, fill_, ... also
+// through views such as x[0] or x[:, 1:3]) becomes its out-of-place form, written back into the
+// view's base (select_scatter, slice_scatter, ...), and later reads take the new values. Throws
+// ExportError for writes it cannot make exact. Note [Removing in-place ops].
+void RemoveInplaceOps(torch::jit::Graph& graph);
+
 // Drops ops that do nothing at inference: dropout with train=False, detach, contiguous, clone, ...
 void RemoveEvalNoOps(torch::jit::Graph& graph);
 

@@ -9,6 +9,9 @@ namespace torchonnx::passes {
 void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
                   const std::vector<c10::IValue>& inputs, const ExportOptions& options) {
   torch::jit::EliminateDeadCode(graph);
+  // Before RemoveEvalNoOps: clone() tells a copy from an alias (y = x.clone(); y[0] = v must
+  // leave x unchanged), and writes through detach()/contiguous() views reach their base.
+  RemoveInplaceOps(*graph);
   RemoveEvalNoOps(*graph);
   FlattenOutputs(*graph);
   torch::jit::LowerSimpleTuples(graph);

@@ -30,8 +30,8 @@ const Converter* Registry::find(const std::string& op, int opset) const {
 
 const Converter* Registry::find_for_node(const std::string& kind, int opset) const {
   if (const Converter* fn = find(kind, opset)) return fn;
-  // In a traced graph an in-place op's result replaces its input for every later use, so the
-  // out-of-place converter is exact (torch.onnx does the same).
+  // RemoveInplaceOps rewrites in-place ops whose out-of-place form libtorch has and rewires the
+  // later uses of what they write, so the out-of-place converter is exact for the ones left.
   if (kind.size() > 1 && kind.back() == '_' && kind[kind.size() - 2] != '_') {
     return find(kind.substr(0, kind.size() - 1), opset);
   }

@@ -1,0 +1,131 @@
+// Functional forms of in-place writes: copy (copy_), zero (zero_), select_scatter and
+// slice_scatter, which RemoveInplaceOps inserts to write a view back into its base (Note
+// [Removing in-place ops] in passes/remove_inplace_ops.cpp).
+//
+// A scatter along `dim` is a Concat of the base's part before the written run, the new part and
+// the base's part after it, when the run is contiguous (step 1) and starts at a known index.
+// Otherwise (a step, a start computed in the graph or negative with an unknown size) it is a
+// Scatter(Elements) with the indices start + step * arange(m) along `dim` (m: the new part's size
+// there), which needs only the ranks.
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <optional>
+
+#include "symbolic/context.h"
+#include "symbolic/helpers.h"
+#include "symbolic/ops/families.h"
+
+namespace torchonnx::symbolic::ops {
+
+namespace {
+
+constexpr int64_t kEnd = INT64_MAX;
+
+// Where a write along a dim starts: a constant, or a value computed in the graph (int64, 0-d).
+struct Start {
+  std::optional<int64_t> known;  // non-negative
+  Value computed;                // when !known: may be negative
+};
+
+// `self` with `src` (of self's rank) written along `dim` from `start` every `step` elements.
+Value write_along(GraphContext& g, const Value& self, const Value& src,
+                  const std::optional<std::vector<int64_t>>& src_sizes, int64_t dim, int64_t rank,
+                  const Start& start, int64_t step) {
+  const bool static_run = src_sizes.has_value() && (*src_sizes)[dim] >= 0;
+  if (step == 1 && start.known && (static_run || g.opset() >= 10)) {
+    const int64_t s = *start.known;
+    Values parts;
+    if (s > 0) parts.push_back(slice(g, self, {dim}, {0}, {s}));
+    parts.push_back(src);
+    if (static_run) {
+      parts.push_back(slice(g, self, {dim}, {s + (*src_sizes)[dim]}, {kEnd}));
+    } else {
+      Value end = g.op("Add", {g.constant_ints({s}), dims_of(g, src, {dim})});
+      parts.push_back(g.op("Slice", {self, end, g.constant_ints({kEnd}), g.constant_ints({dim})}));
+    }
+    return g.op("Concat", parts, {{"axis", dim}});
+  }
+  // Scatter(Elements) with indices start + step * arange(m) along dim, expanded to src's shape.
+  Value first;
+  if (start.known) {
+    first = g.constant_ints({*start.known});
+  } else {
+    // A negative start counts from the end; one still negative clamps to 0 (PyTorch's slice).
+    Value s = g.op("Reshape", {start.computed, g.constant_ints({1})});
+    Value zero = g.constant_ints({0});
+    Value wrapped =
+        g.op("Where", {g.op("Less", {s, zero}), g.op("Add", {s, dims_of(g, self, {dim})}), s});
+    first = g.op("Where", {g.op("Less", {wrapped, zero}), zero, wrapped});
+  }
+  Value offsets = arange(g, dim_size(g, src, dim));
+  if (step != 1) offsets = g.op("Mul", {offsets, g.constant_ints({step})});
+  std::vector<int64_t> along(rank, 1);
+  along[dim] = -1;
+  Value index = g.op("Reshape", {g.op("Add", {offsets, first}), g.constant_ints(along)});
+  index = g.op("Expand", {index, g.op("Shape", {src})});
+  return g.op(g.opset() >= 11 ? "ScatterElements" : "Scatter", {self, index, src}, {{"axis", dim}});
+}
+
+// The start of a write along `dim` of input `self_i` from argument `i` (an int, None = `none`).
+Start read_start(GraphContext& g, const Args& a, size_t self_i, size_t i, int64_t dim,
+                 int64_t none) {
+  if (a.is_none(i)) return {none, {}};
+  if (a.is_constant(i)) {
+    int64_t s = a.int_arg(i);
+    if (s >= 0) return {s, {}};
+    if (auto sizes = a.sizes(self_i); sizes && (*sizes)[dim] >= 0) {
+      return {std::max<int64_t>(s + (*sizes)[dim], 0), {}};
+    }
+  }
+  return {std::nullopt, a.tensor_as(i, at::kLong)};
+}
+
+}  // namespace
+
+void register_inplace(Registry& r) {
+  // aten::copy(Tensor self, Tensor src, bool non_blocking=False) (copy_, and copy_.Tensor/.int/
+  // .float(Tensor self, Tensor|int|float other))  ⇒  Expand(Cast(src, self's dtype), Shape(self))
+  r.add("aten::copy", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.dtype(0);
+    return {g.op("Expand", {a.tensor_as(1, type), g.op("Shape", {a.tensor(0)})})};
+  });
+
+  // aten::zero(Tensor self) (zero_)  ⇒  ConstantOfShape(Shape(self), 0 of self's dtype)
+  r.add("aten::zero", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.dtype(0);
+    return {g.op("ConstantOfShape", {g.op("Shape", {a.tensor(0)})},
+                 {{"value", at::zeros({1}, at::TensorOptions().dtype(type))}})};
+  });
+
+  // aten::select_scatter(Tensor self, Tensor src, int dim, int index)  ⇒  Concat(Slice before,
+  // Unsqueeze(src), Slice after) for a known index; Scatter(Elements) for one computed in the
+  // graph or negative with an unknown size
+  r.add("aten::select_scatter", {}, [](GraphContext& g, const Args& a) -> Values {
+    const int64_t rank = a.require_rank(0);
+    const int64_t dim = normalize_dim(a.int_arg(2), rank);
+    Value src = unsqueeze(g, a.tensor_as(1, a.dtype(0)), {dim});
+    std::optional<std::vector<int64_t>> src_sizes;
+    if (auto sizes = a.sizes(1)) {
+      src_sizes = *sizes;
+      src_sizes->insert(src_sizes->begin() + dim, 1);
+    }
+    Start start = read_start(g, a, 0, 3, dim, 0);
+    return {write_along(g, a.tensor(0), src, src_sizes, dim, rank, start, 1)};
+  });
+
+  // aten::slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None,
+  // int step=1)  ⇒  Concat(Slice before, src, Slice after) for step 1 and a known start;
+  // Scatter(Elements) at start + step * arange otherwise (the end follows from src's size)
+  r.add("aten::slice_scatter", {}, [](GraphContext& g, const Args& a) -> Values {
+    const int64_t rank = a.require_rank(0);
+    const int64_t dim = normalize_dim(a.int_arg(2), rank);
+    const int64_t step = a.int_arg(5);
+    if (step < 1) g.fail("slice_scatter takes a positive step");
+    Value src = a.tensor_as(1, a.dtype(0));
+    Start start = read_start(g, a, 0, 3, dim, 0);
+    return {write_along(g, a.tensor(0), src, a.sizes(1), dim, rank, start, step)};
+  });
+}
+
+}  // namespace torchonnx::symbolic::ops

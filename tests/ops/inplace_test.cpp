@@ -1,0 +1,267 @@
+// Numeric tests of in-place writes made functional by RemoveInplaceOps (Note [Removing in-place
+// ops]) and of the converters it relies on (copy, zero, select_scatter, slice_scatter): scripted
+// sources and C++ traces, writes to a value read later and writes through (chains of) views.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "ops/op_test_util.h"
+
+namespace torchonnx::testing {
+namespace {
+
+at::Tensor longs(std::vector<int64_t> v) {
+  return at::tensor(v, at::kLong);
+}
+
+class Inplace : public ::testing::Test {
+ protected:
+  void SetUp() override { at::manual_seed(0); }
+};
+
+// Expects exporting the scripted `source` at `opset` to fail with a message holding `what`.
+void expect_script_fails(const std::string& source, const Inputs& inputs, int opset,
+                         const std::string& what) {
+  auto m = script_module(source);
+  ExportOptions options;
+  options.opset_version = opset;
+  try {
+    export_model_to_bytes(m, inputs, options);
+    ADD_FAILURE() << "export succeeded; expected an error with '" << what << "'";
+  } catch (const ExportError& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
+// ----- writes to a value read later (scripted) --------------------------------------------------
+
+TEST_F(Inplace, ScriptedAddOnInputIsReturned) {
+  const std::string src = "def forward(self, x):\n  x.add_(1)\n  return x\n";
+  expect_script_matches("aten::add", src, {at::randn({2, 3})});
+  expect_script_matches("aten::add", src, {at::randint(-5, 5, {2, 3})});
+}
+
+TEST_F(Inplace, ScriptedMutationSeenByLaterReadsOnly) {
+  expect_script_matches("aten::mul",
+                        "def forward(self, x):\n  a = x + 1\n  x.mul_(2)\n  b = x + 1\n"
+                        "  x.sub_(a)\n  return a, b, x\n",
+                        {at::randn({3, 4})});
+}
+
+TEST_F(Inplace, ScriptedInplaceKeepsSelfDtype) {
+  // float32 += float64 stays float32; int64 *= bool stays int64.
+  expect_script_matches("aten::add", "def forward(self, x, y):\n  x += y\n  return x\n",
+                        {at::randn({2, 3}), at::randn({2, 3}, at::kDouble)});
+  expect_script_matches("aten::mul", "def forward(self, x, m):\n  x *= m\n  return x\n",
+                        {at::randint(-5, 5, {2, 3}), at::rand({2, 3}) > 0.5});
+}
+
+TEST_F(Inplace, ScriptedCloneIndexPutReturnsBaseAndCopy) {
+  const std::string src =
+      "def forward(self, x, idx, v):\n  y = x.clone()\n  y[idx] = v\n  return x, y\n";
+  expect_script_matches("aten::index_put", src,
+                        {at::randn({5, 3}), longs({4, 0, -2}), at::randn({3, 3})});
+  expect_script_matches("aten::index_put", src,
+                        {at::randint(0, 9, {5, 3}), longs({1, 3}), at::randint(0, 9, {3})});
+  expect_script_matches("aten::index_put", src,
+                        {at::rand({5, 3}) > 0.5, longs({2}), at::ones({3}, at::kBool)});
+}
+
+TEST_F(Inplace, ScriptedMaskWrite) {
+  expect_script_matches("aten::index_put",
+                        "def forward(self, x, m):\n  y = x.clone()\n  y[m] = 2.0\n"
+                        "  return y + 1\n",
+                        {at::randn({3, 4}), at::rand({3, 4}) > 0.5});
+}
+
+// ----- writes through views (scripted) ----------------------------------------------------------
+
+TEST_F(Inplace, ScriptedSelectCopy) {
+  const std::string src =
+      "def forward(self, x, v):\n  y = x.clone()\n  y[0] = v\n  y[-1] = v * 2\n  return x, y\n";
+  expect_script_matches("aten::select_scatter", src, {at::randn({3, 4}), at::randn({4})});
+  expect_script_matches("aten::copy", src, {at::randint(-9, 9, {3, 4}), at::randint(-9, 9, {4})});
+}
+
+TEST_F(Inplace, ScriptedSliceFill) {
+  const std::string src = "def forward(self, x):\n  x[:, 1:3] = 0\n  return x\n";
+  expect_script_matches("aten::slice_scatter", src, {at::randn({3, 5})});
+  expect_script_matches("aten::slice_scatter", src, {at::randint(1, 9, {3, 5})});
+  expect_script_matches("aten::slice_scatter",
+                        "def forward(self, x):\n  x[1:, -2:] = True\n  return x\n",
+                        {at::rand({3, 4}) > 0.5});
+}
+
+TEST_F(Inplace, ScriptedSteppedSliceAdd) {
+  // Reading x[1:, ::2] needs Slice with steps: opset 10.
+  expect_script_matches("aten::slice_scatter",
+                        "def forward(self, x, y):\n  x[1:, ::2] += y\n  return x\n",
+                        {at::randn({3, 5}), at::randn({2, 3})}, {10, kMaxOpset});
+}
+
+TEST_F(Inplace, ScriptedChainedViewsReturnBaseAndView) {
+  expect_script_matches("aten::select_scatter",
+                        "def forward(self, x, v):\n  s = x[0]\n  s[1:] += v\n  return x, s\n",
+                        {at::randn({3, 4}), at::randn({3})});
+  expect_script_matches("aten::slice_scatter",
+                        "def forward(self, x, v):\n  x[0, 1:] += v\n  return x\n",
+                        {at::randint(-9, 9, {3, 4}), at::randint(-9, 9, {3})});
+}
+
+TEST_F(Inplace, ScriptedWriteThroughFlatView) {
+  expect_script_matches("aten::select_scatter",
+                        "def forward(self, x):\n  y = x.clone()\n  y.view(-1)[3] = 5\n"
+                        "  return y\n",
+                        {at::randn({3, 4})});
+}
+
+TEST_F(Inplace, ScriptedViewMadeBeforeWriteSeesIt) {
+  // t and r are views of x made before the writes: they see them.
+  expect_script_matches("aten::select_scatter",
+                        "def forward(self, x, v):\n  t = x[:, 0]\n  r = x[1]\n  x.mul_(2)\n"
+                        "  r[2] = v\n  return t, r\n",
+                        {at::randn({3, 4}), at::scalar_tensor(7.0)});
+}
+
+TEST_F(Inplace, ScriptedWriteThroughTransposeAndUnsqueeze) {
+  expect_script_matches("aten::select_scatter",
+                        "def forward(self, x, v):\n  x.t()[1] = v\n  x.unsqueeze(0)[0, 0] += 1\n"
+                        "  return x\n",
+                        {at::randn({3, 4}), at::randn({3})});
+  expect_script_matches("aten::select_scatter",
+                        "def forward(self, x, v):\n  x.permute(2, 0, 1)[1] = v\n  return x\n",
+                        {at::randn({2, 3, 4}), at::randn({2, 3})});
+}
+
+// ----- C++ traces -------------------------------------------------------------------------------
+
+TEST_F(Inplace, TracedSelectCopy) {
+  expect_op_matches("aten::select_scatter",
+                    [](const Inputs& in) {
+                      at::Tensor x = arg(in, 0).clone();
+                      x.select(0, 1).copy_(arg(in, 1));
+                      return c10::IValue(c10::ivalue::Tuple::create({arg(in, 0), x}));
+                    },
+                    {at::randn({3, 4}), at::randn({4})});
+}
+
+TEST_F(Inplace, TracedNarrowMulAndLaterAdd) {
+  expect_op_matches("aten::slice_scatter",
+                    [](const Inputs& in) {
+                      at::Tensor x = arg(in, 0).clone();
+                      x.narrow(1, 1, 2).mul_(2);
+                      x.add_(1);
+                      return x * 3;
+                    },
+                    {at::randn({3, 4})});
+  expect_op_matches("aten::slice_scatter",
+                    [](const Inputs& in) {
+                      at::Tensor x = arg(in, 0).clone();
+                      x.narrow(0, -2, 2).mul_(2);
+                      return x;
+                    },
+                    {at::randint(-9, 9, {4, 2})});
+}
+
+TEST_F(Inplace, TracedFlatViewFill) {
+  expect_op_matches("aten::fill",
+                    [](const Inputs& in) {
+                      at::Tensor x = arg(in, 0).clone();
+                      x.view({-1}).select(0, 3).fill_(5);
+                      return x;
+                    },
+                    {at::randint(0, 3, {3, 4})});
+}
+
+TEST_F(Inplace, TracedZeroThroughSlice) {
+  expect_op_matches("aten::zero",
+                    [](const Inputs& in) {
+                      at::Tensor x = arg(in, 0).clone();
+                      x.slice(1, 0, 2).zero_();
+                      return x;
+                    },
+                    {at::randn({3, 4})});
+  expect_op_matches("aten::zero",
+                    [](const Inputs& in) {
+                      at::Tensor x = arg(in, 0).clone();
+                      x.select(0, 0).zero_();
+                      return x;
+                    },
+                    {at::rand({2, 3}) > 0.2});
+}
+
+TEST_F(Inplace, TracedCopyCastsAndBroadcasts) {
+  expect_op_matches("aten::copy",
+                    [](const Inputs& in) {
+                      at::Tensor x = arg(in, 0).clone();
+                      x.copy_(arg(in, 1));
+                      return x;
+                    },
+                    {at::randint(-9, 9, {2, 3}), at::randn({3}) * 5});
+}
+
+TEST_F(Inplace, TracedIndexPutThroughSelect) {
+  expect_op_matches("aten::index_put",
+                    [](const Inputs& in) {
+                      at::Tensor x = arg(in, 0).clone();
+                      x.select(1, 0).index_put_({arg(in, 1)}, arg(in, 2));
+                      return x;
+                    },
+                    {at::randn({4, 3}), longs({3, 1}), at::randn({2})});
+}
+
+// ----- converters called directly ---------------------------------------------------------------
+
+TEST_F(Inplace, SelectScatter) {
+  auto fn = [](int64_t dim, int64_t index) {
+    return [=](const Inputs& in) { return at::select_scatter(arg(in, 0), arg(in, 1), dim, index); };
+  };
+  expect_op_matches("aten::select_scatter", fn(0, 1), {at::randn({3, 4}), at::randn({4})});
+  expect_op_matches("aten::select_scatter", fn(-1, -1), {at::randn({2, 3, 4}), at::randn({2, 3})});
+  expect_op_matches("aten::select_scatter", fn(1, 0),
+                    {at::randint(-9, 9, {2, 3}), at::randint(-9, 9, {2})});
+  expect_op_matches("aten::select_scatter", fn(0, 0), {at::rand({2, 3}) > 0.5, at::ones({3}) > 0});
+  expect_op_matches("aten::select_scatter", fn(0, 0), {at::randn({3}), at::scalar_tensor(2.0)});
+}
+
+TEST_F(Inplace, SliceScatter) {
+  auto fn = [](int64_t dim, c10::optional<int64_t> start, c10::optional<int64_t> end,
+               int64_t step) {
+    return [=](const Inputs& in) {
+      return at::slice_scatter(arg(in, 0), arg(in, 1), dim, start, end, step);
+    };
+  };
+  expect_op_matches("aten::slice_scatter", fn(0, 1, 3, 1), {at::randn({5, 3}), at::randn({2, 3})});
+  expect_op_matches("aten::slice_scatter", fn(-1, -2, c10::nullopt, 1),
+                    {at::randn({2, 5}), at::randn({2, 2})});
+  expect_op_matches("aten::slice_scatter", fn(1, c10::nullopt, c10::nullopt, 2),
+                    {at::randint(-9, 9, {2, 5}), at::randint(-9, 9, {2, 3})});
+  expect_op_matches("aten::slice_scatter", fn(0, 1, 100, 3),
+                    {at::rand({6, 2}) > 0.5, at::rand({2, 2}) > 0.5});
+  expect_op_matches("aten::slice_scatter", fn(0, 4, 4, 1), {at::randn({4, 2}), at::randn({0, 2})});
+}
+
+TEST_F(Inplace, ZeroDimWrites) {
+  expect_script_matches("aten::copy",
+                        "def forward(self, x, v):\n  y = x.clone()\n  y.copy_(v)\n  return y\n",
+                        {at::scalar_tensor(3.0), at::scalar_tensor(-1.5)});
+}
+
+// ----- errors -----------------------------------------------------------------------------------
+
+TEST_F(Inplace, WriteThroughDiagonalWhoseBaseIsReadFails) {
+  expect_export_fails(
+      [](const Inputs& in) {
+        at::Tensor x = arg(in, 0).clone();
+        x.diagonal().add_(1);
+        return x;
+      },
+      {at::randn({3, 3})}, 13, "aten::diagonal");
+}
+
+TEST_F(Inplace, WriteInsideLoopToOuterTensorFails) {
+  expect_script_fails("def forward(self, x):\n  for i in range(3):\n    x[i] = 0.0\n  return x\n",
+                      {at::randn({3, 2})}, 13, "defined outside the loop or if-branch");
+}
+
+}  // namespace
+}  // namespace torchonnx::testing
