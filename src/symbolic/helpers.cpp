@@ -51,4 +51,58 @@ int64_t normalize_dim(int64_t dim, int64_t rank) {
   return dim < 0 ? dim + rank : dim;
 }
 
+Value slice(GraphContext& g, const Value& x, const std::vector<int64_t>& axes,
+            const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+            const std::vector<int64_t>& steps) {
+  if (g.opset() < 10) {
+    for (int64_t s : steps) {
+      if (s != 1) g.fail("slicing with a step needs opset 10; export with opset >= 10");
+    }
+    return g.op("Slice", {x}, {{"axes", axes}, {"starts", starts}, {"ends", ends}});
+  }
+  Values inputs{x, g.constant_ints(starts), g.constant_ints(ends), g.constant_ints(axes)};
+  if (!steps.empty()) inputs.push_back(g.constant_ints(steps));
+  return g.op("Slice", inputs);
+}
+
+Value transpose(GraphContext& g, const Value& x, const std::vector<int64_t>& perm) {
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == int64_t(i);
+  if (identity) return x;
+  return g.op("Transpose", {x}, {{"perm", perm}});
+}
+
+Value cast_if(GraphContext& g, const Value& v, at::ScalarType from, at::ScalarType to) {
+  if (to == at::ScalarType::Undefined || from == to) return v;
+  return g.cast(v, to);
+}
+
+Value shape_of(GraphContext& g, const Value& x) {
+  return g.op("Shape", {x});
+}
+
+Value dim_size(GraphContext& g, const Value& x, int64_t d) {
+  return g.op("Gather", {shape_of(g, x), g.constant(at::scalar_tensor(d, at::kLong))},
+              {{"axis", int64_t{0}}});
+}
+
+Value dims_of(GraphContext& g, const Value& x, const std::vector<int64_t>& dims) {
+  return g.op("Gather", {shape_of(g, x), g.constant_ints(dims)}, {{"axis", int64_t{0}}});
+}
+
+std::vector<int64_t> expand_param(std::vector<int64_t> v, size_t n) {
+  if (v.size() == 1 && n > 1) v.assign(n, v[0]);
+  return v;
+}
+
+Value arange(GraphContext& g, const Value& n) {
+  if (g.opset() >= 11) {
+    return g.op("Range", {g.constant(at::scalar_tensor(0, at::kLong)), n,
+                          g.constant(at::scalar_tensor(1, at::kLong))});
+  }
+  Value ones =
+      g.op("ConstantOfShape", {unsqueeze(g, n, {0})}, {{"value", at::ones({1}, at::kLong)}});
+  return squeeze(g, g.op("NonZero", {ones}), {0});
+}
+
 }  // namespace torchonnx::symbolic

@@ -23,5 +23,23 @@ Value clip(GraphContext& g, const Value& v, std::optional<double> min, std::opti
            at::ScalarType type);
 // A dim index made non-negative for a tensor of `rank`.
 int64_t normalize_dim(int64_t dim, int64_t rank);
+// Slice with constant bounds: attributes before opset 10 (no steps there: fails with a remedy),
+// inputs from 10. Ends may be INT64_MAX.
+Value slice(GraphContext& g, const Value& x, const std::vector<int64_t>& axes,
+            const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+            const std::vector<int64_t>& steps = {});
+// Transpose by `perm`, or `x` itself when perm is the identity.
+Value transpose(GraphContext& g, const Value& x, const std::vector<int64_t>& perm);
+// `v` cast from `from` to `to`, or `v` itself when they are the same (or `to` is undefined).
+Value cast_if(GraphContext& g, const Value& v, at::ScalarType from, at::ScalarType to);
+// Shape(x), its dim `d` as a 0-d int64, and its dims `dims` as a 1-D int64, computed in the graph.
+Value shape_of(GraphContext& g, const Value& x);
+Value dim_size(GraphContext& g, const Value& x, int64_t d);
+Value dims_of(GraphContext& g, const Value& x, const std::vector<int64_t>& dims);
+// 0, 1, ..., n-1 (1-D int64) for a 0-d int64 `n` computed in the graph: Range from opset 11,
+// below it the indices of NonZero(ConstantOfShape([n], 1)).
+Value arange(GraphContext& g, const Value& n);
+// A per-spatial-dim parameter given once for all dims (kernel_size=3) repeated `n` times.
+std::vector<int64_t> expand_param(std::vector<int64_t> v, size_t n);
 
 }  // namespace torchonnx::symbolic

@@ -7,6 +7,10 @@
 namespace torchonnx::testing {
 namespace {
 
+c10::IValue tuple(std::vector<at::Tensor> parts) {
+  return c10::ivalue::Tuple::create(std::vector<c10::IValue>(parts.begin(), parts.end()));
+}
+
 class Activation : public ::testing::Test {
  protected:
   void SetUp() override { at::manual_seed(0); }
@@ -17,8 +21,9 @@ TEST_F(Activation, Relu) {
                     {at::randn({2, 3, 4})});
 }
 
+// In-place ops reach the converters as their out-of-place twins (the RemoveInplaceOps pass).
 TEST_F(Activation, InPlaceReluUsesTheOutOfPlaceConverter) {
-  expect_op_matches("aten::relu_",
+  expect_op_matches("aten::relu",
                     [](const Inputs& in) {
                       at::Tensor y = arg(in, 0) * 2;
                       y.relu_();
@@ -70,7 +75,7 @@ TEST_F(Activation, HardtanhDefaultsInPlaceAndDouble) {
   expect_op_matches(
       "aten::hardtanh", [](const Inputs& in) { return at::hardtanh(arg(in, 0)); },
       {at::randn({3, 5}, at::kDouble) * 3}, 12, kMaxOpset);
-  expect_op_matches("aten::hardtanh_",
+  expect_op_matches("aten::hardtanh",  // hardtanh_, made out-of-place by RemoveInplaceOps
                     [](const Inputs& in) {
                       at::Tensor y = arg(in, 0) + 0;
                       at::hardtanh_(y, 0.0, 1.0);
@@ -131,6 +136,190 @@ TEST_F(Activation, LogSoftmax) {
   expect_op_matches("aten::log_softmax",
                     [](const Inputs& in) { return at::log_softmax(arg(in, 0), 1, at::kDouble); },
                     {at::randn({4, 3})});
+}
+
+// ----- torch.nn activations lowered to ONNX ops or exact compositions ---------------------------
+
+// Inputs every activation is checked on: a float matrix, a double vector, a 0-d tensor.
+std::vector<at::Tensor> activation_inputs() {
+  return {at::randn({3, 4}) * 3, at::randn({6}, at::kDouble) * 3, at::scalar_tensor(-0.7)};
+}
+
+void expect_activation_matches(const std::string& op, const TracedFunction& fn,
+                               int first = kMinOpset, int last = kMaxOpset) {
+  for (const at::Tensor& x : activation_inputs()) {
+    SCOPED_TRACE(x.toString());
+    expect_op_matches(op, fn, {x}, first, last);
+  }
+}
+
+TEST_F(Activation, OnDoubleInputs) {
+  // ONNX Runtime lacks double kernels for several activation ops (LeakyRelu, Elu, ...).
+  const Inputs x{at::randn({3, 4}, at::kDouble) * 3};
+  expect_op_matches(
+      "aten::relu", [](const Inputs& in) { return at::relu(arg(in, 0)); }, x);
+  expect_op_matches(
+      "aten::sigmoid", [](const Inputs& in) { return at::sigmoid(arg(in, 0)); }, x);
+  expect_op_matches(
+      "aten::tanh", [](const Inputs& in) { return at::tanh(arg(in, 0)); }, x);
+  expect_op_matches(
+      "aten::leaky_relu", [](const Inputs& in) { return at::leaky_relu(arg(in, 0), 0.2); }, x);
+  expect_op_matches(
+      "aten::hardsigmoid", [](const Inputs& in) { return at::hardsigmoid(arg(in, 0)); }, x);
+  expect_op_matches(
+      "aten::hardswish", [](const Inputs& in) { return at::hardswish(arg(in, 0)); }, x);
+  expect_op_matches(
+      "aten::gelu", [](const Inputs& in) { return at::gelu(arg(in, 0)); }, x);
+  expect_op_matches(
+      "aten::silu", [](const Inputs& in) { return at::silu(arg(in, 0)); }, x);
+  expect_op_matches(
+      "aten::softmax", [](const Inputs& in) { return at::softmax(arg(in, 0), 0); }, x);
+}
+
+TEST_F(Activation, Elu) {
+  expect_activation_matches("aten::elu", [](const Inputs& in) { return at::elu(arg(in, 0)); });
+  expect_activation_matches("aten::elu",
+                            [](const Inputs& in) { return at::elu(arg(in, 0), 0.5, 2.0); });
+  // input_scale != 1: not ONNX Elu's formula.
+  expect_activation_matches("aten::elu",
+                            [](const Inputs& in) { return at::elu(arg(in, 0), 1.5, 0.7, 2.5); });
+}
+
+TEST_F(Activation, Selu) {
+  expect_activation_matches("aten::selu", [](const Inputs& in) { return at::selu(arg(in, 0)); });
+}
+
+TEST_F(Activation, Celu) {
+  expect_activation_matches("aten::celu", [](const Inputs& in) { return at::celu(arg(in, 0)); });
+  expect_activation_matches("aten::celu",
+                            [](const Inputs& in) { return at::celu(arg(in, 0), 2.5); });
+  // A negative alpha: ATen's elu(alpha, 1, 1/alpha), not ONNX Celu's max/min formula.
+  expect_activation_matches("aten::celu",
+                            [](const Inputs& in) { return at::celu(arg(in, 0), -0.5); });
+}
+
+TEST_F(Activation, Glu) {
+  for (int64_t dim : {0, 1, -1}) {
+    SCOPED_TRACE(dim);
+    expect_op_matches("aten::glu", [dim](const Inputs& in) { return at::glu(arg(in, 0), dim); },
+                      {at::randn({4, 6, 2})});
+  }
+  expect_op_matches("aten::glu", [](const Inputs& in) { return at::glu(arg(in, 0)); },
+                    {at::randn({8}, at::kDouble)});
+}
+
+TEST_F(Activation, Mish) {
+  expect_activation_matches("aten::mish", [](const Inputs& in) { return at::mish(arg(in, 0)); });
+}
+
+TEST_F(Activation, Softplus) {
+  expect_activation_matches("aten::softplus",
+                            [](const Inputs& in) { return at::softplus(arg(in, 0)); });
+  expect_activation_matches("aten::softplus",
+                            [](const Inputs& in) { return at::softplus(arg(in, 0), 2.0, 1.5); });
+  expect_activation_matches("aten::softplus",
+                            [](const Inputs& in) { return at::softplus(arg(in, 0), 0.5, -1.0); });
+  // Beyond the default threshold the input is returned as is (no exp overflow).
+  expect_op_matches("aten::softplus", [](const Inputs& in) { return at::softplus(arg(in, 0)); },
+                    {at::tensor({-200.0f, -20.0f, 19.0f, 21.0f, 200.0f})});
+}
+
+TEST_F(Activation, HardshrinkAndSoftshrink) {
+  for (const char* op : {"aten::hardshrink", "aten::softshrink"}) {
+    SCOPED_TRACE(op);
+    const bool hard = std::string(op) == "aten::hardshrink";
+    expect_activation_matches(op, [hard](const Inputs& in) {
+      return hard ? at::hardshrink(arg(in, 0)) : at::softshrink(arg(in, 0));
+    });
+    expect_activation_matches(op, [hard](const Inputs& in) {
+      return hard ? at::hardshrink(arg(in, 0), 1.5) : at::softshrink(arg(in, 0), 1.5);
+    });
+  }
+  expect_op_matches("aten::hardshrink",
+                    [](const Inputs& in) { return at::hardshrink(arg(in, 0), -0.5); },
+                    {at::randn({3, 4})});
+}
+
+TEST_F(Activation, Threshold) {
+  expect_activation_matches("aten::threshold",
+                            [](const Inputs& in) { return at::threshold(arg(in, 0), 0.3, -2.0); });
+  expect_activation_matches("aten::threshold",
+                            [](const Inputs& in) { return at::threshold(arg(in, 0), -1, 5); });
+  // Int64: the scalars are converted to int64 (0.5 → 0).
+  expect_op_matches("aten::threshold",
+                    [](const Inputs& in) { return at::threshold(arg(in, 0), 2, 9); },
+                    {at::arange(-3, 6)});
+  expect_op_matches("aten::threshold",
+                    [](const Inputs& in) { return at::threshold(arg(in, 0), 0.5, -1); },
+                    {at::arange(-3, 6)});
+}
+
+TEST_F(Activation, LogSigmoid) {
+  expect_activation_matches("aten::log_sigmoid",
+                            [](const Inputs& in) { return at::log_sigmoid(arg(in, 0)); });
+  // Large magnitudes: no -inf from Log(Sigmoid(-100)).
+  expect_op_matches("aten::log_sigmoid",
+                    [](const Inputs& in) { return at::log_sigmoid(arg(in, 0)); },
+                    {at::tensor({-100.0f, -30.0f, 0.0f, 30.0f, 100.0f})});
+}
+
+TEST_F(Activation, PreluOneWeight) {
+  expect_op_matches("aten::prelu",
+                    [](const Inputs& in) { return at::prelu(arg(in, 0), arg(in, 1)); },
+                    {at::randn({2, 3, 4, 5}), at::tensor({0.25f})});
+  expect_op_matches("aten::prelu",
+                    [](const Inputs& in) { return at::prelu(arg(in, 0), arg(in, 1)); },
+                    {at::randn({7}), at::tensor({-0.5f})});
+  expect_op_matches("aten::prelu",
+                    [](const Inputs& in) { return at::prelu(arg(in, 0), arg(in, 1)); },
+                    {at::scalar_tensor(-2.0, at::kDouble), at::tensor({0.25}, at::kDouble)});
+}
+
+TEST_F(Activation, PreluPerChannel) {
+  expect_op_matches("aten::prelu",
+                    [](const Inputs& in) { return at::prelu(arg(in, 0), arg(in, 1)); },
+                    {at::randn({4, 3}), at::tensor({0.1f, 0.5f, -0.3f})});
+  expect_op_matches("aten::prelu",
+                    [](const Inputs& in) { return at::prelu(arg(in, 0), arg(in, 1)); },
+                    {at::randn({2, 3, 4, 5}), at::tensor({0.1f, 0.5f, 2.0f})});
+  expect_op_matches("aten::prelu",
+                    [](const Inputs& in) { return at::prelu(arg(in, 0), arg(in, 1)); },
+                    {at::randn({2, 3, 4}, at::kDouble), at::tensor({0.1, 0.5, 2.0})});
+}
+
+TEST_F(Activation, RreluInEvalIsLeakyRelu) {
+  expect_activation_matches("aten::rrelu", [](const Inputs& in) { return at::rrelu(arg(in, 0)); });
+  expect_activation_matches(
+      "aten::rrelu", [](const Inputs& in) { return at::rrelu(arg(in, 0), 0.1, 0.6, false); });
+}
+
+TEST_F(Activation, RreluInTrainingHasSlopesInRange) {
+  // Non-negative inputs pass unchanged: relu(x) - relu(y) is 0. Negative inputs are scaled by a
+  // slope r in [lower, upper): floor(0.9·(r - lower)/(upper - lower) + 0.05) is 0.
+  expect_op_matches(
+      "aten::rrelu",
+      [](const Inputs& in) {
+        at::Tensor x = arg(in, 0), neg = arg(in, 1);
+        at::Tensor y = at::rrelu(x, 0.1, 0.6, true);
+        at::Tensor r = at::rrelu(neg, 0.1, 0.6, true) / neg;
+        return tuple({at::relu(x) - at::relu(y), at::floor((r - 0.1) / 0.5 * 0.9 + 0.05)});
+      },
+      {at::randn({4, 5}), -(at::rand({30}) + 0.1)});
+}
+
+TEST_F(Activation, InternalSoftmaxAndLogSoftmax) {
+  for (const char* op : {"aten::_softmax", "aten::_log_softmax"}) {
+    SCOPED_TRACE(op);
+    auto m = ir_module(std::string(R"IR(
+graph(%x : Tensor):
+  %d : int = prim::Constant[value=1]()
+  %h : bool = prim::Constant[value=0]()
+  %y : Tensor = )IR") + op +
+                       R"IR((%x, %d, %h)
+  return (%y))IR");
+    expect_script_matches(op, m, {at::randn({2, 5, 3})});
+    expect_script_matches(op, m, {at::randn({4, 3}, at::kDouble)});
+  }
 }
 
 }  // namespace

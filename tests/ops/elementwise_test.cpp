@@ -3,10 +3,14 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "ops/op_test_util.h"
 
 namespace torchonnx::testing {
 namespace {
+
+const ScriptOptions kUnfolded{kMinOpset, kMaxOpset, /*fold=*/false};
 
 at::Tensor longs(std::vector<int64_t> v) {
   return at::tensor(v, at::kLong);
@@ -287,13 +291,345 @@ TEST_F(Elementwise, UnaryOnZeroDimTensor) {
 }
 
 TEST_F(Elementwise, InPlaceOpsUseTheOutOfPlaceConverter) {
-  expect_op_matches("aten::mul_",
+  expect_op_matches("aten::mul",
                     [](const Inputs& in) {
                       at::Tensor y = arg(in, 0) + 1;
                       y.mul_(arg(in, 1));
                       return y;
                     },
                     {at::randn({2, 3}), at::randn({2, 3})});
+}
+
+// ----- more unary math ----------------------------------------------------------------------
+
+at::Tensor doubles(std::vector<double> v) {
+  return at::tensor(v, at::kDouble);
+}
+
+at::Tensor floats(std::vector<float> v) {
+  return at::tensor(v, at::kFloat);
+}
+
+// at::tensor has no bool overload in libtorch 1.13.
+at::Tensor bools(std::vector<int64_t> v) {
+  return at::tensor(v, at::kLong).to(at::kBool);
+}
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+TEST_F(Elementwise, UnaryMathOnFloat) {
+  at::Tensor unit = at::rand({3, 4}) * 1.8 - 0.9;
+  at::Tensor any = at::randn({3, 4}) * 3;
+  at::Tensor positive = at::rand({3, 4}) * 10 + 0.1;
+  for (const auto& c : std::vector<UnaryCase>{
+           {"aten::acos", at::acos, unit},
+           {"aten::asin", at::asin, unit},
+           {"aten::atan", at::atan, any},
+           {"aten::tan", at::tan, unit},
+           {"aten::log10", at::log10, positive},
+           {"aten::log2", at::log2, positive},
+           {"aten::log1p", at::log1p, unit},
+           {"aten::sign", at::sign, floats({-2.5, -0.0, 0.0, 3, kInf, -kInf})},
+           {"aten::square", at::square, any},
+       }) {
+    expect_unary(c);
+  }
+}
+
+TEST_F(Elementwise, UnaryMathPromotesInt64ToFloat) {
+  at::Tensor unit = longs({-1, 0, 1});
+  at::Tensor positive = longs({1, 2, 8, 10, 1000});
+  for (const auto& c : std::vector<UnaryCase>{{"aten::acos", at::acos, unit},
+                                              {"aten::asin", at::asin, unit},
+                                              {"aten::atan", at::atan, positive},
+                                              {"aten::tan", at::tan, unit},
+                                              {"aten::log10", at::log10, positive},
+                                              {"aten::log2", at::log2, positive},
+                                              {"aten::log1p", at::log1p, positive}}) {
+    expect_unary(c);
+  }
+}
+
+TEST_F(Elementwise, SignSquareRoundKeepInt64) {
+  at::Tensor x = longs({-5, -1, 0, 3, 8});
+  for (const auto& c : std::vector<UnaryCase>{{"aten::sign", at::sign, x},
+                                              {"aten::square", at::square, x},
+                                              {"aten::round", at::round, x}}) {
+    expect_unary(c);
+  }
+}
+
+TEST_F(Elementwise, SignOfBoolIsBoolSquareOfBoolIsInt64) {
+  at::Tensor b = bools({1, 0, 1});
+  expect_unary({"aten::sign", at::sign, b});
+  expect_unary({"aten::square", at::square, b});
+}
+
+TEST_F(Elementwise, RoundHalfToEven) {
+  // Ties go to the even neighbour; below opset 11 (no Round) the Floor-based lowering must agree
+  // exactly, including large values, infinities and NaN.
+  at::Tensor x = floats({0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4999, 0.49999997f, -0.49999997f, 3.7,
+                         -3.7, 8388607.5, 16777216, 1e30, kInf, -kInf, kNaN});
+  expect_unary({"aten::round", at::round, x});
+  expect_unary({"aten::round", at::round, x.to(at::kDouble)});
+  expect_unary({"aten::round", at::round, at::randn({3, 4}) * 100});
+  expect_unary({"aten::round", at::round, at::scalar_tensor(-6.5)});
+}
+
+TEST_F(Elementwise, RoundDecimals) {
+  for (int64_t d : {2, 0, -1}) {
+    expect_op_matches("aten::round", [d](const Inputs& in) { return at::round(arg(in, 0), d); },
+                      {at::randn({3, 5}) * 100});
+  }
+}
+
+TEST_F(Elementwise, IsNanIsInfIsFinite) {
+  at::Tensor x = floats({1, -kInf, kInf, kNaN, 0, -3.5, 3.4e38f});
+  for (at::Tensor t :
+       {x, x.to(at::kDouble), longs({1, -3, 0}), at::scalar_tensor(kNaN), bools({1, 0})}) {
+    expect_unary({"aten::isnan", at::isnan, t});
+    expect_unary({"aten::isinf", at::isinf, t});
+    expect_unary({"aten::isfinite", at::isfinite, t});
+  }
+}
+
+TEST_F(Elementwise, NanToNumDefaults) {
+  at::Tensor x = floats({1, -kInf, kInf, kNaN, 0, -3.5});
+  for (at::Tensor t : {x, x.to(at::kDouble), longs({1, -3, 0})}) {
+    expect_op_matches("aten::nan_to_num",
+                      [](const Inputs& in) { return at::nan_to_num(arg(in, 0)); }, {t});
+  }
+}
+
+TEST_F(Elementwise, NanToNumWithValues) {
+  expect_op_matches("aten::nan_to_num",
+                    [](const Inputs& in) { return at::nan_to_num(arg(in, 0), 2.0, 100.0, -7.5); },
+                    {floats({1, -kInf, kInf, kNaN, 0, -3.5})});
+  expect_op_matches("aten::nan_to_num",
+                    [](const Inputs& in) { return at::nan_to_num(arg(in, 0), c10::nullopt, 1e10); },
+                    {floats({kInf, kNaN, -kInf})});
+}
+
+// ----- more binary math -----------------------------------------------------------------------
+
+TEST_F(Elementwise, RemainderFloatHasTheDivisorsSign) {
+  expect_op_matches(
+      "aten::remainder", [](const Inputs& in) { return at::remainder(arg(in, 0), arg(in, 1)); },
+      {floats({5.5, -5.5, 5.5, -5.5, 0, 3, -4.5}), floats({2, 2, -2, -2, 3, 1.5, 1.5})});
+  expect_op_matches("aten::remainder",
+                    [](const Inputs& in) { return at::remainder(arg(in, 0), arg(in, 1)); },
+                    {at::randn({3, 4}) * 10, at::randn({4}) * 3});
+}
+
+TEST_F(Elementwise, RemainderInt64) {
+  expect_op_matches("aten::remainder",
+                    [](const Inputs& in) { return at::remainder(arg(in, 0), arg(in, 1)); },
+                    {longs({7, -7, 7, -7, 0, 6, -6}), longs({3, 3, -3, -3, 5, 3, -3})});
+  expect_op_matches("aten::remainder",
+                    [](const Inputs& in) { return at::remainder(arg(in, 0), 4); },
+                    {longs({-9, -4, -1, 0, 3, 9})});
+}
+
+TEST_F(Elementwise, RemainderInt64ByFloatScalarIsFloat) {
+  expect_op_matches("aten::remainder",
+                    [](const Inputs& in) { return at::remainder(arg(in, 0), 2.5); },
+                    {longs({-9, -4, -1, 0, 3, 9})});
+}
+
+TEST_F(Elementwise, RemainderScalarByTensor) {
+  expect_op_matches("aten::remainder",
+                    [](const Inputs& in) { return at::remainder(5, arg(in, 0)); },
+                    {longs({3, -3, 2, -4, 7})});
+}
+
+TEST_F(Elementwise, Fmod) {
+  expect_op_matches("aten::fmod", [](const Inputs& in) { return at::fmod(arg(in, 0), arg(in, 1)); },
+                    {floats({5.5, -5.5, 5.5, -5.5, 0, 3}), floats({2, 2, -2, -2, 3, 1.5})});
+  expect_op_matches("aten::fmod", [](const Inputs& in) { return at::fmod(arg(in, 0), arg(in, 1)); },
+                    {longs({7, -7, 7, -7, 0}), longs({3, 3, -3, -3, 5})});
+  expect_op_matches("aten::fmod", [](const Inputs& in) { return at::fmod(arg(in, 0), 2.5); },
+                    {longs({-9, -4, -1, 0, 3, 9})});
+  expect_op_matches("aten::fmod", [](const Inputs& in) { return at::fmod(arg(in, 0), -1.5); },
+                    {at::randn({3, 4}) * 5});
+}
+
+TEST_F(Elementwise, Atan2AllQuadrantsAndZeros) {
+  at::Tensor y = floats({1, 1, -1, -1, 0, 0, -0.0, 0, 3, -3, 0, kNaN});
+  at::Tensor x = floats({1, -1, -1, 1, -2, 2, -2, 0, 0, 0, -0.0, 1});
+  expect_op_matches("aten::atan2",
+                    [](const Inputs& in) { return at::atan2(arg(in, 0), arg(in, 1)); }, {y, x});
+  expect_op_matches("aten::atan2",
+                    [](const Inputs& in) { return at::atan2(arg(in, 0), arg(in, 1)); },
+                    {at::randn({3, 4}), at::randn({4})});
+}
+
+TEST_F(Elementwise, Atan2Int64IsFloat) {
+  expect_op_matches("aten::atan2",
+                    [](const Inputs& in) { return at::atan2(arg(in, 0), arg(in, 1)); },
+                    {longs({1, -2, 0, 3}), longs({2, -1, 5, 0})});
+}
+
+TEST_F(Elementwise, MaximumMinimum) {
+  using BinaryFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&);
+  for (auto [op, fn] : std::vector<std::pair<const char*, BinaryFn>>{
+           {"aten::maximum", at::maximum}, {"aten::minimum", at::minimum}}) {
+    SCOPED_TRACE(op);
+    auto f = [fn = fn](const Inputs& in) { return fn(arg(in, 0), arg(in, 1)); };
+    expect_op_matches(op, f, {at::randn({2, 3, 4}), at::randn({3, 1})});
+    expect_op_matches(op, f, {longs({-5, 3, 0, 7}), longs({2, 3, -1, 9})});
+    expect_op_matches(op, f, {longs({-5, 3, 0, 7}), at::randn({4})});  // promotes to float
+    expect_op_matches(op, f, {bools({1, 0, 0}), bools({1, 1, 0})});
+    expect_op_matches(op, f, {at::randint(-9, 9, {4}, at::kInt), longs({2, 3, -1, 9})});
+  }
+}
+
+TEST_F(Elementwise, Addcmul) {
+  expect_op_matches(
+      "aten::addcmul",
+      [](const Inputs& in) { return at::addcmul(arg(in, 0), arg(in, 1), arg(in, 2), 0.5); },
+      {at::randn({2, 3}), at::randn({3}), at::randn({2, 1})});
+  expect_op_matches(
+      "aten::addcmul",
+      [](const Inputs& in) { return at::addcmul(arg(in, 0), arg(in, 1), arg(in, 2)); },
+      {at::randn({2, 3}), at::randn({2, 3}), at::randn({2, 3})});
+  expect_op_matches(
+      "aten::addcmul",
+      [](const Inputs& in) { return at::addcmul(arg(in, 0), arg(in, 1), arg(in, 2), 2); },
+      {longs({1, -2, 3}), longs({4, 5, -6}), longs({7, 0, 2})});
+}
+
+TEST_F(Elementwise, LerpScalarWeights) {
+  for (double w : {0.3, 0.7, -0.6, 1.0}) {
+    expect_op_matches("aten::lerp",
+                      [w](const Inputs& in) { return at::lerp(arg(in, 0), arg(in, 1), w); },
+                      {at::randn({3, 4}), at::randn({4})});
+  }
+}
+
+TEST_F(Elementwise, LerpTensorWeight) {
+  expect_op_matches("aten::lerp",
+                    [](const Inputs& in) { return at::lerp(arg(in, 0), arg(in, 1), arg(in, 2)); },
+                    {at::randn({3, 4}), at::randn({3, 4}), floats({-0.7, 0.2, 0.5, 0.9})});
+}
+
+TEST_F(Elementwise, FloordivOnInts) {
+  // x.size(0) // k is an int op: unfolded, it reaches the converter (sizes 7 and -7 + 5 = -2).
+  expect_script_matches("aten::floordiv",
+                        "def forward(self, x):\n  n = (x.size(0) - 9) // 4\n  m = x.size(1) // 2\n"
+                        "  return x + n * 10 + m\n",
+                        {at::randn({7, 5})}, kUnfolded);
+  expect_script_matches("aten::floordiv",
+                        "def forward(self, x):\n  n = (x.size(0) - 9) // -4\n  return x + n\n",
+                        {at::randn({6, 2})}, kUnfolded);
+}
+
+TEST_F(Elementwise, RemainderOnInts) {
+  expect_script_matches("aten::remainder",
+                        "def forward(self, x):\n  n = (x.size(0) - 9) % 4\n  m = x.size(1) % -3\n"
+                        "  return x + n * 10 + m\n",
+                        {at::randn({7, 5})}, kUnfolded);
+}
+
+TEST_F(Elementwise, FloordivOnFloats) {
+  expect_script_matches("aten::floordiv",
+                        "def forward(self, x):\n  n = (x.size(0) * -1.5) // 2.0\n  return x + n\n",
+                        {at::randn({7, 5})}, kUnfolded);
+}
+
+// ----- clamp ---------------------------------------------------------------------------------
+
+TEST_F(Elementwise, ClampScalarBounds) {
+  auto x = at::randn({3, 4}) * 3;
+  expect_op_matches("aten::clamp",
+                    [](const Inputs& in) { return at::clamp(arg(in, 0), -1.0, 0.5); }, {x});
+  expect_op_matches("aten::clamp",
+                    [](const Inputs& in) { return at::clamp(arg(in, 0), -1.0, c10::nullopt); },
+                    {x});
+  expect_op_matches("aten::clamp",
+                    [](const Inputs& in) { return at::clamp(arg(in, 0), c10::nullopt, 2); }, {x});
+  // min > max: everything is max.
+  expect_op_matches("aten::clamp", [](const Inputs& in) { return at::clamp(arg(in, 0), 1, -1); },
+                    {x});
+}
+
+TEST_F(Elementwise, ClampInt64) {
+  // Clip takes integers from 12; below, Where(Less/Greater).
+  auto x = longs({-7, -1, 0, 2, 5, 9});
+  expect_op_matches("aten::clamp", [](const Inputs& in) { return at::clamp(arg(in, 0), -2, 4); },
+                    {x});
+  expect_op_matches("aten::clamp_min",
+                    [](const Inputs& in) { return at::clamp_min(arg(in, 0), 0); }, {x});
+  expect_op_matches("aten::clamp_max",
+                    [](const Inputs& in) { return at::clamp_max(arg(in, 0), 3); }, {x});
+}
+
+TEST_F(Elementwise, ClampInt64WithFloatBoundIsFloat) {
+  expect_op_matches("aten::clamp",
+                    [](const Inputs& in) { return at::clamp(arg(in, 0), 2.5, c10::nullopt); },
+                    {longs({-7, -1, 0, 2, 5, 9})});
+}
+
+TEST_F(Elementwise, ClampTensorBounds) {
+  expect_op_matches("aten::clamp",
+                    [](const Inputs& in) { return at::clamp(arg(in, 0), arg(in, 1), arg(in, 2)); },
+                    {at::randn({3, 4}) * 3, at::randn({4}) - 1, at::randn({3, 1}) + 1});
+  expect_op_matches("aten::clamp",
+                    [](const Inputs& in) {
+                      return at::clamp(arg(in, 0), arg(in, 1), c10::optional<at::Tensor>());
+                    },
+                    {at::randn({3, 4}), at::randn({2, 3, 4})});  // broadcasts to the bound's shape
+  expect_op_matches("aten::clamp",
+                    [](const Inputs& in) {
+                      return at::clamp(arg(in, 0), c10::optional<at::Tensor>(), arg(in, 1));
+                    },
+                    {longs({-7, -1, 0, 2, 5, 9}), longs({0, 0, 0, 1, 1, 1})});
+}
+
+TEST_F(Elementwise, ClampZeroDimTensorBounds) {
+  expect_op_matches("aten::clamp",
+                    [](const Inputs& in) { return at::clamp(arg(in, 0), arg(in, 1), arg(in, 2)); },
+                    {at::randn({3, 4}), at::scalar_tensor(-0.5), at::scalar_tensor(0.5)});
+  expect_op_matches("aten::clamp",
+                    [](const Inputs& in) { return at::clamp(arg(in, 0), arg(in, 1), arg(in, 2)); },
+                    {longs({-7, -1, 0, 2, 5, 9}), at::scalar_tensor(-2, at::kLong),
+                     at::scalar_tensor(4, at::kLong)});
+}
+
+TEST_F(Elementwise, ClampMinMaxTensor) {
+  expect_op_matches("aten::clamp_min",
+                    [](const Inputs& in) { return at::clamp_min(arg(in, 0), arg(in, 1)); },
+                    {at::randn({3, 4}), at::randn({4})});
+  expect_op_matches("aten::clamp_max",
+                    [](const Inputs& in) { return at::clamp_max(arg(in, 0), arg(in, 1)); },
+                    {at::randn({3, 4}), at::randn({2, 1, 4})});
+  expect_op_matches("aten::clamp_max",
+                    [](const Inputs& in) { return at::clamp_max(arg(in, 0), -0.25); },
+                    {at::randn({3, 4})});
+}
+
+TEST_F(Elementwise, ClampInScriptWithNoneBound) {
+  expect_script_matches("aten::clamp", "def forward(self, x):\n  return x.clamp(max=1)\n",
+                        {longs({-3, 0, 1, 4})});
+  expect_script_matches("aten::clamp", "def forward(self, x):\n  return x.clamp(min=0.5)\n",
+                        {at::randn({2, 3})});
+}
+
+// ----- implicit scalar casts (spec FAQ) -------------------------------------------------------
+
+TEST_F(Elementwise, ImplicitScalarCastFaqExample) {
+  const char* source = "def forward(self, x):\n  y = x + 2\n  return y + 3\n";
+  expect_script_matches("aten::add", source, {at::randn({2, 3})});
+  expect_script_matches("aten::add", source, {longs({-4, 0, 7})});
+}
+
+TEST_F(Elementwise, ImplicitScalarCastToFloatInScript) {
+  expect_script_matches("aten::add", "def forward(self, x):\n  return x + 2.5\n",
+                        {longs({-4, 0, 7})});
+  expect_script_matches("aten::remainder", "def forward(self, x):\n  return x % 2.5\n",
+                        {longs({-4, 0, 7})});
+  expect_script_matches("aten::remainder", "def forward(self, x):\n  return x % 3\n",
+                        {longs({-4, 0, 7})});
 }
 
 }  // namespace

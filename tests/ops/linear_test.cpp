@@ -1,6 +1,9 @@
-// Numeric tests of the matrix-product converters: linear, addmm, matmul, mm, bmm.
+// Numeric tests of the product converters: linear, addmm, matmul, mm, bmm, baddbmm, mv, dot,
+// outer, tensordot, einsum, cross/linalg_cross.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "ops/op_test_util.h"
 
@@ -78,6 +81,268 @@ TEST_F(Linear, Mm) {
 TEST_F(Linear, Bmm) {
   expect_op_matches("aten::bmm", [](const Inputs& in) { return at::bmm(arg(in, 0), arg(in, 1)); },
                     {at::randn({2, 3, 4}), at::randn({2, 4, 5})});
+}
+
+// ----- integer products, beta = 0 -------------------------------------------------------------
+
+at::Tensor ints(std::vector<int64_t> sizes) {
+  return at::randint(-5, 5, sizes, at::kLong);
+}
+
+TEST_F(Linear, MatmulInt64) {
+  struct Case {
+    std::vector<int64_t> a, b;
+  };
+  for (const auto& c : std::vector<Case>{
+           {{3, 4}, {4, 5}}, {{4}, {4, 5}}, {{3, 4}, {4}}, {{4}, {4}}, {{2, 1, 3, 4}, {5, 4, 2}}}) {
+    SCOPED_TRACE(::testing::Message() << at::IntArrayRef(c.a) << " @ " << at::IntArrayRef(c.b));
+    expect_op_matches("aten::matmul",
+                      [](const Inputs& in) { return at::matmul(arg(in, 0), arg(in, 1)); },
+                      {ints(c.a), ints(c.b)});
+  }
+}
+
+TEST_F(Linear, MatmulBatchedTimes1d) {
+  expect_op_matches("aten::matmul",
+                    [](const Inputs& in) { return at::matmul(arg(in, 0), arg(in, 1)); },
+                    {at::randn({4}), at::randn({2, 3, 4, 5})});
+  expect_op_matches("aten::matmul",
+                    [](const Inputs& in) { return at::matmul(arg(in, 0), arg(in, 1)); },
+                    {at::randn({2, 3, 4, 5}), at::randn({5})});
+}
+
+TEST_F(Linear, MmAndBmmInt64) {
+  expect_op_matches("aten::mm", [](const Inputs& in) { return at::mm(arg(in, 0), arg(in, 1)); },
+                    {ints({3, 4}), ints({4, 2})});
+  expect_op_matches("aten::bmm", [](const Inputs& in) { return at::bmm(arg(in, 0), arg(in, 1)); },
+                    {ints({2, 3, 4}), ints({2, 4, 5})});
+}
+
+TEST_F(Linear, LinearInt64) {
+  // Gemm has no integer kernel in ONNX Runtime: MatMul + Add.
+  expect_op_matches("aten::linear",
+                    [](const Inputs& in) { return at::linear(arg(in, 0), arg(in, 1), arg(in, 2)); },
+                    {ints({3, 4}), ints({5, 4}), ints({5})});
+}
+
+TEST_F(Linear, AddmmInt64WithBetaAlpha) {
+  expect_op_matches(
+      "aten::addmm",
+      [](const Inputs& in) { return at::addmm(arg(in, 0), arg(in, 1), arg(in, 2), 2, -3); },
+      {ints({3, 5}), ints({3, 4}), ints({4, 5})});
+}
+
+TEST_F(Linear, AddmmAndLinearInDouble) {
+  auto d = [](std::vector<int64_t> sizes) { return at::randn(sizes, at::kDouble); };
+  expect_op_matches(
+      "aten::addmm",
+      [](const Inputs& in) { return at::addmm(arg(in, 0), arg(in, 1), arg(in, 2), 2, 0.5); },
+      {d({3, 5}), d({3, 4}), d({4, 5})});
+  expect_op_matches("aten::linear",
+                    [](const Inputs& in) { return at::linear(arg(in, 0), arg(in, 1)); },
+                    {d({3, 4}), d({5, 4})});
+}
+
+TEST_F(Linear, AddmmBetaZeroIgnoresNanInSelf) {
+  at::Tensor self = at::full({3, 5}, std::nan(""));
+  expect_op_matches(
+      "aten::addmm",
+      [](const Inputs& in) { return at::addmm(arg(in, 0), arg(in, 1), arg(in, 2), 0, 1.5); },
+      {self, at::randn({3, 4}), at::randn({4, 5})});
+}
+
+// ----- baddbmm ----------------------------------------------------------------------------------
+
+TEST_F(Linear, Baddbmm) {
+  expect_op_matches(
+      "aten::baddbmm",
+      [](const Inputs& in) { return at::baddbmm(arg(in, 0), arg(in, 1), arg(in, 2)); },
+      {at::randn({2, 3, 5}), at::randn({2, 3, 4}), at::randn({2, 4, 5})});
+}
+
+TEST_F(Linear, BaddbmmWithBetaAlphaAndBroadcastSelf) {
+  expect_op_matches(
+      "aten::baddbmm",
+      [](const Inputs& in) { return at::baddbmm(arg(in, 0), arg(in, 1), arg(in, 2), 0.5, -2); },
+      {at::randn({3, 1}), at::randn({2, 3, 4}), at::randn({2, 4, 5})});
+}
+
+TEST_F(Linear, BaddbmmBetaZeroIgnoresNanInSelf) {
+  expect_op_matches(
+      "aten::baddbmm",
+      [](const Inputs& in) { return at::baddbmm(arg(in, 0), arg(in, 1), arg(in, 2), 0, 2); },
+      {at::full({2, 3, 5}, std::nan("")), at::randn({2, 3, 4}), at::randn({2, 4, 5})});
+}
+
+TEST_F(Linear, BaddbmmInt64) {
+  expect_op_matches(
+      "aten::baddbmm",
+      [](const Inputs& in) { return at::baddbmm(arg(in, 0), arg(in, 1), arg(in, 2), 3, 2); },
+      {ints({2, 3, 5}), ints({2, 3, 4}), ints({2, 4, 5})});
+}
+
+// ----- mv / dot / outer -------------------------------------------------------------------------
+
+TEST_F(Linear, Mv) {
+  expect_op_matches("aten::mv", [](const Inputs& in) { return at::mv(arg(in, 0), arg(in, 1)); },
+                    {at::randn({3, 4}), at::randn({4})});
+  expect_op_matches("aten::mv", [](const Inputs& in) { return at::mv(arg(in, 0), arg(in, 1)); },
+                    {ints({3, 4}), ints({4})});
+}
+
+TEST_F(Linear, Dot) {
+  expect_op_matches("aten::dot", [](const Inputs& in) { return at::dot(arg(in, 0), arg(in, 1)); },
+                    {at::randn({5}), at::randn({5})});
+  expect_op_matches("aten::dot", [](const Inputs& in) { return at::dot(arg(in, 0), arg(in, 1)); },
+                    {ints({5}), ints({5})});
+}
+
+TEST_F(Linear, Outer) {
+  auto fn = [](const Inputs& in) { return at::outer(arg(in, 0), arg(in, 1)); };
+  expect_op_matches("aten::outer", fn, {at::randn({3}), at::randn({4})});
+  expect_op_matches("aten::outer", fn, {ints({3}), ints({4})});
+}
+
+TEST_F(Linear, OuterPromotesTypes) {
+  auto fn = [](const Inputs& in) { return at::outer(arg(in, 0), arg(in, 1)); };
+  expect_op_matches("aten::outer", fn, {ints({3}), at::randn({4})});
+  expect_op_matches("aten::outer", fn, {at::randn({3}) > 0, at::randn({4}) > 0});
+}
+
+// ----- tensordot --------------------------------------------------------------------------------
+
+TEST_F(Linear, Tensordot) {
+  struct Case {
+    std::vector<int64_t> a, b, dims_a, dims_b;
+  };
+  for (const auto& c :
+       std::vector<Case>{{{2, 3, 4}, {3, 4, 5}, {1, 2}, {0, 1}},  // last dims of a with first of b
+                         {{2, 3, 4}, {4, 2, 5}, {-1, 0}, {0, -2}},  // negative, out of order
+                         {{3, 4}, {4, 5}, {1}, {0}},                // mm
+                         {{2, 3}, {4}, {}, {}},                     // outer product
+                         {{2, 3}, {2, 3}, {0, 1}, {0, 1}},          // full contraction: 0-d
+                         {{3, 4}, {4, 3}, {0, 1}, {1, 0}}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << at::IntArrayRef(c.a) << " . " << at::IntArrayRef(c.b) << " over "
+                 << at::IntArrayRef(c.dims_a) << ", " << at::IntArrayRef(c.dims_b));
+    expect_op_matches(
+        "aten::tensordot",
+        [c](const Inputs& in) { return at::tensordot(arg(in, 0), arg(in, 1), c.dims_a, c.dims_b); },
+        {at::randn(c.a), at::randn(c.b)});
+  }
+}
+
+TEST_F(Linear, TensordotInt64) {
+  expect_op_matches("aten::tensordot",
+                    [](const Inputs& in) {
+                      return at::tensordot(arg(in, 0), arg(in, 1), {0, 2}, {2, 1});
+                    },
+                    {ints({2, 3, 4}), ints({5, 4, 2})});
+}
+
+TEST_F(Linear, TensordotInScript) {
+  // Python's torch.tensordot(a, b, dims=2) turns int dims into these lists before aten; in
+  // TorchScript tensordot is the aten builtin, which takes the lists only.
+  expect_script_matches(
+      "aten::tensordot",
+      "def forward(self, x, y):\n  return torch.tensordot(x, y, [1, 2], [0, 1])\n",
+      {at::randn({2, 3, 4}), at::randn({3, 4, 5})});
+  expect_script_matches(
+      "aten::tensordot",
+      "def forward(self, x, y):\n  return torch.tensordot(x, y, [1, 0], [0, 1])\n",
+      {at::randn({2, 3, 4}), at::randn({3, 2, 5})});
+}
+
+// ----- einsum -----------------------------------------------------------------------------------
+
+void expect_einsum_matches(const std::string& equation, const std::vector<at::Tensor>& operands,
+                           int first = kMinOpset) {
+  SCOPED_TRACE(equation);
+  Inputs inputs(operands.begin(), operands.end());
+  expect_op_matches(
+      "aten::einsum",
+      [equation](const Inputs& in) {
+        std::vector<at::Tensor> ts;
+        for (const auto& v : in) ts.push_back(v.toTensor());
+        return at::einsum(equation, ts);
+      },
+      inputs, first);
+}
+
+TEST_F(Linear, EinsumExplicitOutput) {
+  expect_einsum_matches("ij,jk->ik", {at::randn({3, 4}), at::randn({4, 5})});
+  expect_einsum_matches("bij,bjk->bik", {at::randn({2, 3, 4}), at::randn({2, 4, 5})});
+  expect_einsum_matches("ij->ji", {at::randn({3, 4})});
+  expect_einsum_matches("ij,ij->", {at::randn({3, 4}), at::randn({3, 4})});
+  expect_einsum_matches("i,j->ij", {at::randn({3}), at::randn({4})});
+  expect_einsum_matches("ijk->j", {at::randn({2, 3, 4})});
+  expect_einsum_matches("i j , j k -> k i", {at::randn({3, 4}), at::randn({4, 5})});
+}
+
+TEST_F(Linear, EinsumImplicitOutput) {
+  expect_einsum_matches("ij,jk", {at::randn({3, 4}), at::randn({4, 5})});
+  expect_einsum_matches("ba", {at::randn({3, 4})});
+  expect_einsum_matches("i,i", {at::randn({4}), at::randn({4})});
+  expect_einsum_matches("bA,Ac", {at::randn({3, 4}), at::randn({4, 5})});
+}
+
+TEST_F(Linear, EinsumEllipsis) {
+  expect_einsum_matches("...ij,...jk->...ik", {at::randn({2, 3, 4}), at::randn({2, 4, 5})});
+  // Ellipsis dims broadcast: (2, 1) with (3,).
+  expect_einsum_matches("...ij,...jk->...ik", {at::randn({2, 1, 3, 4}), at::randn({3, 4, 5})});
+  expect_einsum_matches("i...->...", {at::randn({3, 2, 4})});
+  expect_einsum_matches("...ij", {at::randn({2, 3, 4})});
+}
+
+TEST_F(Linear, EinsumRepeatedOperandAndThreeOperands) {
+  at::Tensor x = at::randn({3, 4});
+  expect_op_matches("aten::einsum",
+                    [](const Inputs& in) {
+                      return at::einsum("ij,ij->ij", {arg(in, 0), arg(in, 0)});
+                    },
+                    {x});
+  expect_einsum_matches("ij,jk,kl->il", {at::randn({2, 3}), at::randn({3, 4}), at::randn({4, 5})});
+}
+
+TEST_F(Linear, EinsumInt64) {
+  expect_einsum_matches("bij,bjk->bik", {ints({2, 3, 4}), ints({2, 4, 5})});
+}
+
+TEST_F(Linear, EinsumDiagonalFromOpset12) {
+  expect_einsum_matches("ii->i", {at::randn({4, 4})}, 12);
+  expect_einsum_matches("ii", {at::randn({4, 4})}, 12);
+  expect_export_fails([](const Inputs& in) { return at::einsum("ii->i", {arg(in, 0)}); },
+                      {at::randn({4, 4})}, 11, "opset >= 12");
+}
+
+// ----- cross / linalg_cross ---------------------------------------------------------------------
+
+TEST_F(Linear, CrossWithoutDimTakesFirstDimOfSize3) {
+  expect_op_matches("aten::cross",
+                    [](const Inputs& in) { return at::cross(arg(in, 0), arg(in, 1)); },
+                    {at::randn({2, 3, 3}), at::randn({2, 3, 3})});
+}
+
+TEST_F(Linear, CrossWithDim) {
+  auto fn = [](const Inputs& in) { return at::cross(arg(in, 0), arg(in, 1), -1); };
+  expect_op_matches("aten::cross", fn, {at::randn({3, 3}), at::randn({3, 3})});
+  expect_op_matches("aten::cross", fn, {ints({4, 3}), ints({4, 3})});
+}
+
+TEST_F(Linear, LinalgCross) {
+  auto fn = [](const Inputs& in) { return at::linalg_cross(arg(in, 0), arg(in, 1)); };
+  expect_op_matches("aten::linalg_cross", fn, {at::randn({4, 3}), at::randn({4, 3})});
+  expect_op_matches("aten::linalg_cross", fn, {ints({3}), ints({3})});
+}
+
+TEST_F(Linear, LinalgCrossBroadcastsWithDim) {
+  // linalg_cross broadcasts inputs of the same rank.
+  expect_op_matches("aten::linalg_cross",
+                    [](const Inputs& in) { return at::linalg_cross(arg(in, 0), arg(in, 1), 1); },
+                    {at::randn({2, 3, 4}), at::randn({1, 3, 1})});
+  expect_op_matches("aten::linalg_cross",
+                    [](const Inputs& in) { return at::linalg_cross(arg(in, 0), arg(in, 1), -2); },
+                    {at::randn({1, 3, 4}), at::randn({5, 3, 1})});
 }
 
 }  // namespace

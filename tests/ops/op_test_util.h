@@ -36,20 +36,20 @@ inline at::Tensor arg(const Inputs& in, size_t i) {
 }
 
 // Kinds of the nodes that the converters see: the captured graph after PrepareGraph.
-inline std::multiset<std::string> converted_ops(frontend::CapturedGraph captured, bool fold) {
+inline std::set<std::string> converted_ops(frontend::CapturedGraph captured, bool fold) {
   std::vector<c10::IValue> inputs = captured.example_inputs;
   for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
   ExportOptions options;
   options.do_constant_folding = fold;
   passes::PrepareGraph(captured.graph, inputs, options);
-  std::multiset<std::string> kinds;
+  std::set<std::string> kinds;
   for (const torch::jit::Node* node : captured.graph->nodes()) {
     kinds.insert(node->kind().toQualString());
   }
   return kinds;
 }
 
-inline std::string join(const std::multiset<std::string>& kinds) {
+inline std::string join(const std::set<std::string>& kinds) {
   std::string out;
   for (const auto& k : kinds) {
     if (k != "prim::Constant") out += (out.empty() ? "" : ", ") + k;
@@ -57,62 +57,56 @@ inline std::string join(const std::multiset<std::string>& kinds) {
   return out;
 }
 
-// Expects `op` among the nodes the converters see when exporting `fn` (traced).
-inline void expect_converts_op(const std::string& op, const TracedFunction& fn,
-                               const Inputs& inputs, const NamedTensors& params = {},
-                               bool fold = true) {
-  auto kinds = converted_ops(frontend::capture_trace(fn, inputs, params), fold);
+// Expects `op` among `kinds` (so the test cannot pass because its op was folded away or recorded
+// as another op) and returns `kinds`.
+inline std::set<std::string> expect_has_op(const std::string& op, std::set<std::string> kinds) {
   EXPECT_TRUE(kinds.count(op)) << op
                                << " is not in the graph given to the converters: " << join(kinds);
+  return kinds;
 }
 
-// expect_converts_op, then expect_matches_at_opsets.
+// Expects `op` among the nodes the converters see when exporting `fn` (traced).
+inline std::set<std::string> expect_converts_op(const std::string& op, const TracedFunction& fn,
+                                                const Inputs& inputs,
+                                                const NamedTensors& params = {}, bool fold = true) {
+  return expect_has_op(op, converted_ops(frontend::capture_trace(fn, inputs, params), fold));
+}
+
+// Copies of the tensors of `inputs`: the reference run may write its inputs (x.add_(1)), and the
+// originals go to ONNX Runtime.
+inline Inputs cloned(const Inputs& inputs) {
+  Inputs out;
+  for (const auto& v : inputs)
+    out.emplace_back(v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
+  return out;
+}
+
+inline std::vector<at::Tensor> traced_outputs(const TracedFunction& fn, const Inputs& inputs) {
+  c10::NoGradGuard no_grad;
+  return frontend::flatten_tensors(fn(cloned(inputs)));
+}
+
+// expect_converts_op, then export at every opset of [first, last], run in ORT and compare with
+// libtorch; the converted ops are recorded as tested at each opset that matched.
 inline void expect_op_matches(const std::string& op, const TracedFunction& fn, const Inputs& inputs,
                               int first = kMinOpset, int last = kMaxOpset,
                               const NamedTensors& params = {}, Tolerance tol = {}) {
-  expect_converts_op(op, fn, inputs, params);
-  expect_matches_at_opsets(fn, inputs, first, last, params, tol);
+  auto kinds = expect_converts_op(op, fn, inputs, params);
+  expect_exports_match(
+      [&](const std::string& path, const ExportOptions& o) {
+        export_function(fn, inputs, params, path, o);
+      },
+      inputs, traced_outputs(fn, inputs), first, last, /*fold=*/true, tol, kinds);
 }
 
-// Exports with `export_to` at `opset`, runs in ORT on `inputs` and expects `expected`.
-inline void expect_exported_matches(
-    const std::function<void(const std::string&, const ExportOptions&)>& export_to,
-    const Inputs& inputs, const std::vector<at::Tensor>& expected, int opset, bool fold,
-    Tolerance tol) {
-  std::string dir = temp_dir(fmt::format("opset{}", opset));
-  ExportOptions options;
-  options.opset_version = opset;
-  options.do_constant_folding = fold;
-  std::string model = dir + "/model.onnx";
-  try {
-    export_to(model, options);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "export at opset " << opset << " failed: " << e.what();
-    return;
-  }
-  write_test_data(dir, inputs, expected);
-  OrtResult result = run_in_ort(model, dir, tol.rtol, tol.atol);
-  EXPECT_TRUE(result.ok) << "opset " << opset << ": " << result.report;
-  if (result.ok) std::filesystem::remove_all(dir);
-}
-
-// A traced function exported without constant folding (shape/scalar ops stay in the graph).
+// The same without constant folding (shape/scalar ops stay in the graph).
 inline void expect_unfolded_matches(const std::string& op, const TracedFunction& fn,
                                     const Inputs& inputs, int first = kMinOpset,
                                     int last = kMaxOpset, Tolerance tol = {}) {
-  expect_converts_op(op, fn, inputs, {}, /*fold=*/false);
-  std::vector<at::Tensor> expected;
-  {
-    c10::NoGradGuard no_grad;
-    expected = frontend::flatten_tensors(fn(inputs));
-  }
-  for (int opset = first; opset <= last; ++opset) {
-    expect_exported_matches(
-        [&](const std::string& path, const ExportOptions& o) {
-          export_function(fn, inputs, {}, path, o);
-        },
-        inputs, expected, opset, false, tol);
-  }
+  auto kinds = expect_converts_op(op, fn, inputs, {}, /*fold=*/false);
+  expect_exports_match([&](const std::string& path,
+                           const ExportOptions& o) { export_function(fn, inputs, {}, path, o); },
+                       inputs, traced_outputs(fn, inputs), first, last, /*fold=*/false, tol, kinds);
 }
 
 struct ScriptOptions {
@@ -135,15 +129,10 @@ inline torch::jit::Module script_module(const std::string& source,
 // opset of the options' range.
 inline void expect_script_matches(const std::string& op, const torch::jit::Module& m,
                                   const Inputs& inputs, ScriptOptions so = {}) {
-  auto kinds = converted_ops(frontend::capture_module(m, inputs), so.fold);
-  EXPECT_TRUE(kinds.count(op)) << op
-                               << " is not in the graph given to the converters: " << join(kinds);
-  std::vector<at::Tensor> expected = frontend::run_module(m, inputs);
-  for (int opset = so.first; opset <= so.last; ++opset) {
-    expect_exported_matches(
-        [&](const std::string& path, const ExportOptions& o) { export_model(m, inputs, path, o); },
-        inputs, expected, opset, so.fold, so.tol);
-  }
+  auto kinds = expect_has_op(op, converted_ops(frontend::capture_module(m, inputs), so.fold));
+  expect_exports_match(
+      [&](const std::string& path, const ExportOptions& o) { export_model(m, inputs, path, o); },
+      inputs, frontend::run_module(m, cloned(inputs)), so.first, so.last, so.fold, so.tol, kinds);
 }
 
 // A module whose forward is the TorchScript IR `ir` ("graph(%x : Tensor): ..."), for ops that

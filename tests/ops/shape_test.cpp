@@ -1,7 +1,15 @@
-// Numeric tests of the shape converters: view/reshape/flatten, cat/stack, transpose/permute/t,
-// chunk/split, squeeze/unsqueeze, expand, select/slice, to/type_as.
+// Numeric tests of the shape converters: view/reshape/flatten/unflatten, cat/stack,
+// transpose/permute/movedim, chunk/split/tensor_split/unbind, squeeze/unsqueeze,
+// expand/repeat/tile/repeat_interleave, narrow/roll/flip, broadcast_tensors/meshgrid,
+// diagonal/tril/triu, as_strided/unfold, identities (and, until their families take them over,
+// select/slice and to/type_as).
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <limits>
+#include <optional>
+#include <tuple>
 
 #include "ops/op_test_util.h"
 
@@ -46,11 +54,18 @@ TEST_F(Shape, ViewOfInt64Tensor) {
                     {at::randint(-9, 9, {2, 3})});
 }
 
-TEST_F(Shape, ViewWithAZeroSizedDimNeedsOpset14) {
-  auto fn = [](const Inputs& in) { return arg(in, 0).view({0, 6}); };
-  Inputs inputs{at::randn({2, 0, 3})};
-  expect_op_matches("aten::view", fn, inputs, 14, kMaxOpset);
-  expect_export_fails(fn, inputs, 13, "allowzero");
+TEST_F(Shape, ViewWithAZeroSizedDim) {
+  // Reshape allowzero from opset 14, an empty ConstantOfShape before.
+  expect_op_matches("aten::view",
+                    [](const Inputs& in) {
+                      return arg(in, 0).view({0, 6});
+                    },
+                    {at::randn({2, 0, 3})});
+  expect_op_matches("aten::reshape",
+                    [](const Inputs& in) {
+                      return arg(in, 0).reshape({3, 0});
+                    },
+                    {at::randint(0, 5, {0, 4})});
 }
 
 TEST_F(Shape, ReshapeToZeroDim) {
@@ -341,6 +356,613 @@ TEST_F(Shape, TypeAs) {
   expect_op_matches("aten::type_as",
                     [](const Inputs& in) { return arg(in, 0).type_as(arg(in, 1)); },
                     {at::randint(-9, 9, {2, 3}), at::randn({1})});
+}
+
+// ----- more view / reshape / flatten / unflatten
+// -----------------------------------------------
+
+const ScriptOptions kUnfolded{.fold = false};
+
+TEST_F(Shape, ViewOfBoolAndZeroDim) {
+  expect_op_matches("aten::view", [](const Inputs& in) { return arg(in, 0).view({-1}); },
+                    {at::randn({2, 3}) > 0});
+  expect_op_matches("aten::view",
+                    [](const Inputs& in) {
+                      return arg(in, 0).view({1, 1});
+                    },
+                    {at::scalar_tensor(4.0)});
+}
+
+TEST_F(Shape, ViewDtypeToItsOwnDtype) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).view(at::kFloat) + 1; };
+  expect_op_matches("aten::view", fn, {at::randn({2, 3})});
+  expect_export_fails([](const Inputs& in) { return arg(in, 0).view(at::kInt); },
+                      {at::randn({2, 3})}, 13, "bits");
+}
+
+TEST_F(Shape, ViewOfSizesComputedInTheGraph) {
+  // x.view(x.size(0) * x.size(1), -1) with folding off: the shape list is built in the graph.
+  expect_script_matches("aten::view",
+                        "def forward(self, x):\n  return x.view(x.size(0) * x.size(1), -1)\n",
+                        {at::randn({2, 3, 4})}, kUnfolded);
+}
+
+TEST_F(Shape, ShapeAsTensor) {
+  auto m = ir_module(R"IR(
+graph(%x : Tensor):
+  %s : Tensor = aten::_shape_as_tensor(%x)
+  %d : int[] = prim::Constant[value=[0]]()
+  %y : Tensor = aten::flip(%s, %d)
+  return (%y))IR");
+  expect_script_matches("aten::_shape_as_tensor", m, {at::randn({2, 3, 4})}, kUnfolded);
+  expect_script_matches("aten::_shape_as_tensor", m, {at::scalar_tensor(1.0)}, kUnfolded);
+}
+
+TEST_F(Shape, ReshapeFromTensor) {
+  // Type propagation cannot run _reshape_from_tensor (its shape is tensor data), so the IR
+  // declares the result's type.
+  auto m = ir_module(R"IR(
+graph(%x : Tensor):
+  %s : Tensor = aten::_shape_as_tensor(%x)
+  %d : int[] = prim::Constant[value=[0]]()
+  %y : Tensor = aten::flip(%s, %d)
+  %z : Float(4, 3, 2, strides=[6, 2, 1], requires_grad=0, device=cpu) = aten::_reshape_from_tensor(%x, %y)
+  return (%z))IR");
+  expect_script_matches("aten::_reshape_from_tensor", m, {at::randn({2, 3, 4})}, kUnfolded);
+}
+
+TEST_F(Shape, FlattenInt64BoolAndUnfolded) {
+  for (auto [start, end] : std::vector<std::pair<int64_t, int64_t>>{{1, 2}, {0, 1}, {-2, -1}}) {
+    SCOPED_TRACE(::testing::Message() << "flatten(" << start << ", " << end << ")");
+    auto fn = [start = start, end = end](const Inputs& in) {
+      return arg(in, 0).flatten(start, end);
+    };
+    expect_op_matches("aten::flatten", fn, {at::randint(-9, 9, {2, 3, 4, 2})});
+    expect_op_matches("aten::flatten", fn, {at::randn({2, 3, 4}) > 0});
+    expect_unfolded_matches("aten::flatten", fn, {at::randn({3, 2, 2, 5})});
+  }
+}
+
+TEST_F(Shape, FlattenWithAnEmptyDim) {
+  // The flattened size is the product of the run, not inferred: a 0 elsewhere cannot confuse it
+  // (exact from opset 14, where Reshape takes allowzero).
+  expect_op_matches(
+      "aten::flatten", [](const Inputs& in) { return arg(in, 0).flatten(1, 2); },
+      {at::randn({0, 3, 4, 2})}, 14, kMaxOpset);
+  expect_op_matches(
+      "aten::flatten", [](const Inputs& in) { return arg(in, 0).flatten(0, 1); },
+      {at::randn({2, 3, 0})}, 14, kMaxOpset);
+}
+
+TEST_F(Shape, Unflatten) {
+  for (auto [dim, sizes] : std::vector<std::pair<int64_t, std::vector<int64_t>>>{
+           {1, {2, 3}}, {-1, {2, -1}}, {0, {1, 2}}, {1, {-1, 1, 3}}}) {
+    SCOPED_TRACE(::testing::Message() << "unflatten(" << dim << ")");
+    auto fn = [dim = dim, sizes = sizes](const Inputs& in) {
+      return arg(in, 0).unflatten(dim, sizes);
+    };
+    expect_op_matches("aten::unflatten", fn, {at::randn({2, 6, 4})});
+    expect_unfolded_matches("aten::unflatten", fn, {at::randint(0, 9, {2, 6, 4})});
+  }
+}
+
+// ----- more cat / stack
+// ------------------------------------------------------------------------
+
+TEST_F(Shape, CatPromotesMixedDtypes) {
+  expect_op_matches("aten::cat",
+                    [](const Inputs& in) {
+                      return at::cat({arg(in, 0), arg(in, 1)}, 0);
+                    },
+                    {at::randint(-9, 9, {2, 3}), at::randn({1, 3})});
+  expect_op_matches("aten::cat",
+                    [](const Inputs& in) {
+                      return at::cat({arg(in, 0), arg(in, 1), arg(in, 2)}, 1);
+                    },
+                    {at::randn({2, 1}) > 0, at::randint(0, 3, {2, 2}), at::randn({2, 2}) > 0});
+}
+
+TEST_F(Shape, CatOfBool) {
+  expect_op_matches("aten::cat",
+                    [](const Inputs& in) {
+                      return at::cat({arg(in, 0), arg(in, 1)}, -1);
+                    },
+                    {at::randn({2, 1}) > 0, at::randn({2, 3}) > 0});
+}
+
+TEST_F(Shape, CatSkipsLegacyEmptyTensors) {
+  // torch.cat leaves out 1-D empty tensors whatever the others' rank.
+  expect_op_matches("aten::cat",
+                    [](const Inputs& in) {
+                      return at::cat({arg(in, 1), arg(in, 0), arg(in, 1)}, -1);
+                    },
+                    {at::randn({2, 3}), at::randn({0})});
+  // An empty tensor of the same rank is concatenated as it is.
+  expect_op_matches("aten::cat",
+                    [](const Inputs& in) {
+                      return at::cat({arg(in, 0), arg(in, 1)}, 1);
+                    },
+                    {at::randn({2, 3}), at::randn({2, 0})});
+}
+
+TEST_F(Shape, CatOfSplitPieces) {
+  // The list is not a ListConstruct: cat takes the split's outputs; the rank comes from cat's own
+  // result.
+  expect_op_matches("aten::cat",
+                    [](const Inputs& in) {
+                      auto parts = at::split(arg(in, 0), 2, -1);
+                      return at::cat({parts[2], parts[0], parts[1]}, -1);
+                    },
+                    {at::randn({2, 6})});
+}
+
+TEST_F(Shape, StackMixedDtypesAndZeroDim) {
+  expect_op_matches("aten::stack",
+                    [](const Inputs& in) {
+                      return at::stack({arg(in, 0), arg(in, 1)}, -1);
+                    },
+                    {at::randint(0, 5, {3}), at::randn({3})});
+  expect_op_matches("aten::stack",
+                    [](const Inputs& in) {
+                      return at::stack({arg(in, 0), arg(in, 1)});
+                    },
+                    {at::scalar_tensor(1.5), at::scalar_tensor(-2.0)});
+  expect_op_matches("aten::stack",
+                    [](const Inputs& in) {
+                      return at::stack({arg(in, 0), arg(in, 1)}, 1);
+                    },
+                    {at::randn({2, 2}) > 0, at::randn({2, 2}) > 0});
+}
+
+// ----- more transpose / permute / movedim
+// ----------------------------------------------------------
+
+TEST_F(Shape, TransposeInt64AndBool) {
+  expect_op_matches("aten::transpose", [](const Inputs& in) { return arg(in, 0).transpose(0, -1); },
+                    {at::randint(-9, 9, {2, 3})});
+  expect_op_matches("aten::transpose", [](const Inputs& in) { return arg(in, 0).transpose(1, 2); },
+                    {at::randn({2, 3, 4}) > 0});
+}
+
+TEST_F(Shape, SwapaxesAndSwapdimsAreTransposes) {
+  // The script compiler normalizes the aliases to aten::transpose.
+  expect_script_matches("aten::transpose", "def forward(self, x):\n  return x.swapaxes(-1, 0)\n",
+                        {at::randn({2, 3, 4})});
+  expect_script_matches("aten::transpose", "def forward(self, x):\n  return x.swapdims(1, 2)\n",
+                        {at::randint(0, 9, {2, 3, 4})});
+}
+
+TEST_F(Shape, ConcatIsCat) {
+  expect_script_matches("aten::cat", "def forward(self, x):\n  return torch.concat([x, x], -1)\n",
+                        {at::randn({2, 3})});
+}
+
+TEST_F(Shape, PermuteZeroDimAndBool) {
+  expect_op_matches("aten::permute", [](const Inputs& in) { return arg(in, 0).permute({}) * 2; },
+                    {at::scalar_tensor(3.0)});
+  expect_op_matches("aten::permute",
+                    [](const Inputs& in) {
+                      return arg(in, 0).permute({2, 0, 1});
+                    },
+                    {at::randn({2, 3, 4}) > 0});
+}
+
+TEST_F(Shape, NumpyT) {
+  expect_script_matches("aten::numpy_T", "def forward(self, x):\n  return x.T\n",
+                        {at::randn({2, 3, 4})});
+  expect_script_matches("aten::numpy_T", "def forward(self, x):\n  return x.T + 1\n",
+                        {at::randint(0, 9, {3})});
+}
+
+TEST_F(Shape, Movedim) {
+  expect_op_matches("aten::movedim", [](const Inputs& in) { return arg(in, 0).movedim(0, -1); },
+                    {at::randn({2, 3, 4})});
+  expect_op_matches("aten::movedim",
+                    [](const Inputs& in) {
+                      return arg(in, 0).movedim({0, -1}, {-1, 1});
+                    },
+                    {at::randint(0, 9, {2, 3, 4, 5})});
+  expect_script_matches("aten::movedim",
+                        "def forward(self, x):\n  return torch.moveaxis(x, [1, 2], [0, 1])\n",
+                        {at::randn({2, 3, 4}) > 0});
+}
+
+// ----- more chunk / split
+// ---------------------------------------------------------------------------
+
+TEST_F(Shape, UnsafeChunkAndSplit) {
+  expect_op_matches("aten::unsafe_chunk",
+                    [](const Inputs& in) { return tuple(at::unsafe_chunk(arg(in, 0), 3, -1)); },
+                    {at::randn({2, 8})});
+  expect_op_matches("aten::unsafe_split",
+                    [](const Inputs& in) { return tuple(at::unsafe_split(arg(in, 0), 2, 0)); },
+                    {at::randint(0, 9, {5, 2})});
+  expect_op_matches("aten::unsafe_split_with_sizes",
+                    [](const Inputs& in) {
+                      return tuple(at::unsafe_split_with_sizes(arg(in, 0), {1, 3}, -2));
+                    },
+                    {at::randn({2, 4, 3}) > 0});
+}
+
+TEST_F(Shape, SplitWithAnEmptyPiece) {
+  expect_op_matches("aten::split_with_sizes",
+                    [](const Inputs& in) {
+                      return tuple(at::split_with_sizes(arg(in, 0), {2, 0, 1}, 1));
+                    },
+                    {at::randn({2, 3})});
+}
+
+TEST_F(Shape, ConstantChunk) {
+  auto m = ir_module(R"IR(
+graph(%x : Tensor):
+  %a : Tensor, %b : Tensor, %c : Tensor = prim::ConstantChunk[chunks=3, dim=-1](%x)
+  %d : Tensor = aten::mul(%a, %c)
+  %r : (Tensor, Tensor) = prim::TupleConstruct(%d, %b)
+  return (%r))IR");
+  expect_script_matches("prim::ConstantChunk", m, {at::randn({2, 7})});
+}
+
+TEST_F(Shape, TensorSplitSections) {
+  for (int64_t sections : {1, 3, 5}) {  // 5 sections of 4 elements: the last one is empty
+    SCOPED_TRACE(::testing::Message() << sections << " sections");
+    expect_op_matches(
+        "aten::tensor_split",
+        [sections](const Inputs& in) { return tuple(at::tensor_split(arg(in, 0), sections, -1)); },
+        {at::randn({2, 4})});
+  }
+}
+
+TEST_F(Shape, TensorSplitIndices) {
+  for (auto indices : std::vector<std::vector<int64_t>>{{1, 3}, {2, 2, 9}, {-1}, {3, 1}}) {
+    SCOPED_TRACE(::testing::Message() << indices.size() << " indices from " << indices[0]);
+    expect_op_matches(
+        "aten::tensor_split",
+        [indices](const Inputs& in) { return tuple(at::tensor_split(arg(in, 0), indices, 0)); },
+        {at::randint(0, 9, {5, 2})});
+  }
+}
+
+// Note: tensors made inside a traced C++ function (at::tensor(...)) are traced as aten::empty,
+// whose folded value is uninitialized; constant tensors are made outside and captured.
+TEST_F(Shape, TensorSplitByTensor) {
+  at::Tensor indices = at::tensor({1, 2}, at::kLong);
+  expect_op_matches(
+      "aten::tensor_split",
+      [indices](const Inputs& in) { return tuple(at::tensor_split(arg(in, 0), indices, 1)); },
+      {at::randn({2, 4}) > 0});
+  at::Tensor sections = at::scalar_tensor(2, at::kLong);
+  expect_op_matches(
+      "aten::tensor_split",
+      [sections](const Inputs& in) { return tuple(at::tensor_split(arg(in, 0), sections)); },
+      {at::randn({3, 2})});
+}
+
+TEST_F(Shape, Unbind) {
+  for (int64_t dim : {0, 1, -1}) {
+    SCOPED_TRACE(::testing::Message() << "dim " << dim);
+    expect_op_matches("aten::unbind",
+                      [dim](const Inputs& in) { return tuple(arg(in, 0).unbind(dim)); },
+                      {at::randn({2, 3, 1})});
+  }
+  expect_op_matches("aten::unbind", [](const Inputs& in) { return tuple(arg(in, 0).unbind()); },
+                    {at::randint(0, 9, {3})});
+}
+
+// ----- more squeeze
+// -----------------------------------------------------------------------------------
+
+TEST_F(Shape, SqueezeZeroDimIntAndBool) {
+  expect_op_matches("aten::squeeze", [](const Inputs& in) { return arg(in, 0).squeeze(0) + 1; },
+                    {at::scalar_tensor(2.0)});
+  expect_op_matches("aten::squeeze", [](const Inputs& in) { return arg(in, 0).squeeze() + 1; },
+                    {at::scalar_tensor(2.0)});
+  expect_op_matches("aten::squeeze", [](const Inputs& in) { return arg(in, 0).squeeze(-1); },
+                    {at::randint(0, 9, {3, 1})});
+  expect_op_matches("aten::squeeze", [](const Inputs& in) { return arg(in, 0).squeeze(); },
+                    {at::randn({1, 2, 1}) > 0});
+}
+
+// ----- more expand / repeat / tile / repeat_interleave
+// ---------------------------------------------
+
+TEST_F(Shape, ExpandZeroDimAndToEmpty) {
+  expect_op_matches("aten::expand",
+                    [](const Inputs& in) {
+                      return arg(in, 0).expand({2, 3});
+                    },
+                    {at::scalar_tensor(1.5)});
+  expect_op_matches("aten::expand",
+                    [](const Inputs& in) {
+                      return arg(in, 0).expand({0, -1});
+                    },
+                    {at::randn({1, 3})});
+}
+
+TEST_F(Shape, ExpandToSizesComputedInTheGraph) {
+  expect_script_matches("aten::expand",
+                        "def forward(self, x, y):\n  return x.expand(y.size(0), -1, y.size(1))\n",
+                        {at::randn({3, 1}), at::randn({2, 4})}, kUnfolded);
+}
+
+TEST_F(Shape, Repeat) {
+  for (auto reps : std::vector<std::vector<int64_t>>{{2, 1}, {1, 3}, {2, 1, 2}, {3, 2, 1, 1}}) {
+    SCOPED_TRACE(::testing::Message() << reps.size() << " repeats");
+    auto fn = [reps](const Inputs& in) { return arg(in, 0).repeat(reps); };
+    expect_op_matches("aten::repeat", fn, {at::randn({2, 3})});
+    expect_op_matches("aten::repeat", fn, {at::randn({2, 3}) > 0});
+  }
+  expect_op_matches("aten::repeat", [](const Inputs& in) { return arg(in, 0).repeat({3}); },
+                    {at::scalar_tensor(7, at::kLong)});
+  expect_op_matches("aten::repeat",
+                    [](const Inputs& in) {
+                      return arg(in, 0).repeat({0, 2});
+                    },
+                    {at::randn({2, 3})});
+}
+
+TEST_F(Shape, RepeatOfSizesComputedInTheGraph) {
+  expect_script_matches("aten::repeat",
+                        "def forward(self, x, y):\n  return x.repeat(y.size(0), 1, 2)\n",
+                        {at::randn({2, 3}), at::randn({3})}, kUnfolded);
+}
+
+TEST_F(Shape, Tile) {
+  auto kinds =
+      converted_ops(frontend::capture_trace([](const Inputs& in) { return arg(in, 0).tile({2}); },
+                                            {at::randn({2, 3})}, {}),
+                    true);
+  // The C++ tracer records tile as repeat (tile is a composite of it); script keeps aten::tile.
+  std::string op = kinds.count("aten::tile") ? "aten::tile" : "aten::repeat";
+  expect_op_matches(op, [](const Inputs& in) { return arg(in, 0).tile({2}); }, {at::randn({2, 3})});
+  expect_script_matches("aten::tile", "def forward(self, x):\n  return x.tile([2])\n",
+                        {at::randn({2, 3})});
+  expect_script_matches("aten::tile", "def forward(self, x):\n  return x.tile([2, 1, 3])\n",
+                        {at::randint(0, 9, {2, 3})});
+}
+
+TEST_F(Shape, RepeatInterleaveInt) {
+  for (c10::optional<int64_t> dim : {c10::optional<int64_t>{}, {0}, {1}, {-1}}) {
+    SCOPED_TRACE(::testing::Message() << "dim " << (dim ? std::to_string(*dim) : "None"));
+    auto fn = [dim](const Inputs& in) { return arg(in, 0).repeat_interleave(3, dim); };
+    expect_op_matches("aten::repeat_interleave", fn, {at::randn({2, 3})});
+    expect_op_matches("aten::repeat_interleave", fn, {at::randn({2, 3}) > 0});
+    expect_unfolded_matches("aten::repeat_interleave", fn, {at::randint(0, 9, {2, 3})});
+  }
+  expect_op_matches("aten::repeat_interleave",
+                    [](const Inputs& in) { return arg(in, 0).repeat_interleave(2); },
+                    {at::scalar_tensor(1.5)});
+}
+
+TEST_F(Shape, RepeatInterleaveConstantTensorRepeats) {
+  at::Tensor r3 = at::tensor({1, 0, 2}, at::kLong), r1 = at::tensor({2}, at::kLong);
+  at::Tensor r6 = at::tensor({1, 2, 1, 3, 0, 1}, at::kLong);
+  expect_op_matches("aten::repeat_interleave",
+                    [r3](const Inputs& in) { return arg(in, 0).repeat_interleave(r3, 1); },
+                    {at::randn({2, 3})});
+  expect_op_matches("aten::repeat_interleave",
+                    [r1](const Inputs& in) { return arg(in, 0).repeat_interleave(r1, -2); },
+                    {at::randint(0, 9, {2, 3})});
+  expect_op_matches("aten::repeat_interleave",
+                    [r6](const Inputs& in) { return arg(in, 0).repeat_interleave(r6); },
+                    {at::randn({2, 3}) > 0});
+}
+
+TEST_F(Shape, RepeatInterleaveRepeatsComputedInTheGraph) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).repeat_interleave(arg(in, 1), 0); };
+  Inputs inputs{at::randn({3, 2}), at::tensor({2, 0, 3}, at::kLong)};
+  expect_op_matches("aten::repeat_interleave", fn, inputs, 11, kMaxOpset);
+  expect_export_fails(fn, inputs, 10, "opset 11");
+  // One repeat count for every element.
+  expect_op_matches(
+      "aten::repeat_interleave",
+      [](const Inputs& in) { return arg(in, 0).repeat_interleave(arg(in, 1)); },
+      {at::randint(0, 9, {2, 2}), at::tensor({3}, at::kLong)}, 11, kMaxOpset);
+}
+
+TEST_F(Shape, RepeatInterleaveOfRepeatsOnly) {
+  expect_op_matches(
+      "aten::repeat_interleave",
+      [](const Inputs& in) { return at::repeat_interleave(arg(in, 0)) * 1; },
+      {at::tensor({1, 3, 0, 2}, at::kLong)}, 11, kMaxOpset);
+}
+
+// ----- narrow / roll / flip
+// -----------------------------------------------------------------------
+
+TEST_F(Shape, Narrow) {
+  for (auto [dim, start, length] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {0, 1, 2}, {-1, 0, 4}, {1, -3, 2}, {1, -2, 2}, {1, 2, 0}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "narrow(" << dim << ", " << start << ", " << length << ")");
+    auto fn = [dim = dim, start = start, length = length](const Inputs& in) {
+      return arg(in, 0).narrow(dim, start, length);
+    };
+    expect_op_matches("aten::narrow", fn, {at::randn({3, 4})});
+    expect_op_matches("aten::narrow", fn, {at::randint(0, 9, {3, 4}) > 4});
+  }
+}
+
+TEST_F(Shape, NarrowWithATensorStart) {
+  for (int64_t start : {1, -2}) {
+    SCOPED_TRACE(::testing::Message() << "start " << start);
+    auto fn = [](const Inputs& in) { return arg(in, 0).narrow(1, arg(in, 1), 2); };
+    Inputs inputs{at::randn({2, 5}), at::scalar_tensor(start, at::kLong)};
+    expect_op_matches("aten::narrow", fn, inputs, 10, kMaxOpset);
+    expect_export_fails(fn, inputs, 9, "opset 10");
+  }
+}
+
+TEST_F(Shape, Roll) {
+  for (auto [shifts, dims] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{1}, {0}}, {{-1}, {1}}, {{5}, {-1}}, {{2, -7}, {0, 1}}, {{3}, {}}, {{0}, {1}}}) {
+    SCOPED_TRACE(::testing::Message() << shifts.size() << " shifts from " << shifts[0]);
+    auto fn = [shifts = shifts, dims = dims](const Inputs& in) {
+      return arg(in, 0).roll(shifts, dims);
+    };
+    expect_op_matches("aten::roll", fn, {at::randn({3, 4})});
+    expect_op_matches("aten::roll", fn, {at::randint(0, 9, {3, 4})});
+  }
+  expect_op_matches("aten::roll", [](const Inputs& in) { return arg(in, 0).roll(1, 0); },
+                    {at::randn({3}) > 0});
+}
+
+TEST_F(Shape, Flip) {
+  for (auto dims : std::vector<std::vector<int64_t>>{{0}, {-1}, {0, 2}, {1, -1, 0}, {}}) {
+    SCOPED_TRACE(::testing::Message() << dims.size() << " dims");
+    auto fn = [dims](const Inputs& in) { return arg(in, 0).flip(dims) * 1; };
+    expect_op_matches("aten::flip", fn, {at::randn({2, 3, 4})});
+    expect_op_matches("aten::flip", fn, {at::randn({2, 3, 4}) > 0});
+    expect_op_matches("aten::flip", fn, {at::randint(0, 9, {2, 3, 4})});
+  }
+  // Dims of size 1 and 0 are their own flip.
+  expect_op_matches("aten::flip",
+                    [](const Inputs& in) {
+                      return arg(in, 0).flip({0, 1, 2});
+                    },
+                    {at::randn({2, 1, 0})});
+}
+
+// ----- broadcast_tensors / meshgrid
+// -----------------------------------------------------------------------
+
+TEST_F(Shape, BroadcastTensors) {
+  auto fn = [](const Inputs& in) {
+    return tuple(at::broadcast_tensors({arg(in, 0), arg(in, 1), arg(in, 2)}));
+  };
+  Inputs inputs{at::randn({3, 1}), at::randint(0, 9, {1, 4}), at::randn({2, 1, 1}) > 0};
+  expect_op_matches("aten::broadcast_tensors", fn, inputs);
+  expect_unfolded_matches("aten::broadcast_tensors", fn, inputs);
+  expect_op_matches("aten::broadcast_tensors",
+                    [](const Inputs& in) {
+                      return tuple(at::broadcast_tensors({arg(in, 0), arg(in, 1)}));
+                    },
+                    {at::scalar_tensor(2.0), at::randn({0, 2})});
+}
+
+TEST_F(Shape, Meshgrid) {
+  Inputs inputs{at::randn({3}), at::randn({2}), at::randn({4})};
+  for (const char* indexing : {"ij", "xy"}) {
+    SCOPED_TRACE(indexing);
+    auto fn = [indexing](const Inputs& in) {
+      return tuple(at::meshgrid({arg(in, 0), arg(in, 1), arg(in, 2)}, indexing));
+    };
+    expect_op_matches("aten::meshgrid", fn, inputs);
+    expect_unfolded_matches("aten::meshgrid", fn, inputs);
+  }
+  expect_op_matches("aten::meshgrid",
+                    [](const Inputs& in) {
+                      return tuple(at::meshgrid({arg(in, 0), arg(in, 1)}));
+                    },
+                    {at::randint(0, 9, {2}), at::scalar_tensor(3, at::kLong)});
+  expect_op_matches("aten::meshgrid",
+                    [](const Inputs& in) {
+                      return tuple(at::meshgrid({arg(in, 0), arg(in, 1)}, "xy"));
+                    },
+                    {at::randn({2}) > 0, at::randn({3}) > 0});
+}
+
+// ----- diagonal / tril / triu
+// ------------------------------------------------------------------------
+
+TEST_F(Shape, Diagonal) {
+  for (auto [offset, d1, d2] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {0, 0, 1}, {1, 0, 1}, {-1, 0, 1}, {2, -1, 0}, {-2, 1, 2}, {0, 2, 0}, {5, 0, 1}}) {
+    SCOPED_TRACE(::testing::Message() << "diagonal(" << offset << ", " << d1 << ", " << d2 << ")");
+    auto fn = [offset = offset, d1 = d1, d2 = d2](const Inputs& in) {
+      return arg(in, 0).diagonal(offset, d1, d2);
+    };
+    expect_op_matches("aten::diagonal", fn, {at::randn({3, 4, 2})});
+    expect_op_matches("aten::diagonal", fn, {at::randint(0, 9, {3, 4, 2}) > 4});
+  }
+  expect_op_matches("aten::diagonal", [](const Inputs& in) { return arg(in, 0).diagonal(); },
+                    {at::randint(0, 9, {4, 3})});
+  expect_unfolded_matches("aten::diagonal",
+                          [](const Inputs& in) { return arg(in, 0).diagonal(-1, 1, -1); },
+                          {at::randn({2, 4, 3})});
+}
+
+TEST_F(Shape, DiagonalOfEmptyDims) {
+  expect_op_matches("aten::diagonal", [](const Inputs& in) { return arg(in, 0).diagonal(0, 0, 2); },
+                    {at::randn({3, 2, 0})});
+  expect_op_matches("aten::diagonal", [](const Inputs& in) { return arg(in, 0).diagonal(1); },
+                    {at::randn({0, 4})});
+}
+
+TEST_F(Shape, TrilAndTriu) {
+  at::Tensor x = at::randn({2, 3, 4});
+  x.index_put_({0, 0, 3}, std::numeric_limits<float>::infinity());  // above the diagonal: zeroed
+  for (int64_t k : {0, 1, -1, 5, -4}) {
+    SCOPED_TRACE(::testing::Message() << "diagonal " << k);
+    expect_op_matches("aten::tril", [k](const Inputs& in) { return arg(in, 0).tril(k); }, {x});
+    expect_op_matches("aten::triu", [k](const Inputs& in) { return arg(in, 0).triu(k); }, {x});
+    expect_unfolded_matches("aten::tril", [k](const Inputs& in) { return arg(in, 0).tril(k); },
+                            {x});
+  }
+}
+
+TEST_F(Shape, TrilAndTriuOfInt64AndBool) {
+  expect_op_matches("aten::tril", [](const Inputs& in) { return arg(in, 0).tril(); },
+                    {at::randint(1, 9, {4, 3})});
+  expect_op_matches("aten::triu", [](const Inputs& in) { return arg(in, 0).triu(1); },
+                    {at::randint(1, 9, {3, 3})});
+  expect_op_matches("aten::tril", [](const Inputs& in) { return arg(in, 0).tril(-1); },
+                    {at::randn({3, 3}) > -5});
+  expect_op_matches("aten::triu", [](const Inputs& in) { return arg(in, 0).triu(); },
+                    {at::randn({2, 3}) > -5});
+}
+
+// ----- as_strided / unfold
+// -----------------------------------------------------------------------------
+
+TEST_F(Shape, AsStrided) {
+  expect_op_matches("aten::as_strided",
+                    [](const Inputs& in) {
+                      return arg(in, 0).as_strided({3, 3}, {1, 2});
+                    },
+                    {at::randn({3, 4})});
+  expect_op_matches("aten::as_strided",
+                    [](const Inputs& in) {
+                      return arg(in, 0).as_strided({2, 2, 2}, {4, 1, 3}, 1);
+                    },
+                    {at::randint(0, 9, {12})});
+  expect_op_matches("aten::as_strided",
+                    [](const Inputs& in) { return arg(in, 0).as_strided({}, {}, 5) + 1; },
+                    {at::randn({2, 3})});
+}
+
+TEST_F(Shape, Unfold) {
+  for (auto [dim, size, step] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {0, 2, 1}, {1, 3, 2}, {-1, 2, 3}, {1, 5, 1}, {2, 1, 1}}) {
+    SCOPED_TRACE(::testing::Message() << "unfold(" << dim << ", " << size << ", " << step << ")");
+    auto fn = [dim = dim, size = size, step = step](const Inputs& in) {
+      return arg(in, 0).unfold(dim, size, step);
+    };
+    expect_op_matches("aten::unfold", fn, {at::randn({3, 5, 2})});
+    expect_op_matches("aten::unfold", fn, {at::randn({3, 5, 2}) > 0});
+  }
+  expect_op_matches("aten::unfold", [](const Inputs& in) { return arg(in, 0).unfold(0, 1, 1); },
+                    {at::scalar_tensor(2.5)});
+  expect_unfolded_matches("aten::unfold",
+                          [](const Inputs& in) { return arg(in, 0).unfold(-2, 2, 2); },
+                          {at::randint(0, 9, {5, 3})});
+}
+
+// ----- identities
+// ------------------------------------------------------------------------------------
+
+TEST_F(Shape, IdentityOps) {
+  // (aten::_conj runs on complex tensors only, which ONNX does not have.)
+  for (const char* op : {"aten::resolve_conj", "aten::resolve_neg", "aten::conj_physical"}) {
+    SCOPED_TRACE(op);
+    auto m = ir_module(fmt::format(R"IR(
+graph(%x : Tensor):
+  %y : Tensor = {}(%x)
+  %z : Tensor = aten::mul(%y, %y)
+  return (%z))IR",
+                                   op));
+    expect_script_matches(op, m, {at::randn({2, 3})});
+    expect_script_matches(op, m, {at::randint(0, 9, {3})});
+  }
 }
 
 }  // namespace

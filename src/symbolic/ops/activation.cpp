@@ -21,12 +21,18 @@ Converter simple(const std::string& onnx_op, ir::Attributes attrs = {}) {
 // Softmax/LogSoftmax: before opset 13 the op flattens to 2-D at `axis`, which equals PyTorch's
 // softmax only over the last dim; other dims are transposed to the end and back. ONNX needs rank
 // >= 1: a 0-d input is unsqueezed to [1] and back.
-Converter softmax(const std::string& onnx_op) {
+// `half_to_float`: argument 2 is _softmax's bool half_to_float (Half computed as Float) rather
+// than softmax's ScalarType? dtype.
+Converter softmax(const std::string& onnx_op, bool half_to_float = false) {
   return [=](GraphContext& g, const Args& a) -> Values {
     const int64_t rank = a.require_rank(0);
     int64_t dim = normalize_dim(a.int_arg(1), rank);
     Value x = a.tensor(0);
-    if (a.size() > 2 && !a.is_none(2)) x = g.cast(x, c10::ScalarType(a.int_arg(2)));
+    if (half_to_float) {
+      if (a.bool_arg(2) && a.dtype(0) == at::kHalf) x = g.cast(x, at::kFloat);
+    } else if (a.size() > 2 && !a.is_none(2)) {
+      x = g.cast(x, c10::ScalarType(a.int_arg(2)));
+    }
     if (rank == 0) {
       Value y = g.op(onnx_op, {unsqueeze(g, x, {0})}, {{"axis", int64_t{0}}});
       return {squeeze(g, y, {0})};
@@ -41,25 +47,90 @@ Converter softmax(const std::string& onnx_op) {
   };
 }
 
+// ONNX Runtime implements Elu, Selu, LeakyRelu, Softplus, HardSigmoid, HardSwish, Erf and PRelu
+// (before opset 16) for float only: other dtypes get an exact composition instead.
+bool needs_composition(at::ScalarType type) {
+  return type != at::kFloat;
+}
+
+// x < 0 ? slope · x : x (slope a scalar or a tensor broadcast to x)  ⇒  Where
+Value negative_scaled(GraphContext& g, const Value& x, const Value& slope, at::ScalarType type) {
+  Value neg = g.op("Less", {x, g.constant_scalar(0, type)});
+  return g.op("Where", {neg, g.op("Mul", {x, slope}), x});
+}
+
+// LeakyRelu(alpha), composed for non-float dtypes.
+Value leaky_relu(GraphContext& g, const Value& x, at::ScalarType type, double alpha) {
+  if (!needs_composition(type)) return g.op("LeakyRelu", {x}, {{"alpha", alpha}});
+  return negative_scaled(g, x, g.constant_scalar(alpha, type), type);
+}
+
+// log(1 + exp(x)): ONNX Softplus, composed for non-float dtypes.
+Value softplus(GraphContext& g, const Value& x, at::ScalarType type) {
+  if (!needs_composition(type)) return g.op("Softplus", {x});
+  return g.op("Log", {g.op("Add", {g.op("Exp", {x}), g.constant_scalar(1, type)})});
+}
+
+// scale · (x > 0 ? x : alpha · (exp(x · input_scale) - 1)): ONNX Elu when input_scale is 1 (and
+// the dtype float), else Where.
+Value elu(GraphContext& g, const Value& x, at::ScalarType type, double alpha, double scale,
+          double input_scale) {
+  Value y;
+  if (input_scale == 1.0 && !needs_composition(type)) {
+    y = g.op("Elu", {x}, {{"alpha", alpha}});
+  } else {
+    Value xs = input_scale == 1.0 ? x : g.op("Mul", {x, g.constant_scalar(input_scale, type)});
+    Value e = g.op("Exp", {xs});
+    Value neg =
+        g.op("Mul", {g.op("Sub", {e, g.constant_scalar(1, type)}), g.constant_scalar(alpha, type)});
+    y = g.op("Where", {g.op("Greater", {x, g.constant_scalar(0, type)}), x, neg});
+  }
+  return scale == 1.0 ? y : g.op("Mul", {y, g.constant_scalar(scale, type)});
+}
+
+// clamp(x / 6 + 1/2, 0, 1): HardSigmoid (float-only in ONNX Runtime), else Max/Min.
+Value hard_sigmoid(GraphContext& g, const Value& x, at::ScalarType type) {
+  if (!needs_composition(type)) {
+    return g.op("HardSigmoid", {x}, {{"alpha", 1.0 / 6}, {"beta", 0.5}});
+  }
+  Value y =
+      g.op("Add", {g.op("Div", {x, g.constant_scalar(6, type)}), g.constant_scalar(0.5, type)});
+  Value lo = g.op("Max", {y, g.constant_scalar(0, type)});
+  return g.op("Min", {lo, g.constant_scalar(1, type)});
+}
+
+// A Scalar argument, or `fallback` when the overload has fewer arguments.
+double scalar_arg(const Args& a, size_t i, double fallback) {
+  return a.size() > i ? a.float_arg(i) : fallback;
+}
+
 }  // namespace
 
 void register_activation(Registry& r) {
   r.add("aten::relu", {}, simple("Relu"));
   r.add("aten::sigmoid", {}, simple("Sigmoid"));
   r.add("aten::tanh", {}, simple("Tanh"));
-  // aten::hardsigmoid(Tensor self)  ⇒  HardSigmoid(alpha=1/6, beta=1/2)
-  r.add("aten::hardsigmoid", {}, simple("HardSigmoid", {{"alpha", 1.0 / 6}, {"beta", 0.5}}));
-  // aten::hardswish(Tensor self)  ⇒  HardSwish (14+), x * HardSigmoid(x) (9–13)
+  // aten::hardsigmoid(Tensor self)  ⇒  HardSigmoid(alpha=1/6, beta=1/2) (float; Max/Min else)
+  r.add("aten::hardsigmoid", {}, [](GraphContext& g, const Args& a) -> Values {
+    return {hard_sigmoid(g, a.tensor(0), a.dtype(0))};
+  });
+  // aten::hardswish(Tensor self)  ⇒  HardSwish (14+, float), x * hardsigmoid(x) otherwise
   r.add("aten::hardswish", {9, 13}, [](GraphContext& g, const Args& a) -> Values {
     Value x = a.tensor(0);
-    Value hs = g.op("HardSigmoid", {x}, {{"alpha", 1.0 / 6}, {"beta", 0.5}});
-    return {g.op("Mul", {x, hs})};
+    return {g.op("Mul", {x, hard_sigmoid(g, x, a.dtype(0))})};
   });
-  r.add("aten::hardswish", {14, kMaxOpset}, simple("HardSwish"));
-  // aten::silu(Tensor self)  ⇒  x * Sigmoid(x)
+  r.add("aten::hardswish", {14, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
+    Value x = a.tensor(0);
+    if (!needs_composition(a.dtype(0))) return {g.op("HardSwish", {x})};
+    return {g.op("Mul", {x, hard_sigmoid(g, x, a.dtype(0))})};
+  });
+  // aten::silu(Tensor self)  ⇒  x * Sigmoid(x); x / (1 + exp(-x)) for non-float dtypes (ONNX
+  // Runtime fuses x * Sigmoid(x) into its float-only QuickGelu whatever the dtype)
   r.add("aten::silu", {}, [](GraphContext& g, const Args& a) -> Values {
     Value x = a.tensor(0);
-    return {g.op("Mul", {x, g.op("Sigmoid", {x})})};
+    if (!needs_composition(a.dtype(0))) return {g.op("Mul", {x, g.op("Sigmoid", {x})})};
+    Value denom = g.op("Add", {g.op("Exp", {g.op("Neg", {x})}), g.constant_scalar(1, a.dtype(0))});
+    return {g.op("Div", {x, denom})};
   });
   // aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1)  ⇒  Clip
   r.add("aten::hardtanh", {}, [](GraphContext& g, const Args& a) -> Values {
@@ -74,7 +145,7 @@ void register_activation(Registry& r) {
   // aten::leaky_relu(Tensor self, Scalar negative_slope=0.01)  ⇒  LeakyRelu
   r.add("aten::leaky_relu", {}, [](GraphContext& g, const Args& a) -> Values {
     double slope = a.size() > 1 ? a.float_arg(1) : 0.01;
-    return {g.op("LeakyRelu", {a.tensor(0)}, {{"alpha", slope}})};
+    return {leaky_relu(g, a.tensor(0), a.dtype(0), slope)};
   });
   // aten::gelu(Tensor self, str approximate='none')
   //   ⇒  0.5·x·(1 + erf(x/√2))  ('none'),  0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))  ('tanh')
@@ -88,7 +159,13 @@ void register_activation(Registry& r) {
       Value poly = g.op("Add", {x, g.op("Mul", {cube, g.constant_scalar(0.044715, type)})});
       inner = g.op("Tanh", {g.op("Mul", {poly, g.constant_scalar(std::sqrt(2.0 / M_PI), type)})});
     } else if (approximate == "none") {
-      inner = g.op("Erf", {g.op("Div", {x, g.constant_scalar(std::sqrt(2.0), type)})});
+      Value scaled = g.op("Div", {x, g.constant_scalar(std::sqrt(2.0), type)});
+      if (needs_composition(type)) {
+        // ONNX Runtime's Erf is float-only: other dtypes are computed in float (rel. err ~1e-7).
+        inner = g.cast(g.op("Erf", {g.cast(scaled, at::kFloat)}), type);
+      } else {
+        inner = g.op("Erf", {scaled});
+      }
     } else {
       g.fail("unknown approximate='" + approximate + "'");
     }
@@ -98,6 +175,119 @@ void register_activation(Registry& r) {
   // aten::softmax(Tensor self, int dim, ScalarType? dtype)  ⇒  Softmax
   r.add("aten::softmax", {}, softmax("Softmax"));
   r.add("aten::log_softmax", {}, softmax("LogSoftmax"));
+  r.add("aten::_softmax", {}, softmax("Softmax", /*half_to_float=*/true));
+  r.add("aten::_log_softmax", {}, softmax("LogSoftmax", /*half_to_float=*/true));
+
+  // aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)
+  //   ⇒  scale · Elu(alpha); Where(x > 0, x, alpha·(exp(x·input_scale) - 1)) for input_scale ≠ 1
+  r.add("aten::elu", {}, [](GraphContext& g, const Args& a) -> Values {
+    return {elu(g, a.tensor(0), a.dtype(0), scalar_arg(a, 1, 1), scalar_arg(a, 2, 1),
+                scalar_arg(a, 3, 1))};
+  });
+  // aten::selu(Tensor self)  ⇒  Selu (PyTorch's alpha and scale)
+  r.add("aten::selu", {}, [](GraphContext& g, const Args& a) -> Values {
+    constexpr double kAlpha = 1.6732632423543772848170429916717;
+    constexpr double kScale = 1.0507009873554804934193349852946;
+    if (needs_composition(a.dtype(0))) return {elu(g, a.tensor(0), a.dtype(0), kAlpha, kScale, 1)};
+    return {g.op("Selu", {a.tensor(0)}, {{"alpha", kAlpha}, {"gamma", kScale}})};
+  });
+  // aten::celu(Tensor self, Scalar alpha=1)  ⇒  ATen's elu(alpha, 1, 1/alpha): x > 0 ? x :
+  // alpha·(exp(x/alpha) - 1); ONNX Celu (12+) for float inputs with alpha > 0 (Celu is float-only)
+  r.add("aten::celu", {}, [](GraphContext& g, const Args& a) -> Values {
+    const double alpha = scalar_arg(a, 1, 1);
+    if (alpha == 0) g.fail("celu with alpha=0 (PyTorch rejects it)");
+    if (g.opset() >= 12 && a.dtype(0) == at::kFloat && alpha > 0) {
+      return {g.op("Celu", {a.tensor(0)}, {{"alpha", alpha}})};
+    }
+    return {elu(g, a.tensor(0), a.dtype(0), alpha, 1, 1 / alpha)};
+  });
+  // aten::glu(Tensor self, int dim=-1)  ⇒  Split in halves (equal Split), a · Sigmoid(b)
+  r.add("aten::glu", {}, [](GraphContext& g, const Args& a) -> Values {
+    const int64_t rank = a.require_rank(0);
+    if (rank == 0) g.fail("glu of a 0-d tensor (PyTorch rejects it)");
+    const int64_t dim = normalize_dim(a.size() > 1 ? a.int_arg(1) : -1, rank);
+    Values halves = g.op("Split", {a.tensor(0)}, {{"axis", dim}}, 2);
+    return {g.op("Mul", {halves[0], g.op("Sigmoid", {halves[1]})})};
+  });
+  // aten::mish(Tensor self)  ⇒  x · Tanh(Softplus(x))
+  r.add("aten::mish", {}, [](GraphContext& g, const Args& a) -> Values {
+    Value x = a.tensor(0);
+    return {g.op("Mul", {x, g.op("Tanh", {softplus(g, x, a.dtype(0))})})};
+  });
+  // aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20)
+  //   ⇒  Where(x·beta > threshold, x, Softplus(x·beta) / beta) (ONNX Softplus has neither)
+  r.add("aten::softplus", {}, [](GraphContext& g, const Args& a) -> Values {
+    const at::ScalarType type = a.dtype(0);
+    const double beta = scalar_arg(a, 1, 1), threshold = scalar_arg(a, 2, 20);
+    Value x = a.tensor(0);
+    Value bx = beta == 1 ? x : g.op("Mul", {x, g.constant_scalar(beta, type)});
+    Value soft = softplus(g, bx, type);
+    if (beta != 1) soft = g.op("Div", {soft, g.constant_scalar(beta, type)});
+    Value linear = g.op("Greater", {bx, g.constant_scalar(threshold, type)});
+    return {g.op("Where", {linear, x, soft})};
+  });
+  // aten::hardshrink(Tensor self, Scalar lambd=0.5)  ⇒  Shrink(lambd, bias=0)
+  // aten::softshrink(Tensor self, Scalar lambd=0.5)  ⇒  Shrink(lambd, bias=lambd)
+  for (auto [op, soft] : {std::pair{"aten::hardshrink", false}, {"aten::softshrink", true}}) {
+    r.add(op, {}, [soft = soft](GraphContext& g, const Args& a) -> Values {
+      // (A negative lambd, which only hardshrink accepts, is the identity for both.)
+      const double lambd = scalar_arg(a, 1, 0.5);
+      return {g.op("Shrink", {a.tensor(0)}, {{"lambd", lambd}, {"bias", soft ? lambd : 0.0}})};
+    });
+  }
+  // aten::threshold(Tensor self, Scalar threshold, Scalar value)  ⇒  Where(x > threshold, x, value)
+  // (both scalars converted to self's dtype, as ATen does)
+  r.add("aten::threshold", {}, [](GraphContext& g, const Args& a) -> Values {
+    const at::ScalarType type = a.dtype(0);
+    // ONNX Runtime's Greater takes float, double, int32 and int64.
+    const bool comparable =
+        type == at::kFloat || type == at::kDouble || type == at::kInt || type == at::kLong;
+    const at::ScalarType cmp = comparable ? type : at::kFloat;
+    Value x = a.tensor(0);
+    Value th = a.tensor_as(1, type);
+    Value above =
+        comparable ? g.op("Greater", {x, th}) : g.op("Greater", {g.cast(x, cmp), g.cast(th, cmp)});
+    return {g.op("Where", {above, x, a.tensor_as(2, type)})};
+  });
+  // aten::log_sigmoid(Tensor self)  ⇒  min(x, 0) - log(1 + exp(-|x|)) (no overflow/underflow,
+  // where Log(Sigmoid(x)) gives -inf below about -88)
+  r.add("aten::log_sigmoid", {}, [](GraphContext& g, const Args& a) -> Values {
+    const at::ScalarType type = a.dtype(0);
+    Value x = a.tensor(0);
+    Value min0 = g.op("Neg", {g.op("Relu", {g.op("Neg", {x})})});
+    Value e = g.op("Exp", {g.op("Neg", {g.op("Abs", {x})})});
+    Value log1p = g.op("Log", {g.op("Add", {e, g.constant_scalar(1, type)})});
+    return {g.op("Sub", {min0, log1p})};
+  });
+  // aten::prelu(Tensor self, Tensor weight)  ⇒  PRelu with the per-channel weight (dim 1)
+  // unsqueezed to broadcast over the trailing dims
+  r.add("aten::prelu", {}, [](GraphContext& g, const Args& a) -> Values {
+    const int64_t rank = a.require_rank(0);
+    Value w = a.tensor_as(1, a.dtype(0));
+    if (rank == 0) {
+      w = g.op("Reshape", {w, g.constant_ints({})});
+    } else if (rank >= 3) {
+      std::vector<int64_t> axes;
+      for (int64_t i = 1; i <= rank - 2; ++i) axes.push_back(i);
+      w = unsqueeze(g, w, axes);
+    }
+    if (g.opset() < 16 && needs_composition(a.dtype(0))) {
+      return {negative_scaled(g, a.tensor(0), w, a.dtype(0))};
+    }
+    return {g.op("PRelu", {a.tensor(0), w})};
+  });
+  // aten::rrelu(Tensor self, Scalar lower=1/8, Scalar upper=1/3, bool training=False, generator)
+  //   ⇒  LeakyRelu((lower + upper) / 2) in eval; x < 0 ? x · RandomUniformLike(lower, upper) : x
+  //   in training
+  r.add("aten::rrelu", {}, [](GraphContext& g, const Args& a) -> Values {
+    const double lower = scalar_arg(a, 1, 1.0 / 8), upper = scalar_arg(a, 2, 1.0 / 3);
+    const bool training = a.size() > 3 && a.bool_arg(3);
+    if (a.size() > 4 && !a.is_none(4)) g.fail("an explicit torch.Generator cannot be exported");
+    Value x = a.tensor(0);
+    if (!training) return {leaky_relu(g, x, a.dtype(0), (lower + upper) / 2)};
+    Value slope = g.op("RandomUniformLike", {x}, {{"low", lower}, {"high", upper}});
+    return {negative_scaled(g, x, slope, a.dtype(0))};
+  });
 }
 
 }  // namespace torchonnx::symbolic::ops

@@ -10,12 +10,6 @@ namespace torchonnx::symbolic::ops {
 
 namespace {
 
-// Repeats a 1-element list to `n` spatial dims (conv2d(stride=2) in TorchScript is [2]).
-std::vector<int64_t> expand_param(std::vector<int64_t> v, size_t n) {
-  if (v.size() == 1 && n > 1) v.assign(n, v[0]);
-  return v;
-}
-
 struct ConvParams {
   std::vector<int64_t> stride, padding, dilation, output_padding;
   bool transposed = false;

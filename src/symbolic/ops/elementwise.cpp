@@ -4,6 +4,8 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <cmath>
+#include <functional>
+#include <limits>
 
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
@@ -12,6 +14,8 @@
 namespace torchonnx::symbolic::ops {
 
 namespace {
+
+constexpr double kPi = 3.14159265358979323846;
 
 // The dtype both operands are computed in: the result's, except for comparisons (Bool results).
 at::ScalarType compute_dtype(GraphContext& g, const Args& a) {
@@ -55,6 +59,149 @@ Converter rounding(const std::string& onnx_op) {
     if (at::isIntegralType(a.dtype(0), /*includeBool=*/true)) return {a.tensor(0)};
     return {g.op(onnx_op, {a.tensor(0)})};
   };
+}
+
+// Input i in the node's result dtype (unchanged when that dtype is unknown).
+Value in_result_type(const Args& a, size_t i) {
+  at::ScalarType type = a.output_dtype();
+  return type == at::ScalarType::Undefined ? a.tensor(i) : a.tensor_as(i, type);
+}
+
+Value scalar_like(GraphContext& g, double value, at::ScalarType type) {
+  return g.constant_scalar(value, type);
+}
+
+double max_of(at::ScalarType type) {
+  switch (type) {
+    case at::kDouble:
+      return std::numeric_limits<double>::max();
+    case at::kHalf:
+      return 65504.0;
+    case at::kBFloat16:
+      return static_cast<double>(std::numeric_limits<c10::BFloat16>::max());
+    default:
+      return std::numeric_limits<float>::max();
+  }
+}
+
+// A tensor of x's shape filled with `value` of `type` (shape computed in the graph).
+Value filled(GraphContext& g, const Value& x, double value, at::ScalarType type) {
+  at::Tensor v = at::full({1}, value, at::TensorOptions().dtype(type));
+  return g.op("ConstantOfShape", {g.op("Shape", {x})}, {{"value", v}});
+}
+
+// Unary float math: integer inputs are cast to the (floating) result dtype first.
+Converter float_unary(std::function<Value(GraphContext&, const Value&, at::ScalarType)> body) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.output_dtype();
+    if (type == at::ScalarType::Undefined) type = a.dtype(0);
+    return {body(g, a.tensor_as(0, type), type)};
+  };
+}
+
+// r != 0 and sign(r) != sign(y): the remainder of a truncating division must be shifted by y to
+// get Python's (floor) remainder. Written with Less/Greater only (Equal takes floats from 11).
+Value needs_floor_fix(GraphContext& g, const Value& r, const Value& y, at::ScalarType type) {
+  Value zero = scalar_like(g, 0, type);
+  Value r_neg = g.op("Less", {r, zero});
+  Value r_pos = g.op("Greater", {r, zero});
+  Value y_neg = g.op("Less", {y, zero});
+  return g.op("Or", {g.op("And", {r_neg, g.op("Not", {y_neg})}), g.op("And", {r_pos, y_neg})});
+}
+
+// C's fmod: the remainder of the division truncated toward zero (sign of x).
+Value trunc_remainder(GraphContext& g, const Value& x, const Value& y, at::ScalarType type) {
+  if (g.opset() >= 10) return g.op("Mod", {x, y}, {{"fmod", int64_t{1}}});
+  Value q = g.op("Div", {x, y});  // integer Div truncates toward zero
+  if (at::isFloatingType(type)) {
+    q = g.op("Mul", {g.op("Sign", {q}), g.op("Floor", {g.op("Abs", {q})})});
+  }
+  return g.op("Sub", {x, g.op("Mul", {q, y})});
+}
+
+// Python's remainder (sign of y): fmod, shifted by y where the signs differ (ATen's formula).
+Value floor_remainder(GraphContext& g, const Value& x, const Value& y, at::ScalarType type) {
+  if (g.opset() >= 10 && !at::isFloatingType(type)) return g.op("Mod", {x, y});
+  Value r = trunc_remainder(g, x, y, type);
+  return g.op("Where", {needs_floor_fix(g, r, y, type), g.op("Add", {r, y}), r});
+}
+
+// Python's floor division on integers, exact (no detour through double).
+Value int_floor_divide(GraphContext& g, const Value& x, const Value& y, at::ScalarType type) {
+  Value q = g.op("Div", {x, y});  // truncates toward zero
+  Value r = g.op("Sub", {x, g.op("Mul", {q, y})});
+  return g.op("Where",
+              {needs_floor_fix(g, r, y, type), g.op("Sub", {q, scalar_like(g, 1, type)}), q});
+}
+
+// Round half to even. Round is opset 11+; below, exactly: f = floor(x), d = x - f (exact),
+// f + 1 where d > 0.5 or (d == 0.5 and f odd). NaN/inf pass through (d is NaN there).
+Value round_half_even(GraphContext& g, const Value& x, at::ScalarType type) {
+  if (g.opset() >= 11) return g.op("Round", {x});
+  Value half = scalar_like(g, 0.5, type);
+  Value f = g.op("Floor", {x});
+  Value d = g.op("Sub", {x, f});
+  Value two = scalar_like(g, 2, type);
+  Value odd_part = g.op("Sub", {f, g.op("Mul", {two, g.op("Floor", {g.op("Div", {f, two})})})});
+  Value odd = g.op("Greater", {odd_part, half});
+  Value tie = g.op(
+      "And", {g.op("Not", {g.op("Less", {d, half})}), g.op("Not", {g.op("Greater", {d, half})})});
+  Value up = g.op("Or", {g.op("Greater", {d, half}), g.op("And", {tie, odd})});
+  return g.op("Add", {f, g.cast(up, type)});
+}
+
+// max/min of two tensors of `type`: Max/Min take integers from 12; Where(Greater) before.
+Value elementwise_extreme(GraphContext& g, bool max, const Value& x, const Value& y,
+                          at::ScalarType type) {
+  if (type == at::kBool) return g.op(max ? "Or" : "And", {x, y});
+  if (at::isFloatingType(type) || g.opset() >= 12) return g.op(max ? "Max" : "Min", {x, y});
+  return g.op("Where", {g.op(max ? "Greater" : "Less", {x, y}), x, y});
+}
+
+// clamp / clamp_min / clamp_max: bounds at positions lo, hi (npos = absent), all overloads.
+Values clamp(GraphContext& g, const Args& a, std::optional<size_t> lo_index,
+             std::optional<size_t> hi_index) {
+  at::ScalarType type = a.output_dtype();
+  if (type == at::ScalarType::Undefined) g.fail("the result dtype is unknown");
+  auto present = [&](std::optional<size_t> i) { return i && !a.is_none(*i); };
+  bool has_lo = present(lo_index), has_hi = present(hi_index);
+  if (!has_lo && !has_hi) g.fail("clamp needs at least one of min and max");
+  Value x = a.tensor_as(0, type);
+  const bool clip_ok = at::isFloatingType(type) || g.opset() >= 12;
+  auto constant_bound = [&](bool has, std::optional<size_t> i) -> std::optional<double> {
+    if (!has) return std::nullopt;
+    c10::IValue c = a.constant(*i);
+    if (c.isTensor()) return c.toTensor().item<double>();
+    return c.toScalar().to<double>();
+  };
+  auto is_scalar_constant = [&](bool has, std::optional<size_t> i) {
+    if (!has) return true;
+    if (!a.is_constant(*i)) return false;
+    c10::IValue c = a.constant(*i);
+    return !c.isTensor() || c.toTensor().dim() == 0;
+  };
+  // Clip takes 0-d bounds: constant ones as attributes (< 11) or inputs (11+); graph-computed 0-d
+  // bounds as inputs from 11.
+  if (clip_ok && is_scalar_constant(has_lo, lo_index) && is_scalar_constant(has_hi, hi_index)) {
+    std::optional<double> lo = constant_bound(has_lo, lo_index);
+    std::optional<double> hi = constant_bound(has_hi, hi_index);
+    if (lo && hi && *lo > *hi) lo = hi;  // ATen: max then min, so all max; ORT rejects min > max
+    return {clip(g, x, lo, hi, type)};
+  }
+  auto zero_dim = [&](bool has, std::optional<size_t> i) {
+    return !has || (a.rank(*i) && *a.rank(*i) == 0);
+  };
+  if (clip_ok && g.opset() >= 11 && zero_dim(has_lo, lo_index) && zero_dim(has_hi, hi_index)) {
+    Values inputs{x, has_lo ? a.tensor_as(*lo_index, type) : ""};
+    if (has_hi) inputs.push_back(a.tensor_as(*hi_index, type));
+    return {g.op("Clip", inputs)};
+  }
+  // Tensor bounds (broadcasting) or integers below 12: max then min, as ATen does (min > max
+  // gives max).
+  Value y = x;
+  if (has_lo) y = elementwise_extreme(g, true, y, a.tensor_as(*lo_index, type), type);
+  if (has_hi) y = elementwise_extreme(g, false, y, a.tensor_as(*hi_index, type), type);
+  return {y};
 }
 
 }  // namespace
@@ -125,6 +272,183 @@ void register_elementwise(Registry& r) {
   r.add("aten::rsqrt", {}, [](GraphContext& g, const Args& a) -> Values {
     return {g.op("Reciprocal", {g.op("Sqrt", {a.tensor_as(0, a.output_dtype())})})};
   });
+
+  // ----- unary math ---------------------------------------------------------------------------
+  // aten::acos/asin/atan/tan(Tensor self)  ⇒  Acos/Asin/Atan/Tan (floats; ints cast to float)
+  r.add("aten::acos", {}, unary("Acos"));
+  r.add("aten::asin", {}, unary("Asin"));
+  r.add("aten::atan", {}, unary("Atan"));
+  r.add("aten::tan", {}, unary("Tan"));
+  // aten::log10(Tensor self)  ⇒  Log(self) / ln(10)
+  r.add("aten::log10", {}, float_unary([](GraphContext& g, const Value& x, at::ScalarType t) {
+          return g.op("Div", {g.op("Log", {x}), scalar_like(g, std::log(10.0), t)});
+        }));
+  // aten::log2(Tensor self)  ⇒  Log(self) / ln(2)
+  r.add("aten::log2", {}, float_unary([](GraphContext& g, const Value& x, at::ScalarType t) {
+          return g.op("Div", {g.op("Log", {x}), scalar_like(g, std::log(2.0), t)});
+        }));
+  // aten::log1p(Tensor self)  ⇒  Log(1 + self)
+  r.add("aten::log1p", {}, float_unary([](GraphContext& g, const Value& x, at::ScalarType t) {
+          return g.op("Log", {g.op("Add", {scalar_like(g, 1, t), x})});
+        }));
+  // aten::sign(Tensor self)  ⇒  Sign (bool: itself)
+  r.add("aten::sign", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (a.dtype(0) == at::kBool) return {a.tensor(0)};
+    return {g.op("Sign", {a.tensor(0)})};
+  });
+  // aten::square(Tensor self)  ⇒  Mul(self, self) in the result dtype (bool → int64)
+  r.add("aten::square", {}, [](GraphContext& g, const Args& a) -> Values {
+    Value x = in_result_type(a, 0);
+    return {g.op("Mul", {x, x})};
+  });
+  // aten::round(Tensor self) / round.decimals(Tensor self, *, int decimals)
+  //   ⇒  Round (11+) or an exact Floor-based half-to-even below 11; decimals scale by 10^d like
+  //   ATen (x * 10^d for d >= 0, x / 10^-d for d < 0); integers: themselves
+  r.add("aten::round", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.dtype(0);
+    int64_t decimals = a.size() > 1 ? a.int_arg(1) : 0;
+    if (at::isIntegralType(type, /*includeBool=*/true)) {
+      if (decimals != 0) g.fail("round with decimals takes floating tensors only (as PyTorch)");
+      return {in_result_type(a, 0)};  // round.int(int a) -> float
+    }
+    Value x = a.tensor(0);
+    if (decimals == 0) return {round_half_even(g, x, type)};
+    // ATen computes 10^|d| in double and casts it to the tensor's type.
+    Value scale = scalar_like(g, std::pow(10.0, static_cast<double>(std::abs(decimals))), type);
+    if (decimals > 0) {
+      return {g.op("Div", {round_half_even(g, g.op("Mul", {x, scale}), type), scale})};
+    }
+    return {g.op("Mul", {round_half_even(g, g.op("Div", {x, scale}), type), scale})};
+  });
+  // aten::isnan(Tensor self)  ⇒  IsNaN (floats; other dtypes: all false)
+  r.add("aten::isnan", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.dtype(0);
+    if (!at::isFloatingType(type)) return {filled(g, a.tensor(0), 0, at::kBool)};
+    return {g.op("IsNaN", {a.tensor(0)})};
+  });
+  // aten::isinf(Tensor self)  ⇒  IsInf (10+; float/double), Greater(Abs(x), max) otherwise (exact:
+  // only ±inf exceed the largest finite value, NaN compares false); integers: all false
+  r.add("aten::isinf", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.dtype(0);
+    if (!at::isFloatingType(type)) return {filled(g, a.tensor(0), 0, at::kBool)};
+    if (g.opset() >= 10 && (type == at::kFloat || type == at::kDouble)) {
+      return {g.op("IsInf", {a.tensor(0)})};
+    }
+    return {g.op("Greater", {g.op("Abs", {a.tensor(0)}), scalar_like(g, max_of(type), type)})};
+  });
+  // aten::isfinite(Tensor self)  ⇒  Less(Abs(x), inf) (false for ±inf and NaN); ints: all true
+  r.add("aten::isfinite", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.dtype(0);
+    if (!at::isFloatingType(type)) return {filled(g, a.tensor(0), 1, at::kBool)};
+    Value inf = scalar_like(g, std::numeric_limits<double>::infinity(), type);
+    return {g.op("Less", {g.op("Abs", {a.tensor(0)}), inf})};
+  });
+  // aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None)
+  //   ⇒  Where(IsNaN) then Where(x > max) / Where(x < lowest) for ±inf; defaults 0, the dtype's
+  //   max and lowest; integers: themselves
+  r.add("aten::nan_to_num", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.dtype(0);
+    Value x = a.tensor(0);
+    if (!at::isFloatingType(type)) return {x};
+    const double max = max_of(type);
+    double nan = a.optional_float(1).value_or(0.0);
+    double posinf = a.optional_float(2).value_or(max);
+    double neginf = a.optional_float(3).value_or(-max);
+    Value y = g.op("Where", {g.op("IsNaN", {x}), scalar_like(g, nan, type), x});
+    y = g.op("Where",
+             {g.op("Greater", {y, scalar_like(g, max, type)}), scalar_like(g, posinf, type), y});
+    y = g.op("Where",
+             {g.op("Less", {y, scalar_like(g, -max, type)}), scalar_like(g, neginf, type), y});
+    return {y};
+  });
+
+  // ----- binary math --------------------------------------------------------------------------
+  // aten::remainder(Tensor|Scalar self, Tensor|Scalar other)  ⇒  Python remainder (sign of
+  // other): Mod (10+, integers); fmod + sign fix like ATen for floats and below 10
+  r.add("aten::remainder", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = compute_dtype(g, a);
+    return {floor_remainder(g, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+  });
+  // aten::fmod(Tensor self, Tensor|Scalar other)  ⇒  Mod(fmod=1) (10+); x - trunc(x/y)*y below
+  r.add("aten::fmod", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = compute_dtype(g, a);
+    return {trunc_remainder(g, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+  });
+  // aten::atan2(Tensor self, Tensor other)  ⇒  Atan(self/other), ±pi where other < 0 (the sign
+  // of self, -0 included via 1/self); atan2(±0, 0) = 0
+  r.add("aten::atan2", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = compute_dtype(g, a);
+    Value y = a.tensor_as(0, type), x = a.tensor_as(1, type);
+    Value zero = scalar_like(g, 0, type);
+    // |x| + |y| is 0 only when both are zero, NaN when either is NaN.
+    Value norm = g.op("Add", {g.op("Abs", {x}), g.op("Abs", {y})});
+    Value both_zero = g.op("And", {g.op("Not", {g.op("Greater", {norm, zero})}),
+                                   g.op("Not", {g.op("IsNaN", {norm})})});
+    Value one = scalar_like(g, 1, type);
+    Value safe_x = g.op("Where", {both_zero, one, x});
+    Value base = g.op("Atan", {g.op("Div", {y, safe_x})});
+    // The sign of a zero shows in its reciprocal: +0 → +inf, -0 → -inf.
+    Value y_positive = g.op("Greater", {g.op("Reciprocal", {y}), zero});
+    Value x_negative =
+        g.op("Or", {g.op("Less", {x, zero}), g.op("Less", {g.op("Reciprocal", {x}), zero})});
+    Value pi = g.op("Where", {y_positive, scalar_like(g, kPi, type), scalar_like(g, -kPi, type)});
+    return {g.op("Where", {x_negative, g.op("Add", {base, pi}), base})};
+  });
+  // aten::maximum / minimum(Tensor self, Tensor other)  ⇒  Max/Min in the promoted dtype
+  // (integers below 12: Where(Greater/Less); bool: Or/And)
+  for (bool max : {true, false}) {
+    r.add(max ? "aten::maximum" : "aten::minimum", {}, [max](GraphContext& g, const Args& a) {
+      at::ScalarType type = compute_dtype(g, a);
+      return Values{elementwise_extreme(g, max, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+    });
+  }
+  // aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1)
+  //   ⇒  self + value * tensor1 * tensor2
+  r.add("aten::addcmul", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.output_dtype();
+    Value prod = g.op("Mul", {a.tensor_as(1, type), a.tensor_as(2, type)});
+    if (a.size() > 3 && !a.is_none(3)) {
+      double value = a.float_arg(3);
+      if (value != 1.0) prod = g.op("Mul", {scalar_like(g, value, type), prod});
+    }
+    return {g.op("Add", {a.tensor_as(0, type), prod})};
+  });
+  // aten::lerp(Tensor self, Tensor end, Scalar|Tensor weight)
+  //   ⇒  |w| < 0.5 ? self + w * (end - self) : end - (end - self) * (1 - w), as ATen
+  r.add("aten::lerp", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.output_dtype();
+    Value self = a.tensor_as(0, type), end = a.tensor_as(1, type);
+    Value diff = g.op("Sub", {end, self});
+    Value w = a.tensor_as(2, type);
+    Value one = scalar_like(g, 1, type);
+    auto low = [&] { return g.op("Add", {self, g.op("Mul", {w, diff})}); };
+    auto high = [&] { return g.op("Sub", {end, g.op("Mul", {diff, g.op("Sub", {one, w})})}); };
+    if (a.is_constant(2) && !a.constant(2).isTensor()) {
+      return {std::abs(a.float_arg(2)) < 0.5 ? low() : high()};
+    }
+    Value small = g.op("Less", {g.op("Abs", {w}), scalar_like(g, 0.5, type)});
+    return {g.op("Where", {small, low(), high()})};
+  });
+  // aten::floordiv(int|float a, int|float b)  ⇒  Python's a // b: exact integer floor division,
+  // Floor(Div) for floats
+  r.add("aten::floordiv", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = compute_dtype(g, a);
+    Value x = a.tensor_as(0, type), y = a.tensor_as(1, type);
+    if (at::isFloatingType(type)) return {g.op("Floor", {g.op("Div", {x, y})})};
+    return {int_floor_divide(g, x, y, type)};
+  });
+  // aten::clamp(Tensor self, Scalar? min, Scalar? max) / clamp.Tensor(Tensor? min, Tensor? max)
+  //   ⇒  Clip for 0-d bounds (attributes < 11, inputs 11+; integers from 12); Max/Min (or
+  //   Where for integers below 12) for tensor bounds
+  r.add("aten::clamp", {}, [](GraphContext& g, const Args& a) {
+    return clamp(g, a, size_t{1}, a.size() > 2 ? std::optional<size_t>(2) : std::nullopt);
+  });
+  // aten::clamp_min(Tensor self, Scalar|Tensor min)  ⇒  as clamp
+  r.add("aten::clamp_min", {},
+        [](GraphContext& g, const Args& a) { return clamp(g, a, size_t{1}, std::nullopt); });
+  // aten::clamp_max(Tensor self, Scalar|Tensor max)  ⇒  as clamp
+  r.add("aten::clamp_max", {},
+        [](GraphContext& g, const Args& a) { return clamp(g, a, std::nullopt, size_t{1}); });
 }
 
 }  // namespace torchonnx::symbolic::ops

@@ -17,10 +17,18 @@ void register_linear(Registry& r);       // linear, addmm, matmul, mm, bmm
 void register_conv(Registry& r);         // _convolution, conv1d/2d/3d
 void register_pool(Registry& r);         // max/avg/adaptive pooling
 void register_norm(Registry& r);         // batch_norm, layer_norm, ...
+void register_logic(Registry& r);        // comparisons, logical/bitwise ops, casts
+void register_creation(Registry& r);     // arange, zeros, full, eye, rand, ...
+void register_index(Registry& r);        // select, slice, index, gather, index_put, scatter, ...
+void register_sort(Registry& r);         // sort, topk, unique
+void register_linalg(Registry& r);       // norms, det, std/var
+void register_inplace(Registry& r);      // copy, zero, select_scatter, slice_scatter
 
 inline constexpr void (*kFamilies[])(Registry&) = {
     register_prim,   register_elementwise, register_activation, register_shape, register_reduction,
     register_linear, register_conv,        register_pool,       register_norm,
+    register_logic,  register_creation,    register_index,      register_sort,
+    register_linalg, register_inplace,
 };
 
 }  // namespace torchonnx::symbolic::ops

@@ -10,11 +10,6 @@ namespace torchonnx::symbolic::ops {
 
 namespace {
 
-std::vector<int64_t> expand_param(std::vector<int64_t> v, size_t n) {
-  if (v.size() == 1 && n > 1) v.assign(n, v[0]);
-  return v;
-}
-
 struct PoolGeometry {
   std::vector<int64_t> kernel, stride, pads, dilation;
 };

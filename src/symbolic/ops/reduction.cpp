@@ -1,6 +1,9 @@
-// Reductions.
+// Reductions: sum, mean, prod, amax/amin/aminmax, max/min (all overloads), argmax/argmin, all/any,
+// logsumexp, cumsum.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
+
+#include <cmath>
 
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
@@ -10,39 +13,313 @@ namespace torchonnx::symbolic::ops {
 
 namespace {
 
+using at::ScalarType;
+
+// The dims of a reduction made non-negative; a 0-d tensor reduces over "all" (none) of its dims.
+std::vector<int64_t> reduction_axes(std::vector<int64_t> dims, int64_t rank) {
+  if (rank == 0) return {};
+  for (auto& d : dims) d = normalize_dim(d, rank);
+  return dims;
+}
+
+// The dtype ReduceMax/ReduceMin/ArgMax/ArgMin/Max/Min are computed in for an input of dtype t:
+// ONNX (and ORT) take float, double, int32 and int64 at every opset, int8/uint8 from 12 only and
+// bool/int16 never, so those are widened exactly to int32 (half precision to float) and the result
+// cast back.
+ScalarType minmax_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float:
+    case ScalarType::Double:
+    case ScalarType::Int:
+    case ScalarType::Long:
+      return t;
+    case ScalarType::Half:
+    case ScalarType::BFloat16:
+      return ScalarType::Float;
+    default:  // Bool, Byte, Char, Short
+      return ScalarType::Int;
+  }
+}
+
+// any(b) over axes as bool: ReduceSum of the int64 mask is nonzero (right for empty inputs too).
+Value any_of(GraphContext& g, const Value& b, const std::vector<int64_t>& axes, bool keepdim) {
+  return g.cast(reduce(g, "ReduceSum", g.cast(b, ScalarType::Long), axes, keepdim),
+                ScalarType::Bool);
+}
+
+// ReduceMax/ReduceMin of `x` (dtype t) over `axes`, in t. PyTorch propagates NaN, ONNX Runtime
+// skips it: floating results are NaN where the reduced elements hold one.
+Value reduce_minmax(GraphContext& g, const std::string& op, const Value& x, ScalarType t,
+                    const std::vector<int64_t>& axes, bool keepdim) {
+  ScalarType ct = minmax_type(t);
+  Value in = cast_if(g, x, t, ct);
+  Value r = reduce(g, op, in, axes, keepdim);
+  if (at::isFloatingType(ct)) {
+    Value has_nan = any_of(g, g.op("IsNaN", {in}), axes, keepdim);
+    r = g.op("Where", {has_nan, g.constant_scalar(std::nan(""), ct), r});
+  }
+  return cast_if(g, r, ct, t);
+}
+
+// ArgMax/ArgMin of x (dtype t) along `axis` (int64 indices; PyTorch and ONNX both return the first
+// occurrence of the extreme value). PyTorch takes NaN as the extreme of both: where the reduced
+// elements hold a NaN, the index is the first NaN's.
+Value arg_minmax(GraphContext& g, const std::string& op, const Value& x, ScalarType t, int64_t axis,
+                 bool keepdim) {
+  ScalarType ct = minmax_type(t);
+  Value in = cast_if(g, x, t, ct);
+  ir::Attributes attrs{{"axis", axis}, {"keepdims", static_cast<int64_t>(keepdim)}};
+  Value i = g.op(op, {in}, attrs);
+  if (!at::isFloatingType(ct)) return i;
+  Value nan = g.op("IsNaN", {in});
+  Value first_nan = g.op("ArgMax", {g.cast(nan, ScalarType::Int)}, attrs);
+  return g.op("Where", {any_of(g, nan, {axis}, keepdim), first_nan, i});
+}
+
+// The dtype of a reduction's result: the dtype argument when given, else type propagation's.
+ScalarType result_dtype(GraphContext& g, const Args& a, std::optional<int64_t> dtype) {
+  if (dtype) return static_cast<ScalarType>(*dtype);
+  ScalarType out = a.output_dtype();
+  if (out == ScalarType::Undefined) g.fail("the result dtype is unknown (type propagation failed)");
+  return out;
+}
+
+// The dtype sums and products are computed in for result dtype `out`: ReduceSum/ReduceMean/
+// ReduceProd/CumSum/MatMul take float, double, int32 and int64 (ORT), so half precision is
+// computed in float and narrower integers (or bool) in int64, wrapped by the final cast as in
+// PyTorch.
+ScalarType accumulate_type(ScalarType out) {
+  if (out == ScalarType::Half || out == ScalarType::BFloat16) return ScalarType::Float;
+  if (at::isIntegralType(out, /*includeBool=*/true) && out != ScalarType::Int) {
+    return ScalarType::Long;
+  }
+  return out;
+}
+
+// Input `i` converted as PyTorch does (to the result dtype `out`), then widened to `ct`.
+Value accumulator_input(GraphContext& g, const Args& a, size_t i, ScalarType out, ScalarType ct) {
+  return cast_if(g, cast_if(g, a.tensor(i), a.dtype(i), out), out, ct);
+}
+
+// Inclusive cumulative sum of x (dtype t, one of float/double/int32/int64) along `axis` of static
+// size n, without CumSum (opset < 11): x (axis moved last) MatMul an n×n upper-triangular ones
+// matrix. Exact for integers; floats are summed in another order (differences of a few ulps).
+Value inclusive_cumsum_static(GraphContext& g, const Value& x, ScalarType t, int64_t n,
+                              int64_t axis, int64_t rank) {
+  // static shape: the triangular matrix has the size of the summed dim.
+  Value tri = g.constant(at::ones({n, n}, at::TensorOptions().dtype(t)).triu());
+  if (axis == rank - 1) return g.op("MatMul", {x, tri});
+  std::vector<int64_t> perm(rank);
+  for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+  std::swap(perm[axis], perm[rank - 1]);
+  Value moved = g.op("Transpose", {x}, {{"perm", perm}});
+  return g.op("Transpose", {g.op("MatMul", {moved, tri})}, {{"perm", perm}});
+}
+
 // aten::mean/sum(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)
 // aten::mean/sum(Tensor self, *, ScalarType? dtype=None)
-Converter reduction(const std::string& onnx_op) {
+Converter sum_or_mean(const std::string& onnx_op) {
   return [=](GraphContext& g, const Args& a) -> Values {
-    Value x = a.tensor(0);
     const bool all_dims = a.size() <= 2;  // the overload without dim
-    std::vector<int64_t> axes;
+    std::vector<int64_t> dims;
     bool keepdim = false;
     std::optional<int64_t> dtype;
     if (all_dims) {
       if (a.size() == 2) dtype = a.optional_int(1);
     } else {
-      if (auto dims = a.optional_int_list(1)) axes = *dims;
+      if (auto d = a.optional_int_list(1)) dims = *d;  // None and [] both mean all dims
       keepdim = a.bool_arg(2);
       if (a.size() > 3) dtype = a.optional_int(3);
     }
-    if (dtype) {
-      x = g.cast(x, static_cast<at::ScalarType>(*dtype));
-    } else if (at::ScalarType out = a.output_dtype();
-               out != at::ScalarType::Undefined && out != a.dtype(0)) {
-      x = g.cast(x, out);  // sum of bool / int8..int32 is int64
+    // Sum of bool / int8..int32 is int64; the dtype argument casts the input first.
+    ScalarType out = result_dtype(g, a, dtype);
+    ScalarType ct = accumulate_type(out);
+    Value x = accumulator_input(g, a, 0, out, ct);
+    Value y = reduce(g, onnx_op, x, reduction_axes(dims, a.require_rank(0)), keepdim);
+    return {cast_if(g, y, ct, out)};
+  };
+}
+
+// aten::max/min(Tensor self)                         ⇒  ReduceMax/Min over all dims
+// aten::max/min.other(Tensor self, Tensor other)     ⇒  Max/Min (12+, or floats); Where(Greater)
+// aten::max/min.dim(Tensor self, int dim, bool keepdim=False) -> (values, indices)
+//                                                    ⇒  ReduceMax/Min + ArgMax/Min
+Converter max_or_min(bool is_max) {
+  const std::string reduce_op = is_max ? "ReduceMax" : "ReduceMin";
+  const std::string arg_op = is_max ? "ArgMax" : "ArgMin";
+  return [=](GraphContext& g, const Args& a) -> Values {
+    if (a.size() == 1) {
+      return {reduce_minmax(g, reduce_op, a.tensor(0), a.dtype(0), {}, false)};
     }
+    if (a.size() == 2) {
+      ScalarType out = result_dtype(g, a, std::nullopt);
+      if (out == ScalarType::Bool) {
+        return {g.op(is_max ? "Or" : "And", {a.tensor_as(0, out), a.tensor_as(1, out)})};
+      }
+      ScalarType ct = minmax_type(out);
+      Value x = a.tensor_as(0, ct);
+      Value y = a.tensor_as(1, ct);
+      Value r;
+      if (g.opset() >= 12 || at::isFloatingType(ct)) {
+        r = g.op(is_max ? "Max" : "Min", {x, y});
+      } else {
+        // Max/Min take floats only before 12: select exactly for integers.
+        r = g.op("Where", {g.op(is_max ? "Greater" : "Less", {x, y}), x, y});
+      }
+      return {cast_if(g, r, ct, out)};
+    }
+    Value x = a.tensor(0);
     const int64_t rank = a.require_rank(0);
-    for (auto& d : axes) d = normalize_dim(d, rank);
-    return {reduce(g, onnx_op, x, axes, keepdim)};
+    const bool keepdim = a.bool_arg(2);
+    if (rank == 0) return {x, g.constant(at::zeros({}, at::kLong))};
+    const int64_t dim = normalize_dim(a.int_arg(1), rank);
+    return {reduce_minmax(g, reduce_op, x, a.dtype(0), {dim}, keepdim),
+            arg_minmax(g, arg_op, x, a.dtype(0), dim, keepdim)};
+  };
+}
+
+// aten::amax/amin(Tensor self, int[1] dim=[], bool keepdim=False)  ⇒  ReduceMax/Min
+Converter amax_or_amin(const std::string& onnx_op) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    auto axes = reduction_axes(a.int_list(1), a.require_rank(0));
+    return {reduce_minmax(g, onnx_op, a.tensor(0), a.dtype(0), axes, a.bool_arg(2))};
+  };
+}
+
+// aten::argmax/argmin(Tensor self, int? dim=None, bool keepdim=False)
+//   ⇒  ArgMax/Min; dim None: over the flattened input (keepdim: reshaped to rank ones)
+Converter argmax_or_argmin(const std::string& onnx_op) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    const int64_t rank = a.require_rank(0);
+    const bool keepdim = a.bool_arg(2);
+    std::optional<int64_t> dim = a.optional_int(1);
+    Value x = a.tensor(0);
+    if (rank == 0) return {g.constant(at::zeros({}, at::kLong))};
+    if (dim) return {arg_minmax(g, onnx_op, x, a.dtype(0), normalize_dim(*dim, rank), keepdim)};
+    Value flat = g.op("Reshape", {x, g.constant_ints({-1})});
+    Value i = arg_minmax(g, onnx_op, flat, a.dtype(0), 0, false);
+    if (!keepdim) return {i};
+    return {g.op("Reshape", {i, g.constant_ints(std::vector<int64_t>(rank, 1))})};
+  };
+}
+
+// aten::all/any(Tensor self)  /  aten::all/any.dim(Tensor self, int dim, bool keepdim=False)
+//   ⇒  Cast(ReduceSum(Cast(x != 0, int64)), bool) (all as not any not); uint8 results for uint8
+Converter all_or_any(bool is_all) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    const int64_t rank = a.require_rank(0);
+    std::vector<int64_t> axes;
+    bool keepdim = false;
+    if (a.size() >= 3) {
+      axes = reduction_axes({a.int_arg(1)}, rank);
+      keepdim = a.bool_arg(2);
+    }
+    Value b = cast_if(g, a.tensor(0), a.dtype(0), ScalarType::Bool);
+    Value r = is_all ? g.op("Not", {any_of(g, g.op("Not", {b}), axes, keepdim)})
+                     : any_of(g, b, axes, keepdim);
+    return {cast_if(g, r, ScalarType::Bool, result_dtype(g, a, std::nullopt))};
   };
 }
 
 }  // namespace
 
 void register_reduction(Registry& r) {
-  r.add("aten::mean", {}, reduction("ReduceMean"));
-  r.add("aten::sum", {}, reduction("ReduceSum"));
+  // aten::mean(Tensor self, int[1]? dim, bool keepdim, *, ScalarType? dtype) / mean(self, dtype)
+  //   ⇒  ReduceMean (axes attribute)
+  r.add("aten::mean", {}, sum_or_mean("ReduceMean"));
+  // aten::sum(Tensor self, int[1]? dim, bool keepdim, *, ScalarType? dtype) / sum(self, dtype)
+  //   ⇒  ReduceSum (axes input from 13); bool/int inputs summed in int64
+  r.add("aten::sum", {}, sum_or_mean("ReduceSum"));
+
+  // aten::prod(Tensor self, *, ScalarType? dtype) / prod.dim_int(self, int dim, bool keepdim, *,
+  // ScalarType? dtype)  ⇒  ReduceProd in the result dtype (int64 for bool/ints)
+  r.add("aten::prod", {}, [](GraphContext& g, const Args& a) -> Values {
+    std::vector<int64_t> axes;
+    bool keepdim = false;
+    std::optional<int64_t> dtype;
+    if (a.size() <= 2) {
+      if (a.size() == 2) dtype = a.optional_int(1);
+    } else {
+      axes = reduction_axes({a.int_arg(1)}, a.require_rank(0));
+      keepdim = a.bool_arg(2);
+      if (a.size() > 3) dtype = a.optional_int(3);
+    }
+    ScalarType out = result_dtype(g, a, dtype);
+    ScalarType ct = accumulate_type(out);
+    Value x = accumulator_input(g, a, 0, out, ct);
+    return {cast_if(g, reduce(g, "ReduceProd", x, axes, keepdim), ct, out)};
+  });
+
+  // aten::amax(Tensor self, int[1] dim=[], bool keepdim=False)  ⇒  ReduceMax ([] = all dims)
+  r.add("aten::amax", {}, amax_or_amin("ReduceMax"));
+  // aten::amin(Tensor self, int[1] dim=[], bool keepdim=False)  ⇒  ReduceMin ([] = all dims)
+  r.add("aten::amin", {}, amax_or_amin("ReduceMin"));
+  // aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (min, max)
+  //   ⇒  ReduceMin, ReduceMax (dim None: all dims)
+  r.add("aten::aminmax", {}, [](GraphContext& g, const Args& a) -> Values {
+    const int64_t rank = a.require_rank(0);
+    std::vector<int64_t> axes;
+    if (auto dim = a.optional_int(1)) axes = reduction_axes({*dim}, rank);
+    const bool keepdim = a.bool_arg(2);
+    Value x = a.tensor(0);
+    return {reduce_minmax(g, "ReduceMin", x, a.dtype(0), axes, keepdim),
+            reduce_minmax(g, "ReduceMax", x, a.dtype(0), axes, keepdim)};
+  });
+
+  // aten::max(Tensor self) / max.other(Tensor self, Tensor other) / max.dim(self, int dim,
+  // bool keepdim) -> (values, indices)  ⇒  ReduceMax / Max (Where before 12 for ints) / +ArgMax
+  r.add("aten::max", {}, max_or_min(true));
+  // aten::min: as aten::max with ReduceMin / Min / ArgMin
+  r.add("aten::min", {}, max_or_min(false));
+
+  // aten::argmax(Tensor self, int? dim=None, bool keepdim=False)  ⇒  ArgMax (flattened for None)
+  r.add("aten::argmax", {}, argmax_or_argmin("ArgMax"));
+  // aten::argmin(Tensor self, int? dim=None, bool keepdim=False)  ⇒  ArgMin (flattened for None)
+  r.add("aten::argmin", {}, argmax_or_argmin("ArgMin"));
+
+  // aten::all(Tensor self) / all.dim(Tensor self, int dim, bool keepdim)
+  //   ⇒  Not(Cast(ReduceSum(Cast(Not(x != 0), int64)), bool))
+  r.add("aten::all", {}, all_or_any(true));
+  // aten::any(Tensor self) / any.dim(Tensor self, int dim, bool keepdim)
+  //   ⇒  Cast(ReduceSum(Cast(x != 0, int64)), bool)
+  r.add("aten::any", {}, all_or_any(false));
+
+  // aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False)  ⇒  ReduceLogSumExp (in the
+  // floating result dtype)
+  r.add("aten::logsumexp", {}, [](GraphContext& g, const Args& a) -> Values {
+    ScalarType out = result_dtype(g, a, std::nullopt);
+    ScalarType ct =
+        at::isFloatingType(out) && out != ScalarType::Half && out != ScalarType::BFloat16
+            ? out
+            : ScalarType::Float;
+    auto axes = reduction_axes(a.int_list(1), a.require_rank(0));
+    Value x = cast_if(g, a.tensor(0), a.dtype(0), ct);
+    return {cast_if(g, reduce(g, "ReduceLogSumExp", x, axes, a.bool_arg(2)), ct, out)};
+  });
+
+  // aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None)  ⇒  CumSum (opset 11+); before
+  // 11 MatMul by an upper-triangular ones matrix (static size of dim) — in the result dtype (int64
+  // for bool/ints)
+  r.add("aten::cumsum", {}, [](GraphContext& g, const Args& a) -> Values {
+    std::optional<int64_t> dtype = a.size() > 2 ? a.optional_int(2) : std::nullopt;
+    ScalarType out = result_dtype(g, a, dtype);
+    ScalarType ct = accumulate_type(out);
+    const int64_t rank = a.require_rank(0);
+    Value x = accumulator_input(g, a, 0, out, ct);
+    if (rank == 0) return {cast_if(g, x, ct, out)};  // the cumsum of one element is itself
+    const int64_t dim = normalize_dim(a.int_arg(1), rank);
+    Value y;
+    if (g.opset() >= 11) {
+      y = g.op("CumSum", {x, g.constant(at::scalar_tensor(dim, at::kLong))});
+    } else {
+      auto sizes = a.sizes(0);
+      if (!sizes || (*sizes)[dim] < 0) {
+        g.fail("cumsum before opset 11 needs the static size of dim; export with opset >= 11");
+      }
+      y = inclusive_cumsum_static(g, x, ct, (*sizes)[dim], dim, rank);
+    }
+    return {cast_if(g, y, ct, out)};
+  });
 }
 
 }  // namespace torchonnx::symbolic::ops

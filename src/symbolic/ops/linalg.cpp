@@ -1,0 +1,259 @@
+// Linear algebra and statistics beyond matrix products: vector and matrix norms, determinants,
+// std/var (with their means).
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "symbolic/context.h"
+#include "symbolic/helpers.h"
+#include "symbolic/ops/families.h"
+
+namespace torchonnx::symbolic::ops {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool is_string(const Args& a, size_t i) {
+  return a.jit(i)->type()->kind() == c10::TypeKind::StringType;
+}
+
+// Input 0, cast to the optional `dtype` argument at `i` (the norms compute in that type).
+Value input_in_dtype(GraphContext& g, const Args& a, std::optional<size_t> i) {
+  Value x = a.tensor(0);
+  if (i && *i < a.size()) {
+    if (auto dtype = a.optional_int(*i)) {
+      auto type = static_cast<at::ScalarType>(*dtype);
+      if (type != a.dtype(0)) x = g.cast(x, type);
+    }
+  }
+  return x;
+}
+
+// The (floating) type a norm is computed in: its output's.
+at::ScalarType norm_type(const Args& a) {
+  at::ScalarType out = a.output_dtype();
+  return out != at::ScalarType::Undefined ? out : a.dtype(0);
+}
+
+// Dims normalized for input 0 (an empty list means all dims, as `reduce` takes it).
+std::vector<int64_t> normalized_dims(const Args& a, std::vector<int64_t> dims) {
+  if (dims.empty()) return dims;
+  const int64_t rank = a.require_rank(0);
+  for (auto& d : dims) d = normalize_dim(d, rank);
+  return dims;
+}
+
+// The vector ord-norm of `x` (in floating `type`) over `axes` (all when empty).
+Value vector_norm(GraphContext& g, const Value& x, double ord, const std::vector<int64_t>& axes,
+                  bool keepdim, at::ScalarType type) {
+  if (ord == 2.0) return reduce(g, "ReduceL2", x, axes, keepdim);
+  if (ord == 1.0) return reduce(g, "ReduceL1", x, axes, keepdim);
+  if (ord == kInf) return reduce(g, "ReduceMax", g.op("Abs", {x}), axes, keepdim);
+  if (ord == -kInf) return reduce(g, "ReduceMin", g.op("Abs", {x}), axes, keepdim);
+  if (ord == 0.0) {
+    // The number of non-zero elements (Cast to bool: Equal takes no floats before opset 11).
+    return reduce(g, "ReduceSum", g.cast(g.cast(x, at::kBool), type), axes, keepdim);
+  }
+  Value p = g.constant_scalar(ord, type);
+  Value sum = reduce(g, "ReduceSum", g.op("Pow", {g.op("Abs", {x}), p}), axes, keepdim);
+  return g.op("Pow", {sum, g.constant_scalar(1.0 / ord, type)});
+}
+
+// The matrix norm of `x` over the (normalized) dims d0 (rows), d1 (columns): 'fro', or the
+// max/min absolute column (ord ±1) or row (ord ±inf) sum.
+Value matrix_norm(GraphContext& g, const Value& x, const std::string& ord_str, double ord,
+                  int64_t d0, int64_t d1, bool keepdim) {
+  if (d0 == d1) g.fail("matrix norm: dims must be different");
+  if (ord_str == "fro") return reduce(g, "ReduceL2", x, {d0, d1}, keepdim);
+  if (ord_str == "nuc" || ord == 2.0 || ord == -2.0) {
+    g.fail("matrix norm with ord=" +
+           (ord_str.empty() ? std::to_string(static_cast<int>(ord)) : "'" + ord_str + "'") +
+           " needs singular values (an SVD), which ONNX has no operator for. Remedy: use "
+           "ord='fro', 1, -1, inf or -inf, or compute this norm outside the exported model");
+  }
+  if (!ord_str.empty()) g.fail("matrix norm: unknown ord '" + ord_str + "'");
+  int64_t summed, extreme;
+  if (ord == 1.0 || ord == -1.0) {
+    summed = d0, extreme = d1;  // column sums
+  } else if (ord == kInf || ord == -kInf) {
+    summed = d1, extreme = d0;  // row sums
+  } else {
+    g.fail("matrix norm: ord " + std::to_string(ord) + " is not one of 'fro', 'nuc', ±1, ±2, ±inf");
+  }
+  Value sums = reduce(g, "ReduceSum", g.op("Abs", {x}), {summed}, /*keepdims=*/true);
+  Value r = reduce(g, ord > 0 ? "ReduceMax" : "ReduceMin", sums, {extreme}, /*keepdims=*/true);
+  if (keepdim) return r;
+  return squeeze(g, r, {std::min(d0, d1), std::max(d0, d1)});
+}
+
+// ord as a number, from a constant Scalar (None → `fallback`).
+double ord_value(const Args& a, size_t i, double fallback) {
+  return a.is_none(i) ? fallback : a.float_arg(i);
+}
+
+// std/var(_mean) of every overload:
+//   (Tensor self, bool unbiased=True)
+//   .dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False)
+//   .correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False)
+// ⇒ ReduceSum((x - ReduceMean(x))²) / max(N - correction, 0), N computed in the graph; ReduceMean
+// of the squares when correction is 0. Returns {var, mean}.
+std::pair<Value, Value> var_mean(GraphContext& g, const Args& a) {
+  std::vector<int64_t> axes;
+  double correction = 1;
+  bool keepdim = false;
+  if (a.size() == 2) {
+    correction = a.bool_arg(1) ? 1 : 0;
+  } else {
+    if (a.jit(1)->type()->kind() == c10::TypeKind::ListType &&
+        a.jit(1)->type()->containedType(0)->kind() == c10::TypeKind::StringType) {
+      g.fail("named dims (Dimname) are not supported; pass dims as ints");
+    }
+    if (auto dims = a.optional_int_list(1)) axes = normalized_dims(a, *dims);
+    if (a.jit(2)->type()->kind() == c10::TypeKind::BoolType) {
+      correction = a.bool_arg(2) ? 1 : 0;
+    } else if (auto c = a.optional_int(2)) {
+      correction = static_cast<double>(*c);
+    }
+    keepdim = a.bool_arg(3);
+  }
+  at::ScalarType type = a.dtype(0);
+  if (!at::isFloatingType(type)) g.fail("std/var need a floating-point input");
+  Value x = a.tensor(0);
+  Value mean = reduce(g, "ReduceMean", x, axes, keepdim);
+  Value centered = g.op("Sub", {x, reduce(g, "ReduceMean", x, axes, /*keepdims=*/true)});
+  Value squares = g.op("Mul", {centered, centered});
+  if (correction == 0) return {reduce(g, "ReduceMean", squares, axes, keepdim), mean};
+  Value sum = reduce(g, "ReduceSum", squares, axes, keepdim);
+  Value n = axes.empty()
+                ? g.op("Size", {x})
+                : reduce(g, "ReduceProd",
+                         g.op("Gather", {g.op("Shape", {x}), g.constant_ints(axes)}, {{"axis", 0}}),
+                         {}, /*keepdims=*/false);
+  Value divisor = g.op("Sub", {g.cast(n, type), g.constant_scalar(correction, type)});
+  divisor = g.op("Max", {divisor, g.constant_scalar(0, type)});
+  return {g.op("Div", {sum, divisor}), mean};
+}
+
+// Det of input 0 in its type. ONNX Runtime implements Det for float only: other types go through
+// float (a double determinant loses precision to float's).
+Value det(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  if (type == at::kFloat) return g.op("Det", {a.tensor(0)});
+  return g.cast(g.op("Det", {a.tensor_as(0, at::kFloat)}), type);
+}
+
+}  // namespace
+
+void register_linalg(Registry& r) {
+  // aten::norm.Scalar(Tensor self, Scalar p=2)
+  // aten::norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype)
+  // aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False)
+  // aten::norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, dtype)
+  //   ⇒  ReduceL2 / ReduceL1 (p = 2 / 1), ReduceMax / ReduceMin of Abs (±inf), ReduceSum of
+  //   non-zeros (0), Pow(ReduceSum(Pow(Abs(x), p)), 1/p) otherwise; in dtype when given
+  r.add("aten::norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    const bool with_dim = a.size() >= 4;
+    if (with_dim && a.jit(2)->type()->kind() == c10::TypeKind::ListType &&
+        a.jit(2)->type()->containedType(0)->kind() == c10::TypeKind::StringType) {
+      g.fail("named dims (Dimname) are not supported; pass dims as ints");
+    }
+    std::optional<size_t> dtype_index;
+    if (a.size() == 3) dtype_index = 2;
+    if (a.size() == 5) dtype_index = 4;
+    Value x = input_in_dtype(g, a, dtype_index);
+    at::ScalarType type = norm_type(a);
+    std::vector<int64_t> axes =
+        with_dim ? normalized_dims(a, a.int_list(2)) : std::vector<int64_t>{};
+    bool keepdim = with_dim && a.bool_arg(3);
+    return {vector_norm(g, x, ord_value(a, 1, 2.0), axes, keepdim, type)};
+  });
+  // aten::frobenius_norm(Tensor self) / .dim(Tensor self, int[1] dim, bool keepdim=False)
+  //   ⇒  ReduceL2
+  r.add("aten::frobenius_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    std::vector<int64_t> axes =
+        a.size() > 1 ? normalized_dims(a, a.int_list(1)) : std::vector<int64_t>{};
+    bool keepdim = a.size() > 2 && a.bool_arg(2);
+    return {reduce(g, "ReduceL2", a.tensor(0), axes, keepdim)};
+  });
+  // aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
+  //   ScalarType? dtype=None)  ⇒  as aten::norm (all dims when dim is None)
+  r.add("aten::linalg_vector_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    Value x = input_in_dtype(g, a, 4);
+    std::vector<int64_t> axes;
+    if (auto dims = a.optional_int_list(2)) axes = normalized_dims(a, *dims);
+    return {vector_norm(g, x, ord_value(a, 1, 2.0), axes, a.bool_arg(3), norm_type(a))};
+  });
+  // aten::linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *,
+  //   ScalarType? dtype=None) / .str_ord(Tensor self, str ord="fro", ...)
+  //   ⇒  ReduceL2 ('fro'); ReduceMax/Min(ReduceSum(Abs)) for ±1, ±inf; 'nuc' and ±2 need an SVD
+  //   (no ONNX op): a clear error
+  r.add("aten::linalg_matrix_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    Value x = input_in_dtype(g, a, 4);
+    std::vector<int64_t> dims = normalized_dims(a, a.int_list(2));
+    if (dims.size() != 2) g.fail("linalg_matrix_norm: dim must have 2 elements");
+    std::string ord_str = is_string(a, 1) ? a.str_arg(1) : "";
+    double ord = ord_str.empty() ? a.float_arg(1) : 0;
+    return {matrix_norm(g, x, ord_str, ord, dims[0], dims[1], a.bool_arg(3))};
+  });
+  // aten::linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *,
+  //   ScalarType? dtype=None) / .ord_str(Tensor self, str ord, ...)
+  //   ⇒  a vector norm for 1 dim (or a 1-D input, or ord and dim both None: all elements), a
+  //   matrix norm for 2 dims (or a 2-D input)
+  r.add("aten::linalg_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    Value x = input_in_dtype(g, a, 4);
+    const bool keepdim = a.bool_arg(3);
+    const bool ord_none = a.is_none(1);
+    std::string ord_str = !ord_none && is_string(a, 1) ? a.str_arg(1) : "";
+    std::optional<std::vector<int64_t>> dims = a.optional_int_list(2);
+    if (!dims) {
+      if (ord_none) return {reduce(g, "ReduceL2", x, {}, keepdim)};
+      const int64_t rank = a.require_rank(0);
+      if (rank != 1 && rank != 2) {
+        g.fail("linalg_norm with ord and without dim needs a 1-D or 2-D input");
+      }
+      dims = rank == 1 ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1};
+    }
+    std::vector<int64_t> axes = normalized_dims(a, *dims);
+    if (axes.size() == 1) {
+      if (!ord_str.empty()) g.fail("linalg_norm: ord '" + ord_str + "' needs 2 dims");
+      return {vector_norm(g, x, ord_value(a, 1, 2.0), axes, keepdim, norm_type(a))};
+    }
+    if (axes.size() != 2) g.fail("linalg_norm: dim must have 1 or 2 elements");
+    if (ord_none) ord_str = "fro";
+    double ord = ord_str.empty() ? a.float_arg(1) : 0;
+    return {matrix_norm(g, x, ord_str, ord, axes[0], axes[1], keepdim)};
+  });
+  // aten::linalg_det(Tensor A) -> Tensor  ⇒  Det (opset 11+; float only in ONNX Runtime, so
+  // double is computed in float; aten::det is normalized to linalg_det before conversion)
+  r.add("aten::linalg_det", {11, kMaxOpset},
+        [](GraphContext& g, const Args& a) -> Values { return {det(g, a)}; });
+  // aten::logdet(Tensor self)  ⇒  Where(Det < 0, nan, Log(Det)) (opset 11+; -inf for det 0)
+  r.add("aten::logdet", {11, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.dtype(0);
+    Value d = det(g, a);
+    Value negative = g.op("Less", {d, g.constant_scalar(0, type)});
+    Value nan = g.constant_scalar(std::numeric_limits<double>::quiet_NaN(), type);
+    return {g.op("Where", {negative, nan, g.op("Log", {d})})};
+  });
+  // aten::var / aten::std (all overloads, see var_mean)  ⇒  var, Sqrt(var)
+  r.add("aten::var", {},
+        [](GraphContext& g, const Args& a) -> Values { return {var_mean(g, a).first}; });
+  r.add("aten::std", {}, [](GraphContext& g, const Args& a) -> Values {
+    return {g.op("Sqrt", {var_mean(g, a).first})};
+  });
+  // aten::var_mean / aten::std_mean  ⇒  (var, mean), (Sqrt(var), mean)
+  r.add("aten::var_mean", {}, [](GraphContext& g, const Args& a) -> Values {
+    auto [var, mean] = var_mean(g, a);
+    return {var, mean};
+  });
+  r.add("aten::std_mean", {}, [](GraphContext& g, const Args& a) -> Values {
+    auto [var, mean] = var_mean(g, a);
+    return {g.op("Sqrt", {var}), mean};
+  });
+}
+
+}  // namespace torchonnx::symbolic::ops

@@ -1,0 +1,323 @@
+// Sorting and selection: sort, argsort, topk, unique (_unique, _unique2, unique_dim,
+// unique_consecutive, unique_dim_consecutive).
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <limits>
+
+#include "symbolic/context.h"
+#include "symbolic/helpers.h"
+#include "symbolic/ops/families.h"
+
+namespace torchonnx::symbolic::ops {
+
+namespace {
+
+using at::ScalarType;
+
+// The dtype TopK runs in for input dtype t: floats at every opset (half precision widened to
+// float); from 11 also int32/int64 (narrower integers and bool widened to int64). Before 11
+// integers are sorted as double, exact for |values| < 2^53.
+ScalarType topk_type(int opset, ScalarType t) {
+  if (t == ScalarType::Float || t == ScalarType::Double) return t;
+  if (t == ScalarType::Half || t == ScalarType::BFloat16) return ScalarType::Float;
+  if (opset >= 11) return t == ScalarType::Int || t == ScalarType::Long ? t : ScalarType::Long;
+  return ScalarType::Double;
+}
+
+// The k largest (or smallest) elements of x along `axis`, sorted, and their int64 indices; x and
+// the values are of dtype ct = topk_type(opset, ·). `k` is a 1-D int64 tensor of one element from
+// opset 10; at 9, `k_static` (an attribute). Before 11 TopK has no `largest`: the smallest are the
+// largest of -x. Equal elements come in index order (ONNX TopK's rule, PyTorch's stable order).
+Values topk_in(GraphContext& g, const Value& x, const Value& k, std::optional<int64_t> k_static,
+               int64_t axis, bool largest) {
+  const bool negate = !largest && g.opset() < 11;
+  Value in = negate ? g.op("Neg", {x}) : x;
+  Values out;
+  if (g.opset() < 10) {
+    if (!k_static) g.fail("topk with a k computed at run time needs opset >= 10");
+    out = g.op("TopK", {in}, {{"axis", axis}, {"k", *k_static}}, 2);
+  } else if (g.opset() < 11) {
+    out = g.op("TopK", {in, k}, {{"axis", axis}}, 2);
+  } else {
+    out = g.op("TopK", {in, k},
+               {{"axis", axis}, {"largest", static_cast<int64_t>(largest)}, {"sorted", int64_t{1}}},
+               2);
+  }
+  return {negate ? g.op("Neg", {out[0]}) : out[0], out[1]};
+}
+
+// topk_in for x of any dtype t: computed in topk_type(opset, t), the values cast back to t.
+// PyTorch orders NaN above every number (+inf included), ONNX Runtime leaves it unordered: from
+// opset 11 floats are ranked with NaN as +inf (NaN and +inf in one slice then keep index order)
+// and the values gathered from x. Before 11 (no GatherElements) NaN is not handled.
+Values topk(GraphContext& g, const Value& x, ScalarType t, const Value& k,
+            std::optional<int64_t> k_static, int64_t axis, bool largest) {
+  ScalarType ct = topk_type(g.opset(), t);
+  Value in = cast_if(g, x, t, ct);
+  if (g.opset() >= 11 && at::isFloatingType(ct)) {
+    Value key = g.op("Where", {g.op("IsNaN", {in}),
+                               g.constant_scalar(std::numeric_limits<double>::infinity(), ct), in});
+    Value indices = topk_in(g, key, k, k_static, axis, largest)[1];
+    return {g.op("GatherElements", {x, indices}, {{"axis", axis}}), indices};
+  }
+  Values out = topk_in(g, in, k, k_static, axis, largest);
+  return {cast_if(g, out[0], ct, t), out[1]};
+}
+
+// Sorts x (input 0) along dim: TopK with k = the size of dim (from the graph's Shape from 10; the
+// static size at 9, where k is an attribute).
+Values sort_along(GraphContext& g, const Args& a, int64_t dim, bool descending) {
+  const int64_t rank = a.require_rank(0);
+  Value x = a.tensor(0);
+  if (rank == 0) return {x, g.constant(at::zeros({}, at::kLong))};
+  const int64_t axis = normalize_dim(dim, rank);
+  std::optional<int64_t> k_static;
+  Value k;
+  if (g.opset() < 10) {
+    // static shape: TopK's k is an attribute before opset 10.
+    auto sizes = a.sizes(0);
+    if (!sizes || (*sizes)[axis] < 0) {
+      g.fail("sort at opset 9 needs the static size of the sorted dim; export with opset >= 10");
+    }
+    k_static = (*sizes)[axis];
+  } else {
+    k = g.op("Gather", {g.op("Shape", {x}), g.constant_ints({axis})}, {{"axis", int64_t{0}}});
+  }
+  return topk(g, x, a.dtype(0), k, k_static, axis, descending);
+}
+
+// aten::sort(self, int dim, bool descending) or sort.stable(self, *, bool? stable, int dim,
+// bool descending): (dim, descending) argument positions.
+std::pair<size_t, size_t> sort_arg_positions(const Args& a) {
+  return a.size() == 4 ? std::pair<size_t, size_t>{2, 3} : std::pair<size_t, size_t>{1, 2};
+}
+
+Value empty_long(GraphContext& g) {
+  return g.constant(at::empty({0}, at::kLong));
+}
+
+// The dtype ONNX Unique runs in for input dtype t (ORT implements float, double, int8, int64):
+// other integers and bool are widened to int64, half precision to float.
+ScalarType unique_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float:
+    case ScalarType::Double:
+    case ScalarType::Char:
+    case ScalarType::Long:
+      return t;
+    case ScalarType::Half:
+    case ScalarType::BFloat16:
+      return ScalarType::Float;
+    default:
+      return ScalarType::Long;
+  }
+}
+
+// ONNX Unique of x (input 0) over the flattened input (dim none) or the slices along dim.
+// Returns (values, inverse, counts); inverse has the input's shape when flattened (PyTorch's
+// rule), and outputs not asked for are empty int64 tensors as in PyTorch (the callers pass
+// PyTorch's rules for which are computed).
+Values unique(GraphContext& g, const Args& a, std::optional<int64_t> dim, bool sorted,
+              bool return_inverse, bool return_counts) {
+  ScalarType t = a.dtype(0);
+  ScalarType ct = unique_type(t);
+  Value x = cast_if(g, a.tensor(0), t, ct);
+  ir::Attributes attrs{{"sorted", static_cast<int64_t>(sorted)}};
+  if (dim) {
+    attrs.emplace_back("axis", normalize_dim(*dim, a.require_rank(0)));
+  } else {
+    x = g.op("Reshape", {x, g.constant_ints({-1})});
+  }
+  Values u = g.op("Unique", {x}, attrs, 4);
+  Value inverse = empty_long(g);
+  if (return_inverse) {
+    inverse = dim ? u[2] : g.op("Reshape", {u[2], g.op("Shape", {a.tensor(0)})});
+  }
+  return {cast_if(g, u[0], ct, t), inverse, return_counts ? u[3] : empty_long(g)};
+}
+
+// _unique/_unique2 before opset 11 (no Unique, CumSum, ScatterElements), sorted (a valid order
+// for sorted=False too, which PyTorch leaves unspecified): s, perm = ascending TopK of the
+// flattened input; run starts mask = [true, s[1:] > s[:-1]]; values = s at the run starts;
+// inverse = Scatter(perm, cumsum(mask) - 1), the cumsum a MatMul by a triangular ones matrix;
+// counts = run ends + 1 - run starts.
+Values unique_by_sorting(GraphContext& g, const Args& a, bool return_inverse, bool return_counts) {
+  // static shape: TopK's k (an attribute at 9) and the cumsum matrix need the element count.
+  auto sizes = a.sizes(0);
+  int64_t n = 1;
+  for (int64_t s : sizes ? *sizes : std::vector<int64_t>{-1}) n = s < 0 ? -1 : n * s;
+  if (n < 1 || n > 4096) {
+    g.fail(
+        "unique before opset 11 needs a static, non-empty input of at most 4096 elements; "
+        "export with opset >= 11");
+  }
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  ScalarType t = a.dtype(0);
+  ScalarType ct = topk_type(g.opset(), t);
+  Value flat = cast_if(g, g.op("Reshape", {a.tensor(0), g.constant_ints({-1})}), t, ct);
+  Value k = g.opset() >= 10 ? g.constant_ints({n}) : Value();
+  Values sorted = topk_in(g, flat, k, n, 0, /*largest=*/false);
+  Value s = sorted[0];
+  // Run starts and run ends (the last element of each run), both of n elements.
+  Value later = g.op("Greater", {slice(g, s, {0}, {1}, {kMax}), slice(g, s, {0}, {0}, {-1})});
+  Value yes = g.constant(at::ones({1}, at::kBool));
+  Value mask = g.op("Concat", {yes, later}, {{"axis", int64_t{0}}});
+  // Gather rather than Compress, which has no type inference before 11.
+  Value starts = g.op("Reshape", {g.op("NonZero", {mask}), g.constant_ints({-1})});
+  Value values = cast_if(g, g.op("Gather", {s, starts}, {{"axis", int64_t{0}}}), ct, t);
+  Value inverse = empty_long(g);
+  if (return_inverse) {
+    Value tri = g.constant(at::ones({n, n}, at::kLong).triu());
+    Value ids = g.op("Sub", {g.op("MatMul", {g.cast(mask, ScalarType::Long), tri}),
+                             g.constant(at::ones({1}, at::kLong))});
+    inverse = g.op("Scatter", {g.constant(at::zeros({n}, at::kLong)), sorted[1], ids},
+                   {{"axis", int64_t{0}}});
+    inverse = g.op("Reshape", {inverse, g.op("Shape", {a.tensor(0)})});
+  }
+  Value counts = empty_long(g);
+  if (return_counts) {
+    // counts = (run ends + 1) - run starts, both from NonZero (slicing `starts` would need a
+    // Slice of a data-dependent length, whose ONNX shape inference misleads ORT at opset 10).
+    Value end_mask = g.op("Concat", {later, yes}, {{"axis", int64_t{0}}});
+    Value ends = g.op("Reshape", {g.op("NonZero", {end_mask}), g.constant_ints({-1})});
+    counts = g.op("Sub", {g.op("Add", {ends, g.constant_ints({1})}), starts});
+  }
+  return {values, inverse, counts};
+}
+
+// unique_consecutive: the first element of each run of equal elements (slices along dim), by
+// comparing neighbours: mask = [true, x[1:] != x[:-1]] (a slice differs where any element does),
+// values = Compress(x, mask), inverse = CumSum(mask) - 1, counts = run ends + 1 - run starts.
+Values unique_consecutive(GraphContext& g, const Args& a, std::optional<int64_t> dim,
+                          bool return_inverse, bool return_counts) {
+  const int64_t rank = a.require_rank(0);
+  Value x = a.tensor(0);
+  int64_t axis = 0;
+  int64_t work_rank = 1;
+  if (dim) {
+    axis = normalize_dim(*dim, rank);
+    work_rank = rank;
+  } else {
+    x = g.op("Reshape", {x, g.constant_ints({-1})});
+  }
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  auto slice = [&](const Value& v, int64_t start, int64_t end) {
+    return g.op("Slice",
+                {v, g.constant_ints({start}), g.constant_ints({end}), g.constant_ints({axis})});
+  };
+  Value differs = g.op("Not", {g.op("Equal", {slice(x, 1, kMax), slice(x, 0, -1)})});
+  if (work_rank > 1) {
+    std::vector<int64_t> others;
+    for (int64_t i = 0; i < work_rank; ++i) {
+      if (i != axis) others.push_back(i);
+    }
+    differs = g.cast(reduce(g, "ReduceMax", g.cast(differs, ScalarType::Int), others, false),
+                     ScalarType::Bool);
+  }
+  Value yes = g.constant(at::ones({1}, at::kBool));
+  Value mask = g.op("Concat", {yes, differs}, {{"axis", int64_t{0}}});  // run starts
+  Value values = g.op("Compress", {x, mask}, {{"axis", axis}});
+  Value inverse = empty_long(g);
+  if (return_inverse) {
+    Value ids = g.op("CumSum",
+                     {g.cast(mask, ScalarType::Long), g.constant(at::scalar_tensor(0, at::kLong))});
+    inverse = g.op("Sub", {ids, g.constant(at::ones({1}, at::kLong))});
+    if (!dim) inverse = g.op("Reshape", {inverse, g.op("Shape", {a.tensor(0)})});
+  }
+  Value counts = empty_long(g);
+  if (return_counts) {
+    // counts = (run ends + 1) - run starts, the ends being the last element of each run.
+    Value end_mask = g.op("Concat", {differs, yes}, {{"axis", int64_t{0}}});
+    auto positions = [&](const Value& m) {
+      return g.op("Reshape", {g.op("NonZero", {m}), g.constant_ints({-1})});
+    };
+    counts =
+        g.op("Sub", {g.op("Add", {positions(end_mask), g.constant_ints({1})}), positions(mask)});
+  }
+  return {values, inverse, counts};
+}
+
+}  // namespace
+
+void register_sort(Registry& r) {
+  // aten::sort(Tensor self, int dim=-1, bool descending=False) / sort.stable(Tensor self, *,
+  // bool? stable, int dim=-1, bool descending=False) -> (values, indices)
+  //   ⇒  TopK(k = size of dim): k attribute at 9 (static size), input from 10; ascending before
+  //      11 via Neg; equal elements keep their order (stable)
+  r.add("aten::sort", {}, [](GraphContext& g, const Args& a) -> Values {
+    auto [dim, descending] = sort_arg_positions(a);
+    return sort_along(g, a, a.int_arg(dim), a.bool_arg(descending));
+  });
+  // aten::argsort(Tensor self, int dim=-1, bool descending=False) / argsort.stable(Tensor self,
+  // *, bool stable, int dim=-1, bool descending=False)  ⇒  the indices of the sort's TopK
+  r.add("aten::argsort", {}, [](GraphContext& g, const Args& a) -> Values {
+    auto [dim, descending] = sort_arg_positions(a);
+    return {sort_along(g, a, a.int_arg(dim), a.bool_arg(descending))[1]};
+  });
+  // aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True)
+  //   ⇒  TopK: k attribute at 9, input from 10; largest/sorted attributes from 11 (smallest via
+  //      Neg before); always sorted (PyTorch leaves the order of sorted=False unspecified)
+  r.add("aten::topk", {}, [](GraphContext& g, const Args& a) -> Values {
+    const int64_t rank = a.require_rank(0);
+    const bool largest = a.bool_arg(3);
+    Value x = a.tensor(0);
+    if (rank == 0) x = g.op("Reshape", {x, g.constant_ints({1})});
+    const int64_t axis = rank == 0 ? 0 : normalize_dim(a.int_arg(2), rank);
+    std::optional<int64_t> k_static;
+    Value k;
+    if (a.is_constant(1)) {
+      k_static = a.int_arg(1);
+      if (g.opset() >= 10) k = g.constant_ints({*k_static});
+    } else if (g.opset() >= 10) {
+      k = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({1})});
+    }
+    Values out = topk(g, x, a.dtype(0), k, k_static, axis, largest);
+    if (rank == 0) {
+      out[0] = g.op("Reshape", {out[0], g.constant_ints({})});
+      out[1] = g.op("Reshape", {out[1], g.constant_ints({})});
+    }
+    return out;
+  });
+
+  // aten::_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (values, inverse)
+  //   ⇒  Unique (opset 11+) over the flattened input
+  //   before 11: sorted by TopK, see unique_by_sorting
+  r.add("aten::_unique", {}, [](GraphContext& g, const Args& a) -> Values {
+    Values u = g.opset() >= 11 ? unique(g, a, std::nullopt, a.bool_arg(1), a.bool_arg(2), false)
+                               : unique_by_sorting(g, a, a.bool_arg(2), false);
+    return {u[0], u[1]};
+  });
+  // aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False,
+  // bool return_counts=False) -> (values, inverse, counts)  ⇒  Unique (opset 11+), flattened;
+  //   before 11: sorted by TopK, see unique_by_sorting
+  r.add("aten::_unique2", {}, [](GraphContext& g, const Args& a) -> Values {
+    // PyTorch computes the inverse when either the inverse or the counts are asked for.
+    const bool counts = a.bool_arg(3);
+    const bool inverse = a.bool_arg(2) || counts;
+    if (g.opset() < 11) return unique_by_sorting(g, a, inverse, counts);
+    return unique(g, a, std::nullopt, a.bool_arg(1), inverse, counts);
+  });
+  // aten::unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False,
+  // bool return_counts=False)  ⇒  Unique(axis=dim, sorted=1) (opset 11+; PyTorch always sorts
+  // the slices and returns the inverse and counts here)
+  r.add("aten::unique_dim", {11, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
+    return unique(g, a, a.int_arg(1), true, true, true);  // PyTorch computes all three
+  });
+  // aten::unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False,
+  // int? dim=None)  ⇒  Compress by a neighbour-difference mask, CumSum, NonZero (opset 11+)
+  r.add("aten::unique_consecutive", {11, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
+    // With a dim PyTorch computes the inverse and counts whatever the flags say.
+    std::optional<int64_t> dim = a.optional_int(3);
+    return unique_consecutive(g, a, dim, a.bool_arg(1) || dim.has_value(),
+                              a.bool_arg(2) || dim.has_value());
+  });
+  // aten::unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False,
+  // bool return_counts=False)  ⇒  as unique_consecutive with dim (opset 11+)
+  r.add("aten::unique_dim_consecutive", {11, kMaxOpset},
+        [](GraphContext& g, const Args& a) -> Values {
+          return unique_consecutive(g, a, a.int_arg(1), true, true);  // PyTorch computes all
+        });
+}
+
+}  // namespace torchonnx::symbolic::ops

@@ -1,0 +1,554 @@
+// Numeric tests of the indexing converters (reads: select, slice, index, gather, take,
+// masked_select, nonzero, where; writes: index_put, masked_fill/scatter, scatter*,
+// index_copy/fill/add): export at every opset, run in ORT, compare with libtorch (values and
+// dtypes). Includes every indexing pattern the torch.onnx docs list as unsupported (they work in
+// torchonnx).
+#include <ATen/ATen.h>
+#include <ATen/TensorIndexing.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "onnx/model_proto.h"
+#include "ops/op_test_util.h"
+#include "symbolic/context.h"
+#include "symbolic/convert.h"
+#include "symbolic/registry.h"
+
+namespace torchonnx::testing {
+namespace {
+
+using at::indexing::Slice;
+using OptList = c10::List<c10::optional<at::Tensor>>;
+
+at::Tensor longs(std::vector<int64_t> v) {
+  return at::tensor(v, at::kLong);
+}
+
+// A script module's export at `opset` fails with an ExportError holding `what`.
+void expect_script_fails(const std::string& source, const Inputs& inputs, int opset,
+                         const std::string& what, bool fold = true) {
+  ExportOptions options;
+  options.opset_version = opset;
+  options.do_constant_folding = fold;
+  try {
+    export_model_to_bytes(script_module(source), inputs, options);
+    ADD_FAILURE() << "export at opset " << opset << " succeeded; expected '" << what << "'";
+  } catch (const ExportError& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
+class Index : public ::testing::Test {
+ protected:
+  void SetUp() override { at::manual_seed(0); }
+};
+
+// ----- select / slice ----------------------------------------------------------------------------
+
+TEST_F(Index, SelectNegativeIndex) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).select(1, -1); };
+  expect_op_matches("aten::select", fn, {at::randn({3, 4, 2})});
+  expect_op_matches("aten::select", fn, {at::randint(-9, 9, {3, 4})});
+  expect_op_matches("aten::select", fn, {at::randn({3, 4}) > 0});
+}
+
+TEST_F(Index, SelectNegativeDim) {
+  expect_op_matches("aten::select", [](const Inputs& in) { return arg(in, 0).select(-2, 2); },
+                    {at::randn({2, 3, 4})});
+}
+
+TEST_F(Index, SelectIndexComputedInGraph) {
+  // The index is a value computed in the graph (negative here, so wrapped before opset 11). Sizes
+  // stand in for data-dependent ints (int(t)), which type propagation cannot type yet.
+  ScriptOptions unfolded;
+  unfolded.fold = false;
+  expect_script_matches("aten::select",
+                        "def forward(self, x):\n  return x.select(0, x.size(1) - x.size(0))\n",
+                        {at::randn({4, 3})}, unfolded);
+  expect_script_matches("aten::select", "def forward(self, x):\n  return x[x.size(0) - 2]\n",
+                        {at::randint(-9, 9, {4, 3})}, unfolded);
+}
+
+TEST_F(Index, SliceWithStep) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).slice(1, 0, 5, 2); };
+  expect_op_matches("aten::slice", fn, {at::randn({2, 6})}, 10, 17);
+  expect_op_matches("aten::slice", fn, {at::randint(-9, 9, {2, 6})}, 10, 17);
+  expect_export_fails(fn, {at::randn({2, 6})}, 9, "slicing with a step needs opset 10");
+}
+
+TEST_F(Index, SliceNegativeStartEnd) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).slice(-1, -3, -1); };
+  expect_op_matches("aten::slice", fn, {at::randn({2, 5})});
+  expect_op_matches("aten::slice", fn, {at::randn({2, 5}) > 0});
+}
+
+TEST_F(Index, SliceEndBeyondSize) {
+  expect_op_matches("aten::slice", [](const Inputs& in) { return arg(in, 0).slice(0, 1, 100); },
+                    {at::randint(-9, 9, {4, 2})});
+}
+
+TEST_F(Index, SliceBoundsComputedInScript) {
+  ScriptOptions unfolded{10, 17, /*fold=*/false};
+  const std::string src = "def forward(self, x):\n  s = x.size(1) - 4\n  return x[s:s + 2]\n";
+  Inputs in{at::randn({5, 3})};
+  expect_script_matches("aten::slice", src, in, unfolded);
+  expect_script_fails(src, in, 9, "needs opset 10", /*fold=*/false);
+  expect_script_matches("aten::slice", "def forward(self, x):\n  return x[:, -x.size(0):]\n",
+                        {at::randn({2, 5})}, unfolded);
+}
+
+// ----- index (reads) -----------------------------------------------------------------------------
+
+TEST_F(Index, IndexOneTensor) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).index({arg(in, 1)}); };
+  expect_op_matches("aten::index", fn, {at::randn({4, 3}), longs({2, 0, 2})});
+  expect_op_matches("aten::index", fn, {at::randint(-9, 9, {4, 3}), longs({3, 1})});
+  expect_op_matches("aten::index", fn, {at::randn({4, 3}) > 0, longs({1})});
+  // a 2-D index tensor
+  expect_op_matches("aten::index", fn, {at::randn({4, 3}), longs({0, 1, 3, 2}).view({2, 2})});
+}
+
+TEST_F(Index, IndexNegativeTensorIndices) {
+  // Unsupported by torch.onnx (spec: "Tensor indices that includes negative values").
+  auto one = [](const Inputs& in) { return arg(in, 0).index({arg(in, 1)}); };
+  expect_op_matches("aten::index", one, {at::randn({4, 3}), longs({-1, 0, -4})});
+  auto two = [](const Inputs& in) { return arg(in, 0).index({arg(in, 1), arg(in, 2)}); };
+  expect_op_matches("aten::index", two,
+                    {at::randn({4, 5}), longs({1, 2, 2, -3}).view({2, 2}), longs({-2, 3})});
+}
+
+TEST_F(Index, IndexSecondDim) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).index({Slice(), arg(in, 1)}); };
+  expect_op_matches("aten::index", fn, {at::randn({3, 4, 2}), longs({3, 0, -1})});
+  expect_op_matches("aten::index", fn, {at::randint(-9, 9, {3, 4}), longs({1, 1})});
+}
+
+TEST_F(Index, IndexSeveralConsecutiveAtFront) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).index({arg(in, 1), arg(in, 2)}); };
+  expect_op_matches("aten::index", fn, {at::randn({3, 4, 5}), longs({0, 2, 1}), longs({3, 3, 0})});
+  expect_op_matches("aten::index", fn, {at::randn({3, 4}) > 0, longs({0, 2}), longs({3, 1})});
+}
+
+TEST_F(Index, IndexSeveralConsecutiveInMiddle) {
+  // Result dims stay at the position of the first index (PyTorch/NumPy rule).
+  auto fn = [](const Inputs& in) { return arg(in, 0).index({Slice(), arg(in, 1), arg(in, 2)}); };
+  expect_op_matches("aten::index", fn,
+                    {at::randn({2, 3, 4, 5}), longs({0, 2, 1}).view({3, 1}), longs({3, 0})});
+}
+
+TEST_F(Index, IndexNonConsecutiveMovesToFront) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).index({arg(in, 1), Slice(), arg(in, 2)}); };
+  expect_op_matches("aten::index", fn, {at::randn({3, 4, 5, 2}), longs({0, 2}), longs({4, -1})});
+  expect_op_matches("aten::index", fn,
+                    {at::randint(-9, 9, {3, 4, 5}), longs({2}), longs({1, 0, 4})});
+}
+
+TEST_F(Index, IndexBoolMask) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).index({arg(in, 1)}); };
+  expect_op_matches("aten::index", fn, {at::randn({5, 3}), at::randn({5}) > 0});
+  // a 2-D mask covers two dims
+  expect_op_matches("aten::index", fn, {at::randn({3, 4, 2}), at::randn({3, 4}) > 0});
+  expect_op_matches("aten::index", fn, {at::randint(-9, 9, {3, 4}), at::randn({3, 4}) > 0});
+}
+
+TEST_F(Index, IndexBoolMaskAfterSlice) {
+  auto mid = [](const Inputs& in) { return arg(in, 0).index({Slice(), arg(in, 1)}); };
+  Inputs in{at::randn({2, 5, 3}), at::randn({5}) > 0};
+  expect_op_matches("aten::index", mid, in);
+}
+
+TEST_F(Index, IndexScriptedGetItem) {
+  expect_script_matches("aten::index", "def forward(self, x, i):\n  return x[i]\n",
+                        {at::randn({4, 3}), longs({-1, 2})});
+  expect_script_matches("aten::index", "def forward(self, x):\n  return x[x > 0]\n",
+                        {at::randn({4, 3})});
+}
+
+TEST_F(Index, IndexScriptedGetItemWithSlices) {
+  const std::string second = "def forward(self, x, i):\n  return x[:, i]\n";
+  Inputs in{at::randn({4, 3}), longs({-1, 2})};
+  expect_script_matches("aten::index", second, in);
+  expect_script_matches("aten::index", "def forward(self, x, i, j):\n  return x[i, :, j]\n",
+                        {at::randn({4, 3, 5}), longs({0, 3}), longs({4, -5})});
+}
+
+TEST_F(Index, IndexSelect) {
+  auto fn = [](const Inputs& in) { return at::index_select(arg(in, 0), -1, arg(in, 1)); };
+  expect_op_matches("aten::index_select", fn, {at::randn({3, 4}), longs({3, 0, 3})});
+  expect_op_matches("aten::index_select", fn, {at::randint(-9, 9, {2, 4}), longs({1})});
+  expect_op_matches("aten::index_select", fn, {at::randn({2, 4}) > 0, longs({2, 1})});
+  expect_op_matches("aten::index_select", fn, {at::randn({3, 4}), at::tensor({2, 0}, at::kInt)});
+  // a 0-d index keeps the dim (size 1)
+  expect_op_matches("aten::index_select", fn, {at::randn({3, 4}), at::scalar_tensor(2, at::kLong)});
+}
+
+// ----- gather / take / take_along_dim -----------------------------------------------------------
+
+TEST_F(Index, Gather) {
+  auto fn = [](const Inputs& in) { return at::gather(arg(in, 0), 1, arg(in, 1)); };
+  at::Tensor idx = at::randint(0, 4, {3, 6});
+  expect_op_matches("aten::gather", fn, {at::randn({3, 4}), idx});
+  expect_op_matches("aten::gather", fn, {at::randint(-9, 9, {3, 4}), idx});
+  expect_op_matches("aten::gather", fn, {at::randn({3, 4}) > 0, idx});
+  auto neg = [](const Inputs& in) { return at::gather(arg(in, 0), -3, arg(in, 1)); };
+  expect_op_matches("aten::gather", neg, {at::randn({3, 4, 2}), at::randint(0, 3, {2, 4, 2})});
+}
+
+TEST_F(Index, GatherInfinityStaysExactBelowOpset11) {
+  auto fn = [](const Inputs& in) { return at::gather(arg(in, 0), 0, arg(in, 1)); };
+  at::Tensor x = at::randn({3, 2});
+  x[1][0] = INFINITY;
+  expect_op_matches("aten::gather", fn, {x, longs({1, 0, 2, 2}).view({2, 2})});
+}
+
+TEST_F(Index, GatherSmallerIndex) {
+  auto fn = [](const Inputs& in) { return at::gather(arg(in, 0), 1, arg(in, 1)); };
+  Inputs in{at::randn({4, 5}), at::randint(0, 5, {2, 3})};
+  expect_op_matches("aten::gather", fn, in, 11, 17);
+  expect_export_fails(fn, in, 10, "export with opset >= 11");
+}
+
+TEST_F(Index, Take) {
+  auto fn = [](const Inputs& in) { return at::take(arg(in, 0), arg(in, 1)); };
+  expect_op_matches("aten::take", fn, {at::randn({3, 4}), longs({0, -1, 5, -12}).view({2, 2})});
+  expect_op_matches("aten::take", fn, {at::randint(-9, 9, {3, 4}), longs({11})});
+  expect_op_matches("aten::take", fn, {at::randn({3, 4}) > 0, longs({3, 3})});
+}
+
+TEST_F(Index, TakeAlongDim) {
+  auto fn = [](const Inputs& in) { return at::take_along_dim(arg(in, 0), arg(in, 1), 1); };
+  expect_op_matches("aten::take_along_dim", fn, {at::randn({3, 4}), at::randint(0, 4, {3, 2})});
+  expect_op_matches("aten::take_along_dim", fn,
+                    {at::randint(-9, 9, {3, 4}), at::randint(0, 4, {3, 5})});
+  auto flat = [](const Inputs& in) { return at::take_along_dim(arg(in, 0), arg(in, 1)); };
+  expect_op_matches("aten::take_along_dim", flat, {at::randn({3, 4}), longs({11, 0, 5})});
+  // indices broadcast against self outside dim
+  Inputs bc{at::randn({3, 4}), at::randint(0, 4, {1, 2})};
+  expect_op_matches("aten::take_along_dim", fn, bc, 11, 17);
+  expect_export_fails(fn, bc, 10, "needs opset 11");
+}
+
+// ----- masked_select / nonzero / where
+// ------------------------------------------------------------
+
+TEST_F(Index, MaskedSelect) {
+  auto fn = [](const Inputs& in) { return at::masked_select(arg(in, 0), arg(in, 1)); };
+  expect_op_matches("aten::masked_select", fn, {at::randn({3, 4}), at::randn({3, 4}) > 0});
+  expect_op_matches("aten::masked_select", fn, {at::randint(-9, 9, {3, 4}), at::randn({4}) > 0});
+  expect_op_matches("aten::masked_select", fn, {at::randn({4}) > 0, at::randn({3, 1}) > 0});
+}
+
+TEST_F(Index, Nonzero) {
+  auto fn = [](const Inputs& in) { return at::nonzero(arg(in, 0)); };
+  expect_op_matches("aten::nonzero", fn, {at::randint(-1, 2, {3, 4}).to(at::kFloat)});
+  expect_op_matches("aten::nonzero", fn, {at::randint(-1, 2, {5})});
+  expect_op_matches("aten::nonzero", fn, {at::randn({2, 3, 2}) > 0});
+}
+
+TEST_F(Index, NonzeroNumpy) {
+  auto fn = [](const Inputs& in) {
+    auto rows = at::nonzero_numpy(arg(in, 0));
+    return c10::ivalue::Tuple::create(rows[0], rows[1]);
+  };
+  expect_op_matches("aten::nonzero_numpy", fn, {at::randint(-1, 2, {3, 4}).to(at::kFloat)});
+  expect_op_matches("aten::nonzero_numpy", fn, {at::randn({3, 4}) > 0});
+}
+
+TEST_F(Index, WhereTensors) {
+  auto fn = [](const Inputs& in) { return at::where(arg(in, 0), arg(in, 1), arg(in, 2)); };
+  expect_op_matches("aten::where", fn, {at::randn({3, 4}) > 0, at::randn({3, 4}), at::randn({4})});
+  // type promotion: int64 with float is float
+  expect_op_matches("aten::where", fn,
+                    {at::randn({3, 1}) > 0, at::randint(-9, 9, {3, 4}), at::randn({3, 4})});
+  expect_op_matches("aten::where", fn,
+                    {at::randn({4}) > 0, at::randn({4}) > 0, at::randn({3, 4}) > 0});
+}
+
+TEST_F(Index, WhereScalarOperands) {
+  expect_op_matches("aten::where",
+                    [](const Inputs& in) { return at::where(arg(in, 0), arg(in, 1), 2.5); },
+                    {at::randn({3, 4}) > 0, at::randint(-9, 9, {3, 4})});
+  expect_op_matches("aten::where",
+                    [](const Inputs& in) { return at::where(arg(in, 0), 3, arg(in, 1)); },
+                    {at::randn({3, 4}) > 0, at::randn({3, 4})});
+  expect_script_matches("aten::where", "def forward(self, c):\n  return torch.where(c, 1.0, 0.0)\n",
+                        {at::randn({3, 4}) > 0});
+  expect_script_matches("aten::where", "def forward(self, c):\n  return torch.where(c, 1, 0)\n",
+                        {at::randn({3, 4}) > 0});
+}
+
+TEST_F(Index, WhereConditionOnly) {
+  auto fn = [](const Inputs& in) {
+    auto rows = at::where(arg(in, 0));
+    return c10::ivalue::Tuple::create(rows[0], rows[1]);
+  };
+  expect_op_matches("aten::where", fn, {at::randn({3, 4}) > 0});
+}
+
+// ----- index_put
+// ----------------------------------------------------------------------------------
+
+at::Tensor put_at(const at::Tensor& x, OptList idx, const at::Tensor& v, bool acc = false) {
+  return at::index_put(x, idx, v, acc);
+}
+
+TEST_F(Index, IndexPutInPlaceOnClone) {
+  auto fn = [](const Inputs& in) {
+    at::Tensor y = arg(in, 0).clone();
+    y.index_put_({arg(in, 1)}, arg(in, 2));
+    return y;
+  };
+  expect_op_matches("aten::index_put", fn, {at::randn({4, 3}), longs({2, 0}), at::randn({2, 3})});
+  expect_op_matches("aten::index_put", fn,
+                    {at::randint(-9, 9, {4, 3}), longs({-1}), at::randint(-9, 9, {3})});
+  expect_op_matches("aten::index_put", fn,
+                    {at::randn({4, 3}) > 0, longs({1, 3}), at::randn({2, 3}) > 0});
+}
+
+TEST_F(Index, IndexPutMask) {
+  auto scalar = [](const Inputs& in) {
+    return put_at(arg(in, 0), {arg(in, 1)}, at::scalar_tensor(-7.0));
+  };
+  expect_op_matches("aten::index_put", scalar, {at::randn({3, 4}), at::randn({3, 4}) > 0});
+  expect_op_matches("aten::index_put", scalar, {at::randint(-9, 9, {3, 4}), at::randn({3}) > 0});
+  auto values = [](const Inputs& in) { return put_at(arg(in, 0), {arg(in, 1)}, arg(in, 2)); };
+  at::Tensor mask = longs({1, 0, 1, 1}).to(at::kBool);
+  expect_op_matches("aten::index_put", values, {at::randn({4, 2}), mask, at::randn({3, 2})});
+}
+
+TEST_F(Index, IndexPutAccumulateDuplicates) {
+  auto fn = [](const Inputs& in) { return put_at(arg(in, 0), {arg(in, 1)}, arg(in, 2), true); };
+  expect_op_matches("aten::index_put", fn,
+                    {at::randn({4, 3}), longs({2, 0, 2, -2}), at::randn({4, 3})});
+  expect_op_matches("aten::index_put", fn,
+                    {at::randint(-9, 9, {4}), longs({1, 1, 1}), at::randint(-9, 9, {3})});
+}
+
+TEST_F(Index, IndexPutSeveralIndicesWithRank2) {
+  // Unsupported by torch.onnx: "Multiple tensor indices if any has rank >= 2".
+  auto fn = [](const Inputs& in) {
+    return put_at(arg(in, 0), {arg(in, 1), arg(in, 2)}, arg(in, 3));
+  };
+  expect_op_matches("aten::index_put", fn,
+                    {at::randn({3, 4, 2}), longs({1, 2, 2, 0}).view({2, 2}), longs({2, 3}),
+                     at::randn({2, 2, 2})});
+}
+
+TEST_F(Index, IndexPutNonConsecutive) {
+  // Unsupported by torch.onnx: "Multiple tensor indices that are not consecutive".
+  auto fn = [](const Inputs& in) {
+    return put_at(arg(in, 0), OptList{arg(in, 1), c10::nullopt, arg(in, 2)}, arg(in, 3));
+  };
+  expect_op_matches("aten::index_put", fn,
+                    {at::randn({4, 3, 5}), longs({2, 3}), longs({1, 2}), at::randn({2, 3})});
+}
+
+TEST_F(Index, IndexPutNegativeIndices) {
+  // Unsupported by torch.onnx: "Tensor indices that includes negative values".
+  auto fn = [](const Inputs& in) {
+    return put_at(arg(in, 0), {arg(in, 1), arg(in, 2)}, arg(in, 3));
+  };
+  expect_op_matches("aten::index_put", fn,
+                    {at::randn({4, 5}), longs({1, -2}), longs({-2, 3}), at::randn({2})});
+}
+
+TEST_F(Index, IndexPutImplicitBroadcast) {
+  // Unsupported by torch.onnx: "Implicit broadcasting required for new_data" (data [3, 4, 5],
+  // new_data [5] broadcast over the indexed [2, 2, 4, 5]).
+  auto fn = [](const Inputs& in) { return put_at(arg(in, 0), {arg(in, 1)}, arg(in, 2)); };
+  expect_op_matches("aten::index_put", fn,
+                    {at::randn({3, 4, 5}), longs({0, 2, 1, 1}).view({2, 2}), at::randn({5})});
+}
+
+TEST_F(Index, IndexPutImplicitBroadcastAfterSlice) {
+  // consecutive indices in the middle: values are laid out as PyTorch's result [2, 2, 5]
+  auto mid = [](const Inputs& in) {
+    return put_at(arg(in, 0), OptList{c10::nullopt, arg(in, 1), arg(in, 2)}, arg(in, 3));
+  };
+  Inputs in{at::randn({2, 3, 4, 5}), longs({0, 2}), longs({3, 1}), at::randn({2, 1, 5})};
+  expect_op_matches("aten::index_put", mid, in);
+}
+
+TEST_F(Index, NoneEntriesInIndexLists) {
+  expect_op_matches("aten::index",
+                    [](const Inputs& in) {
+                      return arg(in, 0).index({Slice(), arg(in, 1)});
+                    },
+                    {at::randn({3, 4, 2}), longs({3, 0, -1})});
+  expect_op_matches("aten::index",
+                    [](const Inputs& in) {
+                      return arg(in, 0).index({Slice(), arg(in, 1), arg(in, 2)});
+                    },
+                    {at::randn({2, 3, 4, 5}), longs({0, 2, 1}).view({3, 1}), longs({3, 0})});
+  expect_op_matches("aten::index",
+                    [](const Inputs& in) {
+                      return arg(in, 0).index({arg(in, 1), Slice(), arg(in, 2)});
+                    },
+                    {at::randn({3, 4, 5, 2}), longs({0, 2}), longs({4, -1})});
+  expect_op_matches("aten::index",
+                    [](const Inputs& in) {
+                      return arg(in, 0).index({Slice(), arg(in, 1)});
+                    },
+                    {at::randint(-9, 9, {2, 5, 3}), at::randn({5}) > 0});
+  expect_op_matches(
+      "aten::index_put",
+      [](const Inputs& in) {
+        return put_at(arg(in, 0), OptList{arg(in, 1), c10::nullopt, arg(in, 2)}, arg(in, 3));
+      },
+      {at::randn({4, 3, 5}), longs({2, 3}), longs({1, -2}), at::randn({2, 3})});
+  expect_op_matches(
+      "aten::index_put",
+      [](const Inputs& in) {
+        return put_at(arg(in, 0), OptList{c10::nullopt, arg(in, 1), arg(in, 2)}, arg(in, 3));
+      },
+      {at::randn({2, 3, 4, 5}), longs({0, 2}), longs({3, 1}), at::randn({2, 1, 5})});
+  expect_op_matches(
+      "aten::index_put",
+      [](const Inputs& in) {
+        return put_at(arg(in, 0), OptList{c10::nullopt, arg(in, 1)}, arg(in, 2), true);
+      },
+      {at::randint(-9, 9, {2, 4}), longs({3, 3, 0}), at::randint(-9, 9, {3})});
+}
+
+// ----- masked_fill / masked_scatter
+// ------------------------------------------------------------------
+
+TEST_F(Index, MaskedFill) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).masked_fill(arg(in, 1), -1.5); };
+  expect_op_matches("aten::masked_fill", fn, {at::randn({3, 4}), at::randn({3, 4}) > 0});
+  expect_op_matches("aten::masked_fill", fn, {at::randn({3, 4}), at::randn({4}) > 0});
+  auto i = [](const Inputs& in) { return arg(in, 0).masked_fill(arg(in, 1), 7); };
+  expect_op_matches("aten::masked_fill", i, {at::randint(-9, 9, {3, 4}), at::randn({3, 1}) > 0});
+  // bool data filled with an int Scalar stays bool
+  expect_script_matches("aten::masked_fill",
+                        "def forward(self, x, m):\n  return x.masked_fill(m, 1)\n",
+                        {at::randn({3, 4}) > 0, at::randn({3, 4}) > 0});
+  auto t = [](const Inputs& in) { return arg(in, 0).masked_fill(arg(in, 1), arg(in, 2)); };
+  expect_op_matches("aten::masked_fill", t,
+                    {at::randn({3, 4}), at::randn({3, 4}) > 0, at::scalar_tensor(2.0)});
+}
+
+TEST_F(Index, MaskedScatter) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).masked_scatter(arg(in, 1), arg(in, 2)); };
+  expect_op_matches("aten::masked_scatter", fn,
+                    {at::randn({3, 4}), at::randn({3, 4}) > 0, at::randn({3, 4})});
+  expect_op_matches("aten::masked_scatter", fn,
+                    {at::randint(-9, 9, {3, 4}), at::randn({4}) > 0, at::randint(-9, 9, {20})});
+  expect_op_matches("aten::masked_scatter", fn,
+                    {at::randn({3, 4}) > 0, at::randn({3, 4}) > 0, at::randn({3, 4}) > 0});
+}
+
+// ----- scatter family
+// -----------------------------------------------------------------------------
+
+TEST_F(Index, ScatterSrc) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).scatter(1, arg(in, 1), arg(in, 2)); };
+  at::Tensor idx = longs({0, 3, 1, 2, 2, 0}).view({3, 2});
+  expect_op_matches("aten::scatter", fn, {at::randn({3, 4}), idx, at::randn({3, 2})});
+  expect_op_matches("aten::scatter", fn,
+                    {at::randint(-9, 9, {3, 4}), idx, at::randint(-9, 9, {3, 5})});
+  expect_op_matches("aten::scatter", fn, {at::randn({3, 4}) > 0, idx, at::randn({3, 2}) > 0});
+}
+
+TEST_F(Index, ScatterValue) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).scatter(-2, arg(in, 1), 4.5); };
+  expect_op_matches("aten::scatter", fn, {at::randn({3, 4}), longs({2, 0, 1, 1}).view({1, 4})});
+  auto zero_d = [](const Inputs& in) { return arg(in, 0).scatter(0, arg(in, 1), 3); };
+  expect_op_matches("aten::scatter", zero_d,
+                    {at::randint(-9, 9, {3, 4}), longs({2, 0}).view({1, 2})});
+}
+
+TEST_F(Index, ScatterReduce) {
+  at::Tensor idx = longs({0, 0, 1, 0, 0, 1}).view({3, 2});
+  auto add = [](const Inputs& in) { return arg(in, 0).scatter(1, arg(in, 1), arg(in, 2), "add"); };
+  expect_op_matches("aten::scatter", add, {at::randn({3, 4}), idx, at::randn({3, 2})});
+  auto mul = [](const Inputs& in) {
+    return arg(in, 0).scatter(1, arg(in, 1), arg(in, 2), "multiply");
+  };
+  Inputs m{at::randn({3, 4}), idx, at::randn({3, 2})};
+  expect_op_matches("aten::scatter", mul, m, 16, 17);
+  expect_export_fails(mul, m, 15, "needs opset 16");
+  auto value_add = [](const Inputs& in) { return arg(in, 0).scatter(1, arg(in, 1), 2.0, "add"); };
+  expect_op_matches("aten::scatter", value_add, {at::randn({3, 4}), idx});
+}
+
+TEST_F(Index, ScatterAddDuplicates) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).scatter_add(0, arg(in, 1), arg(in, 2)); };
+  at::Tensor idx = longs({1, 1, 2, 1, 1, 0}).view({2, 3});
+  expect_op_matches("aten::scatter_add", fn, {at::randn({3, 3}), idx, at::randn({2, 3})});
+  expect_op_matches("aten::scatter_add", fn,
+                    {at::randint(-9, 9, {3, 3}), idx, at::randint(-9, 9, {2, 4})});
+}
+
+TEST_F(Index, ScatterAddIndexSmallerThanSelf) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).scatter_add(1, arg(in, 1), arg(in, 2)); };
+  Inputs in{at::randn({3, 5}), longs({4, 4, 0, 1}).view({2, 2}), at::randn({3, 3})};
+  expect_op_matches("aten::scatter_add", fn, in, 11, 17);
+  expect_export_fails(fn, in, 10, "needs opset 11");
+}
+
+TEST_F(Index, ScatterReduceTwo) {
+  at::Tensor idx = longs({0, 2, 0, 1, 1, 1}).view({2, 3});
+  for (bool include_self : {true, false}) {
+    auto sum = [include_self](const Inputs& in) {
+      return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), "sum", include_self);
+    };
+    expect_op_matches("aten::scatter_reduce", sum, {at::randn({2, 3}), idx, at::randn({2, 3})});
+    expect_op_matches("aten::scatter_reduce", sum,
+                      {at::randint(-9, 9, {2, 3}), idx, at::randint(-9, 9, {2, 3})});
+    auto prod = [include_self](const Inputs& in) {
+      return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), "prod", include_self);
+    };
+    Inputs p{at::randn({2, 3}), idx, at::randn({2, 3})};
+    expect_op_matches("aten::scatter_reduce", prod, p, 16, 17);
+    expect_export_fails(prod, p, 15, "needs opset 16");
+  }
+  auto amax = [](const Inputs& in) {
+    return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), "amax");
+  };
+  expect_export_fails(amax, {at::randn({2, 3}), idx, at::randn({2, 3})}, 17, "opset 18");
+}
+
+// ----- index_copy / index_fill / index_add ------------------------------------------------------
+
+TEST_F(Index, IndexCopy) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).index_copy(1, arg(in, 1), arg(in, 2)); };
+  expect_op_matches("aten::index_copy", fn, {at::randn({2, 4}), longs({3, 0}), at::randn({2, 2})});
+  expect_op_matches("aten::index_copy", fn,
+                    {at::randint(-9, 9, {2, 4, 2}), longs({1}), at::randint(-9, 9, {2, 1, 2})});
+  expect_op_matches("aten::index_copy", fn,
+                    {at::randn({2, 4}) > 0, longs({2, 1}), at::randn({2, 2}) > 0});
+}
+
+TEST_F(Index, IndexFill) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).index_fill(-1, arg(in, 1), 2.5); };
+  expect_op_matches("aten::index_fill", fn, {at::randn({3, 4}), longs({3, -4})});
+  auto i = [](const Inputs& in) { return arg(in, 0).index_fill(0, arg(in, 1), -3); };
+  expect_op_matches("aten::index_fill", i, {at::randint(-9, 9, {3, 4}), longs({1})});
+  expect_script_matches("aten::index_fill",
+                        "def forward(self, x, i):\n  return x.index_fill(1, i, 0)\n",
+                        {at::randn({3, 4}) > 0, longs({0, 2})});
+  auto t = [](const Inputs& in) { return arg(in, 0).index_fill(1, arg(in, 1), arg(in, 2)); };
+  expect_op_matches("aten::index_fill", t,
+                    {at::randn({3, 4}), longs({2}), at::scalar_tensor(-1.0)});
+  expect_op_matches("aten::index_fill", t,
+                    {at::randn({3, 4}) > 0, longs({1}), at::scalar_tensor(true)});
+}
+
+TEST_F(Index, IndexAdd) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).index_add(0, arg(in, 1), arg(in, 2)); };
+  expect_op_matches("aten::index_add", fn,
+                    {at::randn({3, 2}), longs({2, 0, 2}), at::randn({3, 2})});
+  expect_op_matches(
+      "aten::index_add", fn,
+      {at::randint(-9, 9, {3, 2}), at::tensor({1, 1}, at::kInt), at::randint(-9, 9, {2, 2})});
+  auto alpha = [](const Inputs& in) {
+    return arg(in, 0).index_add(-1, arg(in, 1), arg(in, 2), 0.5);
+  };
+  expect_op_matches("aten::index_add", alpha,
+                    {at::randn({2, 4}), longs({3, 3, 0}), at::randn({2, 3})});
+}
+
+}  // namespace
+}  // namespace torchonnx::testing

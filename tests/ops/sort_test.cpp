@@ -1,0 +1,362 @@
+// Numeric tests of the sorting and selection converters: sort, argsort, topk, _unique, _unique2,
+// unique_dim, unique_consecutive, unique_dim_consecutive. Values and indices are compared; inputs
+// have no ties except where the test is about ties (equal elements keep their order, as in
+// PyTorch's stable sort and ONNX TopK).
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ops/op_test_util.h"
+
+namespace torchonnx::testing {
+namespace {
+
+at::Tensor longs(std::vector<int64_t> v) {
+  return at::tensor(v, at::kLong);
+}
+
+at::Tensor bools(std::vector<int64_t> v) {
+  return at::tensor(v, at::kLong).to(at::kBool);
+}
+
+// A float tensor without ties.
+at::Tensor distinct(std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return (at::randperm(n, at::kFloat) * 0.37 - 2.0).reshape(shape);
+}
+
+// An int64 tensor without ties.
+at::Tensor distinct_longs(std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return (at::randperm(n) * 3 - 10).reshape(shape);
+}
+
+class Sort : public ::testing::Test {
+ protected:
+  void SetUp() override { at::manual_seed(0); }
+};
+
+// ----- sort / argsort ----------------------------------------------------------------------------
+
+TEST_F(Sort, SortAlongEachDim) {
+  for (at::Tensor x : {distinct({3, 4, 5}), distinct_longs({4, 6})}) {
+    for (bool descending : {false, true}) {
+      for (int64_t dim : {0, 1, -1}) {
+        SCOPED_TRACE(::testing::Message() << "dtype " << x.scalar_type() << " dim " << dim
+                                          << " descending " << descending);
+        expect_op_matches("aten::sort",
+                          [dim, descending](const Inputs& in) -> c10::IValue {
+                            return at::sort(arg(in, 0), dim, descending);
+                          },
+                          {x});
+      }
+    }
+  }
+}
+
+TEST_F(Sort, StableSortKeepsTiesInOrder) {
+  at::Tensor ties = longs({3, 1, 3, 2, 1, 3, 0, 2}).reshape({2, 4});
+  at::Tensor flags = bools({1, 0, 1, 0, 0, 1});
+  at::Tensor floats = at::tensor({0.5, -1.0, 0.5, 2.0, -1.0, 0.5}, at::kFloat);
+  for (at::Tensor x : {ties, flags, floats}) {
+    for (bool descending : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "dtype " << x.scalar_type() << " descending " << descending);
+      expect_op_matches("aten::sort",
+                        [descending](const Inputs& in) -> c10::IValue {
+                          return at::sort(arg(in, 0), /*stable=*/true, -1, descending);
+                        },
+                        {x});
+    }
+  }
+}
+
+TEST_F(Sort, SortAndTopkOfNarrowIntegers) {
+  // Before opset 11 integers are sorted as double, from 11 as int32/int64.
+  for (at::ScalarType t : {at::kInt, at::kByte, at::kChar, at::kShort}) {
+    SCOPED_TRACE(::testing::Message() << "dtype " << t);
+    at::Tensor x = (at::randperm(12) + (t == at::kByte ? 0 : -6)).reshape({3, 4}).to(t);
+    expect_op_matches("aten::sort",
+                      [](const Inputs& in) -> c10::IValue { return at::sort(arg(in, 0), 0, true); },
+                      {x});
+    expect_op_matches(
+        "aten::topk",
+        [](const Inputs& in) -> c10::IValue { return at::topk(arg(in, 0), 2, -1, false); }, {x});
+  }
+}
+
+TEST_F(Sort, SortOfAZeroDimTensor) {
+  expect_op_matches("aten::sort",
+                    [](const Inputs& in) -> c10::IValue { return at::sort(arg(in, 0), 0); },
+                    {at::scalar_tensor(1.5)});
+}
+
+TEST_F(Sort, SortInScriptWithKeywordArguments) {
+  expect_script_matches(
+      "aten::sort",
+      "def forward(self, x):\n  v, i = torch.sort(x, dim=0, descending=True)\n  return v, i\n",
+      {distinct({5, 2})});
+}
+
+TEST_F(Sort, Argsort) {
+  for (at::Tensor x : {distinct({3, 4}), distinct_longs({2, 5})}) {
+    for (bool descending : {false, true}) {
+      for (int64_t dim : {0, -1}) {
+        SCOPED_TRACE(::testing::Message() << "dtype " << x.scalar_type() << " dim " << dim
+                                          << " descending " << descending);
+        expect_op_matches("aten::argsort",
+                          [dim, descending](const Inputs& in) {
+                            return at::argsort(arg(in, 0), dim, descending);
+                          },
+                          {x});
+      }
+    }
+  }
+}
+
+TEST_F(Sort, StableArgsortOfTies) {
+  for (bool descending : {false, true}) {
+    expect_op_matches("aten::argsort",
+                      [descending](const Inputs& in) {
+                        return at::argsort(arg(in, 0), /*stable=*/true, 0, descending);
+                      },
+                      {longs({2, 0, 2, 1, 0, 2})});
+  }
+}
+
+// ----- topk --------------------------------------------------------------------------------------
+
+TEST_F(Sort, TopkLargestAndSmallest) {
+  for (at::Tensor x : {distinct({3, 6}), distinct_longs({4, 5})}) {
+    for (bool largest : {true, false}) {
+      for (int64_t dim : {0, 1, -1}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "dtype " << x.scalar_type() << " dim " << dim << " largest " << largest);
+        expect_op_matches("aten::topk",
+                          [dim, largest](const Inputs& in) -> c10::IValue {
+                            return at::topk(arg(in, 0), 2, dim, largest);
+                          },
+                          {x});
+      }
+    }
+  }
+}
+
+// No ties test for topk: PyTorch's topk orders equal elements as its partial sort leaves them
+// (e.g. the last of three equal values first), ONNX TopK by index; stable sort covers ties.
+
+TEST_F(Sort, TopkUnsortedIsSortedHere) {
+  // PyTorch leaves the order of sorted=False unspecified: compare the sorted result.
+  expect_op_matches(
+      "aten::topk",
+      [](const Inputs& in) -> c10::IValue {
+        auto [v, i] = at::topk(arg(in, 0), 3, 1, true, /*sorted=*/false);
+        auto [sv, order] = at::sort(v, 1, true);
+        return std::make_tuple(sv, at::gather(i, 1, order));
+      },
+      {distinct({2, 7})}, 11, 17);
+}
+
+TEST_F(Sort, TopkWithKFromTheShape) {
+  expect_script_matches(
+      "aten::topk",
+      "def forward(self, x):\n  v, i = torch.topk(x, x.size(1) // 2, dim=1)\n  return v, i\n",
+      {distinct({3, 6})}, {.first = 10, .fold = false});
+}
+
+TEST_F(Sort, TopkWithKFromTheShapeFailsAtOpset9) {
+  auto m = script_module(
+      "def forward(self, x):\n  v, i = torch.topk(x, x.size(1) // 2, dim=1)\n  return v, i\n");
+  ExportOptions options;
+  options.opset_version = 9;
+  options.do_constant_folding = false;
+  Inputs inputs{distinct({3, 6})};
+  try {
+    export_model(m, inputs, temp_dir("topk9") + "/m.onnx", options);
+    ADD_FAILURE() << "export at opset 9 succeeded";
+  } catch (const ExportError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs opset >= 10"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(Sort, TopkOfAZeroDimTensor) {
+  expect_op_matches("aten::topk",
+                    [](const Inputs& in) -> c10::IValue { return at::topk(arg(in, 0), 1); },
+                    {at::scalar_tensor(1.5)});
+}
+
+TEST_F(Sort, NaNIsAboveEveryNumberFromOpset11) {
+  // PyTorch sorts NaN last (ascending) / first (descending) and topk takes it as the largest.
+  // Before opset 11 (no GatherElements to recover the NaN values) NaN is not handled.
+  const double nan = std::nan("");
+  at::Tensor x = at::tensor({1.0, nan, 3.0, -1.0, 2.0, 0.5}, at::kFloat).reshape({2, 3});
+  std::vector<TracedFunction> fns = {
+      [](const Inputs& in) -> c10::IValue { return at::sort(arg(in, 0), 1); },
+      [](const Inputs& in) -> c10::IValue { return at::sort(arg(in, 0), 1, true); },
+      [](const Inputs& in) -> c10::IValue { return at::topk(arg(in, 0), 2, 1); },
+      [](const Inputs& in) -> c10::IValue { return at::topk(arg(in, 0), 2, 1, false); },
+  };
+  for (size_t i = 0; i < fns.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "case " << i);
+    expect_op_matches(i < 2 ? "aten::sort" : "aten::topk", fns[i], {x}, 11, 17);
+  }
+}
+
+// ----- unique ------------------------------------------------------------------------------------
+
+TEST_F(Sort, Unique2Sorted) {
+  std::vector<at::Tensor> inputs = {longs({3, 1, 3, 2, 5, 1, 2, 2}).reshape({2, 4}),
+                                    at::tensor({0.5, -1.0, 0.5, 2.0, 2.0, -3.5}, at::kFloat),
+                                    bools({1, 0, 1, 1})};
+  for (const at::Tensor& x : inputs) {
+    for (bool inverse : {false, true}) {
+      for (bool counts : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "dtype " << x.scalar_type() << " return_inverse "
+                                          << inverse << " return_counts " << counts);
+        expect_op_matches("aten::_unique2",
+                          [inverse, counts](const Inputs& in) -> c10::IValue {
+                            auto [v, inv, c] = at::_unique2(arg(in, 0), true, inverse, counts);
+                            // PyTorch computes the inverse for return_counts too; others
+                            // unrequested are empty
+                            return std::make_tuple(v, inv, c);
+                          },
+                          {x});
+      }
+    }
+  }
+}
+
+TEST_F(Sort, Unique2UnsortedHasTheSameElementsAndAConsistentInverse) {
+  // PyTorch's sorted=False order is a hash order; ONNX gives first occurrences (or sorted before
+  // 11). Compared: the sorted values with their counts, and values[inverse] (== the input).
+  expect_op_matches(
+      "aten::_unique2",
+      [](const Inputs& in) -> c10::IValue {
+        auto [v, inv, c] = at::_unique2(arg(in, 0), false, true, true);
+        auto [sv, order] = at::sort(v);
+        return std::make_tuple(sv, at::index_select(c, 0, order),
+                               at::index_select(v, 0, inv.reshape({-1})));
+      },
+      // from 10: sorting the unique values (of data-dependent size) needs TopK's k input
+      {longs({7, 1, 7, 4, 9, 1, 4, 4, 0})}, 10, 17);
+}
+
+TEST_F(Sort, UniqueFromScript) {
+  // torch.unique (a Python function) calls aten::_unique2.
+  expect_script_matches(
+      "aten::_unique2",
+      "def forward(self, x):\n"
+      "  v, i, c = torch._unique2(x, sorted=True, return_inverse=True, return_counts=True)\n"
+      "  return v, i, c\n",
+      {longs({4, 2, 4, 4, 0, 2}).reshape({3, 2})});
+}
+
+TEST_F(Sort, UniqueOfInt32AndUint8) {
+  for (at::ScalarType t : {at::kInt, at::kByte}) {
+    SCOPED_TRACE(::testing::Message() << "dtype " << t);
+    expect_op_matches("aten::_unique2",
+                      [](const Inputs& in) -> c10::IValue {
+                        auto [v, inv, c] = at::_unique2(arg(in, 0), true, true, true);
+                        return std::make_tuple(v, inv, c);
+                      },
+                      {longs({5, 3, 5, 0, 3, 9}).to(t)});
+  }
+}
+
+TEST_F(Sort, UniqueLegacy) {
+  for (bool inverse : {false, true}) {
+    expect_op_matches("aten::_unique",
+                      [inverse](const Inputs& in) -> c10::IValue {
+                        auto [v, inv] = at::_unique(arg(in, 0), true, inverse);
+                        return std::make_tuple(v, inv);
+                      },
+                      {at::tensor({1.5, -2.0, 1.5, 0.0, -2.0, 4.0}, at::kFloat).reshape({3, 2})});
+  }
+}
+
+TEST_F(Sort, UniqueOfAZeroDimTensor) {
+  expect_op_matches("aten::_unique2",
+                    [](const Inputs& in) -> c10::IValue {
+                      auto [v, inv, c] = at::_unique2(arg(in, 0), true, true, true);
+                      return std::make_tuple(v, inv, c);
+                    },
+                    {at::scalar_tensor(3.0)});
+}
+
+TEST_F(Sort, UniqueDim) {
+  at::Tensor rows = longs({1, 2, 0, 1, 0, 5, 1, 2, 0, 1, 0, 4}).reshape({4, 3});
+  for (int64_t dim : {0, 1, -2}) {
+    SCOPED_TRACE(::testing::Message() << "dim " << dim);
+    expect_op_matches(
+        "aten::unique_dim",
+        [dim](const Inputs& in) -> c10::IValue {
+          auto [v, inv, c] = at::unique_dim(arg(in, 0), dim, true, true, true);
+          return std::make_tuple(v, inv, c);
+        },
+        {rows}, 11, 17);
+  }
+  expect_op_matches(
+      "aten::unique_dim",
+      [](const Inputs& in) -> c10::IValue { return std::get<0>(at::unique_dim(arg(in, 0), 1)); },
+      {at::tensor({1.0, 1.0, 0.5, 2.0, 2.0, 0.5}, at::kFloat).reshape({2, 3})}, 11, 17);
+}
+
+TEST_F(Sort, UniqueConsecutive) {
+  std::vector<at::Tensor> inputs = {longs({3, 3, 1, 1, 1, 2, 3, 3}).reshape({2, 4}),
+                                    at::tensor({0.5, 0.5, -1.0, 0.5, 2.0, 2.0}, at::kFloat),
+                                    bools({1, 1, 0, 1})};
+  for (const at::Tensor& x : inputs) {
+    for (bool inverse : {false, true}) {
+      for (bool counts : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "dtype " << x.scalar_type() << " return_inverse "
+                                          << inverse << " return_counts " << counts);
+        expect_op_matches(
+            "aten::unique_consecutive",
+            [inverse, counts](const Inputs& in) -> c10::IValue {
+              auto [v, inv, c] = at::unique_consecutive(arg(in, 0), inverse, counts);
+              return std::make_tuple(v, inv, c);
+            },
+            {x}, 11, 17);
+      }
+    }
+  }
+}
+
+TEST_F(Sort, UniqueConsecutiveAlongADim) {
+  at::Tensor x = longs({1, 1, 2, 2, 2, 0, 0, 0, 3, 3, 4, 4}).reshape({2, 6});
+  for (int64_t dim : {1, 0, -1}) {
+    SCOPED_TRACE(::testing::Message() << "dim " << dim);
+    expect_op_matches(
+        "aten::unique_consecutive",
+        [dim](const Inputs& in) -> c10::IValue {
+          auto [v, inv, c] = at::unique_consecutive(arg(in, 0), true, true, dim);
+          return std::make_tuple(v, inv, c);
+        },
+        {x}, 11, 17);
+    expect_op_matches(
+        "aten::unique_dim_consecutive",
+        [dim](const Inputs& in) -> c10::IValue {
+          auto [v, inv, c] = at::unique_dim_consecutive(arg(in, 0), dim, true, true);
+          return std::make_tuple(v, inv, c);
+        },
+        {x}, 11, 17);
+  }
+}
+
+TEST_F(Sort, UniqueDimAndConsecutiveNeedOpset11) {
+  Inputs inputs{longs({1, 1, 2})};
+  expect_export_fails(
+      [](const Inputs& in) -> c10::IValue { return std::get<0>(at::unique_dim(arg(in, 0), 0)); },
+      inputs, 10, "aten::unique_dim");
+  expect_export_fails(
+      [](const Inputs& in) -> c10::IValue {
+        return std::get<0>(at::unique_consecutive(arg(in, 0)));
+      },
+      inputs, 10, "aten::unique_consecutive");
+}
+
+}  // namespace
+}  // namespace torchonnx::testing
