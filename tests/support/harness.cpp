@@ -9,7 +9,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 
 #include "frontend/frontend.h"
@@ -100,34 +102,71 @@ void write_test_data(const std::string& dir, const std::vector<c10::IValue>& inp
   torchonnx::write_test_data(dir, tensors, outputs);
 }
 
-void expect_export_matches(const TracedFunction& fn, const std::vector<c10::IValue>& inputs,
-                           int opset, const NamedTensors& params, Tolerance tol) {
-  std::string dir = temp_dir(fmt::format("opset{}", opset));
-  std::vector<at::Tensor> expected;
-  {
-    c10::NoGradGuard no_grad;
-    expected = frontend::flatten_tensors(fn(inputs));
+namespace {
+
+// Appends "op<TAB>opset" lines to $TORCHONNX_OP_COVERAGE; the first write of a process truncates.
+void record_coverage(const std::set<std::string>& ops, int opset) {
+  static const char* path = std::getenv("TORCHONNX_OP_COVERAGE");
+  static std::mutex mutex;
+  static bool truncated = false;
+  static std::set<std::pair<std::string, int>> recorded;
+  if (path == nullptr || ops.empty()) return;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::ofstream out(path, truncated ? std::ios::app : std::ios::trunc);
+  truncated = true;
+  for (const auto& op : ops) {
+    if (recorded.insert({op, opset}).second) out << op << '\t' << opset << '\n';
   }
-  ExportOptions options;
-  options.opset_version = opset;
-  std::string model = dir + "/model.onnx";
-  try {
-    export_function(fn, inputs, params, model, options);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "export at opset " << opset << " failed: " << e.what();
-    return;
+}
+
+}  // namespace
+
+void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IValue>& inputs,
+                          const std::vector<at::Tensor>& expected, int first, int last, bool fold,
+                          Tolerance tol, const std::set<std::string>& tested_ops) {
+  for (int opset = first; opset <= last; ++opset) {
+    std::string dir = temp_dir(fmt::format("opset{}", opset));
+    ExportOptions options;
+    options.opset_version = opset;
+    options.do_constant_folding = fold;
+    std::string model = dir + "/model.onnx";
+    try {
+      export_to(model, options);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "export at opset " << opset << " failed: " << e.what();
+      continue;
+    }
+    write_test_data(dir, inputs, expected);
+    OrtResult result = run_in_ort(model, dir, tol.rtol, tol.atol);
+    EXPECT_TRUE(result.ok) << "opset " << opset << ": " << result.report;
+    if (result.ok) {
+      record_coverage(tested_ops, opset);
+      fs::remove_all(dir);
+    }
   }
-  write_test_data(dir, inputs, expected);
-  OrtResult result = run_in_ort(model, dir, tol.rtol, tol.atol);
-  EXPECT_TRUE(result.ok) << "opset " << opset << ": " << result.report;
-  if (result.ok) fs::remove_all(dir);
 }
 
 void expect_matches_at_opsets(const TracedFunction& fn, const std::vector<c10::IValue>& inputs,
                               int first, int last, const NamedTensors& params, Tolerance tol) {
-  for (int opset = first; opset <= last; ++opset) {
-    expect_export_matches(fn, inputs, opset, params, tol);
+  std::vector<at::Tensor> expected;
+  {
+    c10::NoGradGuard no_grad;
+    std::vector<c10::IValue> copies;  // the reference run may write its inputs
+    for (const auto& v : inputs) {
+      copies.emplace_back(v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
+    }
+    expected = frontend::flatten_tensors(fn(copies));
   }
+  expect_exports_match(
+      [&](const std::string& path, const ExportOptions& o) {
+        export_function(fn, inputs, params, path, o);
+      },
+      inputs, expected, first, last, /*fold=*/true, tol);
+}
+
+void expect_export_matches(const TracedFunction& fn, const std::vector<c10::IValue>& inputs,
+                           int opset, const NamedTensors& params, Tolerance tol) {
+  expect_matches_at_opsets(fn, inputs, opset, opset, params, tol);
 }
 
 }  // namespace torchonnx::testing

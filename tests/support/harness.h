@@ -4,6 +4,8 @@
 
 #include <ATen/core/ivalue.h>
 
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,18 @@ struct Tolerance {
   double rtol = 1e-3;
   double atol = 1e-5;
 };
+
+// Writes the model for one opset: export_to(path, options) with options.opset_version set.
+using ExportTo = std::function<void(const std::string& path, const ExportOptions& options)>;
+
+// For each opset of [first, last]: exports with `export_to` (constant folding `fold`), runs the
+// model in ORT on `inputs` and expects `expected` (gtest failures name the opset and ORT's
+// report). `tested_ops` (the op kinds the converters saw) are then recorded as numerically tested
+// at every opset that matched, in the file named by $TORCHONNX_OP_COVERAGE ("op<TAB>opset"
+// lines, rewritten by each test process), which the coverage test compares with the registry.
+void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IValue>& inputs,
+                          const std::vector<at::Tensor>& expected, int first, int last, bool fold,
+                          Tolerance tol, const std::set<std::string>& tested_ops = {});
 
 // Traces `fn` on `inputs`, exports at `opset`, runs the ONNX model in ORT and expects libtorch's
 // outputs (gtest failures name the opset and ORT's report).

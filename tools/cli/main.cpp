@@ -1,6 +1,7 @@
 // The torchonnx command line.
 //   torchonnx export MODEL.pt -o OUT.onnx (--inputs DIR | --input SHAPE[:DTYPE] ...) [--opset N]
 //             [--input-names a,b] [--output-names y,z] [--verbose] [--save-test-data DIR]
+//   torchonnx ops [--opset N]
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <torch/script.h>
@@ -13,6 +14,7 @@
 #include "onnx/dtype.h"
 #include "onnx/tensor_proto.h"
 #include "torchonnx/export.h"
+#include "torchonnx/operators.h"
 #include "version.h"
 
 namespace fs = std::filesystem;
@@ -91,6 +93,21 @@ void save_test_data(const torch::jit::Module& model, const std::vector<c10::IVal
   torchonnx::write_test_data(dir, tensors, outputs);
 }
 
+// `torchonnx ops`: one "op<TAB>since-until" line per converter, sorted (tests/golden/ops.txt).
+int print_operators(int opset) {
+  if (opset != 0 && (opset < torchonnx::kMinOpset || opset > torchonnx::kMaxOpset)) {
+    std::cerr << fmt::format(
+        "torchonnx: error: --opset {} is out of range: torchonnx exports opsets "
+        "{} to {}\n",
+        opset, torchonnx::kMinOpset, torchonnx::kMaxOpset);
+    return static_cast<int>(ErrorCode::kInvalidArgument);
+  }
+  for (const auto& op : torchonnx::supported_operators(opset)) {
+    std::cout << fmt::format("{}\t{}-{}\n", op.name, op.since, op.until);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,11 +141,18 @@ int main(int argc, char** argv) {
                   "Write the example inputs and libtorch's outputs as DIR/input_*.pb and "
                   "DIR/output_*.pb");
 
+  auto* ops = app.add_subcommand(
+      "ops", "List the operators torchonnx converts, one line per converter: OP<TAB>SINCE-UNTIL");
+  int ops_opset = 0;
+  ops->add_option("--opset", ops_opset, "Only the operators converted at this opset");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : static_cast<int>(ErrorCode::kInvalidArgument);
   }
+
+  if (ops->parsed()) return print_operators(ops_opset);
 
   try {
     if (inputs_dir.empty() && input_specs.empty()) {
