@@ -7,6 +7,7 @@
 //    The ops_<family> tests record what they tested in TORCHONNX_OP_COVERAGE_DIR (ctest runs them
 //    first: the op_coverage fixture).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -190,17 +191,56 @@ bool serves(const std::vector<OperatorSupport>& ranges, int opset) {
   return false;
 }
 
-TEST(OperatorCoverage, OpsCommandMatchesGoldenList) {
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs `torchonnx ARGS` ($TORCHONNX_CLI), capturing stdout.
+CommandResult run_cli(const std::string& args) {
   const char* cli = std::getenv("TORCHONNX_CLI");
-  ASSERT_NE(cli, nullptr) << "set TORCHONNX_CLI to the torchonnx binary";
-  std::string command = std::string(cli) + " ops";
+  if (cli == nullptr) {
+    ADD_FAILURE() << "set TORCHONNX_CLI to the torchonnx binary";
+    return {};
+  }
+  std::string command = std::string(cli) + " " + args + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string listed;
+  if (pipe == nullptr) return {};
+  CommandResult result;
   char buffer[4096];
   size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) listed.append(buffer, n);
-  ASSERT_EQ(pclose(pipe), 0);
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+TEST(OperatorCoverage, OpsCommandFiltersByOpset) {
+  for (int opset : {9, 13, 17}) {
+    CommandResult r = run_cli("ops --opset " + std::to_string(opset));
+    ASSERT_EQ(r.exit_code, 0);
+    std::istringstream lines(r.out);
+    std::string line;
+    size_t count = 0;
+    while (std::getline(lines, line)) {
+      ++count;
+      auto tab = line.find('\t'), dash = line.find('-', tab);
+      ASSERT_NE(dash, std::string::npos) << line;
+      int since = std::stoi(line.substr(tab + 1, dash - tab - 1));
+      int until = std::stoi(line.substr(dash + 1));
+      EXPECT_TRUE(since <= opset && opset <= until) << line << " listed at opset " << opset;
+    }
+    EXPECT_EQ(count, supported_operators(opset).size());
+  }
+  EXPECT_EQ(run_cli("ops --opset 18").exit_code, 2);
+  EXPECT_EQ(run_cli("ops --opset 8").exit_code, 2);
+}
+
+TEST(OperatorCoverage, OpsCommandMatchesGoldenList) {
+  CommandResult r = run_cli("ops");
+  ASSERT_EQ(r.exit_code, 0);
+  const std::string& listed = r.out;
+  const char* cli = std::getenv("TORCHONNX_CLI");
 
   const std::string golden_path = std::string(TORCHONNX_SOURCE_DIR) + "/tests/golden/ops.txt";
   std::ifstream golden_file(golden_path);
