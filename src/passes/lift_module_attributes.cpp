@@ -31,7 +31,7 @@ struct Lifter {
       std::string path = paths[node->input()].empty() ? name : paths[node->input()] + "." + name;
       c10::IValue attr = it->second->getAttr(name);
       Value* out = node->output();
-      if (attr.isObject()) {
+      if (attr.isObject() && attr.toObjectRef().type()->is_module()) {
         objects[out] = attr.toObject();
         paths[out] = path;
       } else if (attr.isTensor()) {
@@ -44,6 +44,8 @@ struct Lifter {
         }
         out->replaceAllUsesWith(input);
       } else {
+        // Scalars, lists and custom-class objects (quantized packed weights) become constants,
+        // as torch.jit.freeze makes them.
         torch::jit::WithInsertPoint guard(node);
         auto constant = graph.insertConstant(attr);
         out->replaceAllUsesWith(constant);

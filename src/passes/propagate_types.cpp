@@ -28,7 +28,9 @@ namespace {
 c10::IValue to_meta(const c10::IValue& v) {
   if (v.isTensor()) {
     const at::Tensor& t = v.toTensor();
-    if (!t.defined() || t.is_meta()) return v;
+    // Quantized tensors have no meta form: they stay real (computed on zeros, see
+    // Note [Zeros fallback]), so quantized kernels keep running on them.
+    if (!t.defined() || t.is_meta() || t.is_quantized()) return v;
     return at::empty(t.sizes(), t.options().device(at::kMeta));
   }
   if (v.isTensorList()) {
@@ -189,6 +191,19 @@ bool can_run_on_zeros(const Node* node, const torch::jit::Stack& stack) {
   return small_enough(stack);
 }
 
+// embedding_bag with include_last_offset reads offsets[-1] as the number of indices: all-zero
+// offsets make libtorch's CPU kernel write out of bounds, so the last one is set right.
+void fix_zero_offsets(const Node* node, torch::jit::Stack& stack) {
+  static const std::unordered_set<std::string> kBags = {
+      "aten::embedding_bag", "aten::_embedding_bag", "aten::_embedding_bag_forward_only"};
+  if (!kBags.count(node->kind().toQualString()) || stack.size() < 8) return;
+  if (!stack[7].isBool() || !stack[7].toBool() || !stack[2].isTensor()) return;
+  at::Tensor offsets = stack[2].toTensor().clone();
+  if (offsets.numel() == 0 || !stack[1].isTensor()) return;
+  offsets.view(-1)[-1] = stack[1].toTensor().numel();
+  stack[2] = offsets;
+}
+
 c10::IValue meta_to_zeros(const c10::IValue& v) {
   if (v.isTensor()) {
     const at::Tensor& t = v.toTensor();
@@ -337,6 +352,10 @@ struct Propagator {
       const torch::jit::Stack& inputs = inputs_before;
       try {
         run_node(node, stack);
+        // Real inputs (quantized tensors) give real outputs: back to meta for the next nodes.
+        if (!all_concrete) {
+          for (auto& v : stack) v = to_meta(v);
+        }
       } catch (const std::exception&) {
         if (all_concrete || !can_run_on_zeros(node, inputs)) {
           // Data-dependent results (nonzero, int(x), ...): run on zeros for dtype and rank only.
@@ -349,6 +368,7 @@ struct Propagator {
           Value* in = node->inputs()[i];
           stack.push_back(concrete.count(in) ? env.at(in) : meta_to_zeros(inputs[i]));
         }
+        fix_zero_offsets(node, stack);
         run_node(node, stack);
         for (auto& v : stack) {
           v = to_meta(v);
