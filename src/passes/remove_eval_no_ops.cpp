@@ -6,7 +6,9 @@ namespace torchonnx::passes {
 
 namespace {
 
-// The index of the `train` argument of dropout-like ops.
+// A dropout-like op whose `train` argument (input 2) is a constant False: the identity. Dropouts in
+// training mode (constant True, or computed) are kept for the dropout converters
+// (symbolic/ops/dropout.cpp); aten::native_dropout (two outputs) is converted in both modes.
 bool is_eval_dropout(const torch::jit::Node* node) {
   static const std::vector<std::string> kDropouts = {"aten::dropout",
                                                      "aten::dropout_",

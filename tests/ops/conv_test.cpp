@@ -127,6 +127,57 @@ TEST_F(Conv, Conv1dAndConv3dPaddingSame) {
                     {at::randn({1, 2, 4, 5, 3})}, kMinOpset, kMaxOpset, {{"w", w3}});
 }
 
+TEST_F(Conv, ScriptedConvTranspose1d2d3d) {
+  // conv_transpose*d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+  expect_script_matches("aten::conv_transpose1d",
+                        "def forward(self, x, w, b):\n"
+                        "  return torch.conv_transpose1d(x, w, b, [2], [1], [1], 2, [2])\n",
+                        {at::randn({2, 4, 5}), at::randn({4, 3, 3}), at::randn({6})});
+  expect_script_matches("aten::conv_transpose2d",
+                        "def forward(self, x, w):\n"
+                        "  return torch.conv_transpose2d(x, w, None, [2, 3], [1, 0], [1, 2], 1, "
+                        "[1, 2])\n",
+                        {at::randn({2, 3, 4, 5}), at::randn({3, 2, 3, 2})});
+  expect_script_matches("aten::conv_transpose3d",
+                        "def forward(self, x, w, b):\n"
+                        "  return torch.conv_transpose3d(x, w, b, 2, 1, 1, 1, 1)\n",
+                        {at::randn({1, 2, 3, 2, 3}), at::randn({2, 3, 3, 2, 3}), at::randn({3})});
+}
+
+TEST_F(Conv, ScriptedUnbatchedConv) {
+  // conv2d accepts (C, H, W): a batch dim of 1 is added around Conv.
+  expect_script_matches(
+      "aten::conv2d",
+      "def forward(self, x, w, b):\n  return torch.conv2d(x, w, b, [1], [1], [1], 1)\n",
+      {at::randn({3, 6, 5}), at::randn({4, 3, 3, 3}), at::randn({4})});
+  expect_script_matches(
+      "aten::conv1d",
+      "def forward(self, x, w):\n  return torch.conv1d(x, w, None, [1], 'same', [1], 1)\n",
+      {at::randn({2, 7}), at::randn({3, 2, 4})});
+  expect_script_matches("aten::conv_transpose2d",
+                        "def forward(self, x, w):\n"
+                        "  return torch.conv_transpose2d(x, w, None, 2, 0, 1, 1, 1)\n",
+                        {at::randn({3, 4, 4}), at::randn({3, 2, 2, 2})});
+}
+
+TEST_F(Conv, ConvTbc) {
+  // Input (time, batch, in), weight (kernel, in, out), bias (out).
+  at::Tensor w = at::randn({3, 4, 5}), b = at::randn({5});
+  for (int64_t pad : {0, 2}) {
+    SCOPED_TRACE(pad);
+    expect_op_matches("aten::conv_tbc",
+                      [w, b, pad](const Inputs& in) { return at::conv_tbc(arg(in, 0), w, b, pad); },
+                      {at::randn({7, 2, 4})}, kMinOpset, kMaxOpset, {{"w", w}, {"b", b}});
+  }
+}
+
+TEST_F(Conv, IntegerConvolutionIsRefused) {
+  // ONNX Conv takes float types only; PyTorch convolves int64 on the CPU.
+  at::Tensor w = at::ones({2, 3, 2, 2}, at::kLong);
+  expect_export_fails([w](const Inputs& in) { return at::conv2d(arg(in, 0), w); },
+                      {at::arange(48, at::kLong).reshape({1, 3, 4, 4})}, 13, "float", {{"w", w}});
+}
+
 // ----- TorchScript: aten::conv{1,2,3}d and aten::convolution ------------------------------------
 
 TEST_F(Conv, ScriptedConv1d2d3d) {

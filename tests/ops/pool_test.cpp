@@ -101,14 +101,9 @@ TEST_F(Pool, AvgPool2dCeilMode) {
       auto fn = [count_include_pad, padding](const Inputs& in) {
         return at::avg_pool2d(arg(in, 0), {3, 3}, {2, 2}, padding, true, count_include_pad);
       };
-      Inputs inputs{at::randn({1, 2, 6, 6})};  // ceil_mode adds a last, overhanging window
-      if (count_include_pad) {
-        // Opset 9 would need extra end padding, which count_include_pad would count.
-        expect_op_matches("aten::avg_pool2d", fn, inputs, 10, kMaxOpset);
-        expect_export_fails(fn, inputs, 9, "needs opset 10");
-      } else {
-        expect_op_matches("aten::avg_pool2d", fn, inputs);
-      }
+      // ceil_mode adds a last, overhanging window; with count_include_pad its divisor is the
+      // part inside the padded input (at opset 9: sum pooling divided by PyTorch's counts).
+      expect_op_matches("aten::avg_pool2d", fn, {at::randn({2, 2, 6, 6})});
     }
   }
 }
@@ -146,11 +141,13 @@ TEST_F(Pool, CeilModeDroppingInOneDimAndAddingInAnother) {
         return at::avg_pool2d(arg(in, 0), {3, 2}, {2, 2}, {0, 1}, true, false);
       },
       inputs);
-  expect_export_fails(
+  // count_include_pad: sum pooling divided by PyTorch's per-window counts.
+  expect_op_matches(
+      "aten::avg_pool2d",
       [](const Inputs& in) {
         return at::avg_pool2d(arg(in, 0), {3, 2}, {2, 2}, {0, 1}, true, true);
       },
-      inputs, 13, "cannot express");
+      inputs);
 }
 
 TEST_F(Pool, AvgPool2dCeilModeWithoutEffectAtOpset9) {
@@ -161,12 +158,165 @@ TEST_F(Pool, AvgPool2dCeilModeWithoutEffectAtOpset9) {
                     {at::randn({1, 2, 6, 6})});
 }
 
-TEST_F(Pool, AvgPool2dDivisorOverrideIsRefused) {
-  expect_export_fails(
+TEST_F(Pool, AvgPoolDivisorOverride) {
+  struct Case {
+    std::vector<int64_t> input, kernel, stride, padding;
+    bool ceil_mode, count_include_pad;
+    int64_t divisor;
+  };
+  for (const auto& c : std::vector<Case>{{{2, 3, 4, 4}, {2, 2}, {}, {0, 0}, false, true, 3},
+                                         {{1, 2, 7, 7}, {3, 3}, {2, 2}, {1, 1}, false, false, 5},
+                                         {{1, 2, 6, 5}, {3, 2}, {2, 2}, {0, 1}, true, true, 2},
+                                         {{2, 1, 6, 6}, {3, 3}, {2, 2}, {1, 1}, true, false, 7}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "input " << at::IntArrayRef(c.input) << " kernel " << at::IntArrayRef(c.kernel)
+                 << " ceil " << c.ceil_mode << " count_include_pad " << c.count_include_pad);
+    expect_op_matches("aten::avg_pool2d",
+                      [c](const Inputs& in) {
+                        return at::avg_pool2d(arg(in, 0), c.kernel, c.stride, c.padding,
+                                              c.ceil_mode, c.count_include_pad, c.divisor);
+                      },
+                      {at::randn(c.input)});
+  }
+  expect_op_matches(
+      "aten::avg_pool3d",
       [](const Inputs& in) {
-        return at::avg_pool2d(arg(in, 0), {2, 2}, {}, 0, false, true, 3);
+        return at::avg_pool3d(arg(in, 0), {2, 3, 2}, {1, 2, 2}, {1, 1, 0}, true, true, 4);
       },
-      {at::randn({1, 2, 4, 4})}, 13, "divisor_override");
+      {at::randn({2, 2, 4, 5, 5})});
+}
+
+TEST_F(Pool, AvgPool3dCeilModeCountIncludePad) {
+  expect_op_matches(
+      "aten::avg_pool3d",
+      [](const Inputs& in) {
+        return at::avg_pool3d(arg(in, 0), {3, 2, 2}, {2, 2, 2}, {1, 1, 0}, true, true);
+      },
+      {at::randn({2, 2, 6, 5, 5})});
+}
+
+TEST_F(Pool, UnbatchedPooling) {
+  expect_op_matches("aten::max_pool2d",
+                    [](const Inputs& in) {
+                      return at::max_pool2d(arg(in, 0), {2, 2}, {1, 2});
+                    },
+                    {at::randn({3, 6, 5})});
+  expect_op_matches(
+      "aten::avg_pool1d",
+      [](const Inputs& in) { return at::avg_pool1d(arg(in, 0), {3}, {2}, {1}, true, true); },
+      {at::randn({3, 8})});
+  expect_op_matches("aten::adaptive_avg_pool2d",
+                    [](const Inputs& in) {
+                      return at::adaptive_avg_pool2d(arg(in, 0), {3, 2});
+                    },
+                    {at::randn({2, 7, 5})});
+  expect_op_matches("aten::max_pool2d_with_indices",
+                    [](const Inputs& in) {
+                      auto [v, i] = at::max_pool2d_with_indices(arg(in, 0), {2, 2}, {2, 2}, 1);
+                      return c10::ivalue::Tuple::create({v, i});
+                    },
+                    {at::randn({3, 5, 6})});
+}
+
+TEST_F(Pool, DoublePooling) {
+  at::Tensor x = at::randn({2, 3, 7, 6}, at::kDouble);
+  expect_op_matches("aten::max_pool2d",
+                    [](const Inputs& in) {
+                      return at::max_pool2d(arg(in, 0), {3, 2}, {2, 2}, {1, 0});
+                    },
+                    {x});
+  // ORT has no double AveragePool; adaptive pooling to non-divisors uses ReduceMean.
+  expect_op_matches("aten::max_pool2d_with_indices",
+                    [](const Inputs& in) {
+                      auto [v, i] = at::max_pool2d_with_indices(arg(in, 0), {2, 2}, {2, 1}, 1);
+                      return c10::ivalue::Tuple::create({v, i});
+                    },
+                    {x});
+  expect_op_matches("aten::adaptive_max_pool2d",
+                    [](const Inputs& in) {
+                      auto [v, i] = at::adaptive_max_pool2d(arg(in, 0), {3, 4});
+                      return c10::ivalue::Tuple::create({v, i});
+                    },
+                    {x});
+  expect_op_matches("aten::adaptive_avg_pool2d",
+                    [](const Inputs& in) {
+                      return at::adaptive_avg_pool2d(arg(in, 0), {3, 4});
+                    },
+                    {x});
+}
+
+TEST_F(Pool, IntegerAvgPool) {
+  // PyTorch sums integers and truncates the quotient toward zero.
+  at::Tensor x = at::randint(-50, 50, {2, 3, 7, 6}, at::kLong);
+  struct Case {
+    std::vector<int64_t> kernel, stride, padding;
+    bool ceil_mode, count_include_pad;
+    c10::optional<int64_t> divisor;
+  };
+  for (const auto& c : std::vector<Case>{{{2, 2}, {}, {0, 0}, false, true, c10::nullopt},
+                                         {{3, 3}, {2, 2}, {1, 1}, false, false, c10::nullopt},
+                                         {{3, 2}, {2, 2}, {1, 1}, true, true, c10::nullopt},
+                                         {{3, 3}, {2, 2}, {1, 0}, true, false, c10::nullopt},
+                                         {{2, 3}, {1, 2}, {1, 1}, true, true, 4}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "kernel " << at::IntArrayRef(c.kernel) << " ceil " << c.ceil_mode
+                 << " count_include_pad " << c.count_include_pad);
+    expect_op_matches("aten::avg_pool2d",
+                      [c](const Inputs& in) {
+                        return at::avg_pool2d(arg(in, 0), c.kernel, c.stride, c.padding,
+                                              c.ceil_mode, c.count_include_pad, c.divisor);
+                      },
+                      {x});
+  }
+  expect_op_matches(
+      "aten::avg_pool1d",
+      [](const Inputs& in) { return at::avg_pool1d(arg(in, 0), {3}, {2}, {1}, true, false); },
+      {at::randint(-50, 50, {2, 3, 8}, at::kLong)});
+  expect_op_matches("aten::avg_pool3d",
+                    [](const Inputs& in) {
+                      return at::avg_pool3d(arg(in, 0), {2, 2, 2});
+                    },
+                    {at::randint(-50, 50, {1, 2, 4, 4, 6}, at::kLong)});
+}
+
+// ----- max pooling with indices -----------------------------------------------------------------
+
+TEST_F(Pool, MaxPoolWithIndices) {
+  // ONNX counts the indices over N·C·H·W, PyTorch over each channel's H·W.
+  for (bool ceil_mode : {false, true}) {
+    SCOPED_TRACE(ceil_mode);
+    expect_op_matches("aten::max_pool2d_with_indices",
+                      [ceil_mode](const Inputs& in) {
+                        auto [v, i] = at::max_pool2d_with_indices(arg(in, 0), {3, 2}, {2, 2},
+                                                                  {1, 1}, 1, ceil_mode);
+                        return c10::ivalue::Tuple::create({v, i});
+                      },
+                      {at::randn({2, 3, 7, 6})});
+    expect_op_matches("aten::max_pool1d_with_indices",
+                      [ceil_mode](const Inputs& in) {
+                        auto [v, i] =
+                            at::max_pool1d_with_indices(arg(in, 0), {3}, {2}, {1}, 1, ceil_mode);
+                        return c10::ivalue::Tuple::create({v, i});
+                      },
+                      {at::randn({2, 3, 10})});
+    expect_op_matches("aten::max_pool3d_with_indices",
+                      [ceil_mode](const Inputs& in) {
+                        auto [v, i] = at::max_pool3d_with_indices(arg(in, 0), {2, 3, 2}, {2, 2, 1},
+                                                                  {0, 1, 1}, 1, ceil_mode);
+                        return c10::ivalue::Tuple::create({v, i});
+                      },
+                      {at::randn({2, 2, 5, 6, 4})});
+  }
+}
+
+TEST_F(Pool, MaxPoolWithIndicesDilated) {
+  auto fn = [](const Inputs& in) {
+    auto [v, i] = at::max_pool2d_with_indices(arg(in, 0), {2, 3}, {1, 2}, 1, {2, 1});
+    return c10::ivalue::Tuple::create({v, i});
+  };
+  Inputs inputs{at::randn({2, 2, 8, 8})};
+  expect_op_matches("aten::max_pool2d_with_indices", fn, inputs, 10, kMaxOpset);
+  expect_export_fails(fn, inputs, 9, "opset >= 10");
 }
 
 TEST_F(Pool, AvgPool1dAnd3d) {
@@ -197,12 +347,52 @@ TEST_F(Pool, AdaptiveAvgPool2d) {
   }
 }
 
-TEST_F(Pool, AdaptiveAvgPoolToANonDivisorIsRefused) {
-  expect_export_fails(
-      [](const Inputs& in) {
-        return at::adaptive_avg_pool2d(arg(in, 0), {3, 3});
-      },
-      {at::randn({1, 2, 8, 8})}, 13, "multiple of the output size");
+TEST_F(Pool, AdaptiveAvgPoolToANonDivisor) {
+  // PyTorch's windows [floor(i·in/out), ceil((i+1)·in/out)) overlap and differ in size.
+  for (std::vector<int64_t> out : {std::vector<int64_t>{3, 3}, {5, 4}, {3, 2}, {7, 6}}) {
+    SCOPED_TRACE(::testing::Message() << "output " << at::IntArrayRef(out));
+    expect_op_matches("aten::adaptive_avg_pool2d",
+                      [out](const Inputs& in) { return at::adaptive_avg_pool2d(arg(in, 0), out); },
+                      {at::randn({2, 3, 8, 6})});
+  }
+  expect_op_matches("aten::adaptive_avg_pool1d",
+                    [](const Inputs& in) { return at::adaptive_avg_pool1d(arg(in, 0), {5}); },
+                    {at::randn({2, 3, 7})});
+  // Output sizes equal to and larger than the input's.
+  for (std::vector<int64_t> out : {std::vector<int64_t>{8, 6}, {11, 6}, {8, 9}}) {
+    SCOPED_TRACE(::testing::Message() << "output " << at::IntArrayRef(out));
+    expect_op_matches("aten::adaptive_avg_pool2d",
+                      [out](const Inputs& in) { return at::adaptive_avg_pool2d(arg(in, 0), out); },
+                      {at::randn({2, 3, 8, 6})});
+    expect_op_matches("aten::adaptive_max_pool2d",
+                      [out](const Inputs& in) {
+                        auto [values, indices] = at::adaptive_max_pool2d(arg(in, 0), out);
+                        return c10::ivalue::Tuple::create({values, indices});
+                      },
+                      {at::randn({2, 3, 8, 6})});
+  }
+  expect_op_matches("aten::adaptive_avg_pool3d",
+                    [](const Inputs& in) {
+                      return at::adaptive_avg_pool3d(arg(in, 0), {3, 2, 4});
+                    },
+                    {at::randn({2, 2, 5, 4, 6})});
+}
+
+TEST_F(Pool, AdaptiveMaxPoolToANonDivisor) {
+  expect_op_matches("aten::adaptive_max_pool2d",
+                    [](const Inputs& in) {
+                      return std::get<0>(at::adaptive_max_pool2d(arg(in, 0), {3, 4}));
+                    },
+                    {at::randn({2, 3, 8, 6})});
+  expect_op_matches(
+      "aten::adaptive_max_pool1d",
+      [](const Inputs& in) { return std::get<0>(at::adaptive_max_pool1d(arg(in, 0), {3})); },
+      {at::randn({2, 3, 7})});
+  expect_op_matches("aten::adaptive_max_pool3d",
+                    [](const Inputs& in) {
+                      return std::get<0>(at::adaptive_max_pool3d(arg(in, 0), {2, 3, 3}));
+                    },
+                    {at::randn({1, 2, 5, 4, 6})});
 }
 
 TEST_F(Pool, AdaptiveAvgPool1dAnd3d) {
@@ -237,13 +427,29 @@ TEST_F(Pool, AdaptiveMaxPool) {
                     {at::randn({1, 2, 4, 5, 6})});
 }
 
-TEST_F(Pool, AdaptiveMaxPoolIndicesAreRefused) {
-  expect_export_fails(
-      [](const Inputs& in) {
-        auto [values, indices] = at::adaptive_max_pool2d(arg(in, 0), {2, 2});
-        return c10::ivalue::Tuple::create({values, indices});
-      },
-      {at::randn({1, 2, 4, 4})}, 13, "indices");
+TEST_F(Pool, AdaptiveMaxPoolWithIndices) {
+  // Divisible sizes: MaxPool's indices; others: per-cell ArgMax mapped to PyTorch's indices.
+  for (std::vector<int64_t> out : {std::vector<int64_t>{2, 2}, {3, 4}, {1, 1}}) {
+    SCOPED_TRACE(::testing::Message() << "output " << at::IntArrayRef(out));
+    expect_op_matches("aten::adaptive_max_pool2d",
+                      [out](const Inputs& in) {
+                        auto [values, indices] = at::adaptive_max_pool2d(arg(in, 0), out);
+                        return c10::ivalue::Tuple::create({values, indices});
+                      },
+                      {at::randn({2, 3, 8, 6})});
+  }
+  expect_op_matches("aten::adaptive_max_pool1d",
+                    [](const Inputs& in) {
+                      auto [values, indices] = at::adaptive_max_pool1d(arg(in, 0), {3});
+                      return c10::ivalue::Tuple::create({values, indices});
+                    },
+                    {at::randn({2, 3, 7})});
+  expect_op_matches("aten::adaptive_max_pool3d",
+                    [](const Inputs& in) {
+                      auto [values, indices] = at::adaptive_max_pool3d(arg(in, 0), {2, 3, 2});
+                      return c10::ivalue::Tuple::create({values, indices});
+                    },
+                    {at::randn({1, 2, 5, 4, 6})});
 }
 
 }  // namespace

@@ -22,13 +22,23 @@ void register_creation(Registry& r);     // arange, zeros, full, eye, rand, ...
 void register_index(Registry& r);        // select, slice, index, gather, index_put, scatter, ...
 void register_sort(Registry& r);         // sort, topk, unique
 void register_linalg(Registry& r);       // norms, det, std/var
+void register_rnn(Registry& r);          // lstm, gru, rnn_tanh/relu, cells
+void register_attention(Registry& r);    // _native_multi_head_attention, _transformer_encoder_...
+void register_resample(Registry& r);     // upsample_*, grid_sampler, affine_grid
+void register_pad(Registry& r);          // pads, pixel_shuffle, im2col/col2im, distances
+void register_loss(Registry& r);         // nll_loss, cross_entropy, mse, l1, bce, kl_div
+void register_quantized(Registry& r);    // quantized::*, quantize_per_tensor, dequantize
+void register_embedding(Registry& r);    // embedding, embedding_bag
+void register_dropout(Registry& r);      // dropout family (training mode)
 void register_inplace(Registry& r);      // copy, zero, select_scatter, slice_scatter
 
 inline constexpr void (*kFamilies[])(Registry&) = {
-    register_prim,   register_elementwise, register_activation, register_shape, register_reduction,
-    register_linear, register_conv,        register_pool,       register_norm,
-    register_logic,  register_creation,    register_index,      register_sort,
-    register_linalg, register_inplace,
+    register_prim,      register_elementwise, register_activation, register_shape,
+    register_reduction, register_linear,      register_conv,       register_pool,
+    register_norm,      register_logic,       register_creation,   register_index,
+    register_sort,      register_linalg,      register_inplace,    register_rnn,
+    register_attention, register_resample,    register_pad,        register_loss,
+    register_quantized, register_embedding,   register_dropout,
 };
 
 }  // namespace torchonnx::symbolic::ops

@@ -1,4 +1,9 @@
-// Normalization: batch_norm (inference), layer_norm.
+// Normalization: batch_norm (inference and training), instance_norm, layer_norm,
+// native_layer_norm, group_norm, native_group_norm, _weight_norm.
+//
+// The statistics-based forms are written as the same exact composition (mean, centered
+// variance, (x - mean) / sqrt(var + eps)), which works at every opset, for every floating dtype and
+// needs only the input's rank (sizes are computed in the graph).
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -8,50 +13,188 @@
 
 namespace torchonnx::symbolic::ops {
 
+namespace {
+
+struct Normalized {
+  Value y;     // (x - mean) / sqrt(var + eps)
+  Value mean;  // keepdims
+  Value rstd;  // 1 / sqrt(var + eps), keepdims
+};
+
+// Normalizes `x` over `axes` with the biased variance (as PyTorch's normalization layers do).
+Normalized normalize_over(GraphContext& g, const Value& x, const std::vector<int64_t>& axes,
+                          double eps, at::ScalarType type) {
+  Value mean = reduce(g, "ReduceMean", x, axes, true);
+  Value centered = g.op("Sub", {x, mean});
+  Value var = reduce(g, "ReduceMean", g.op("Mul", {centered, centered}), axes, true);
+  Value denom = g.op("Sqrt", {g.op("Add", {var, g.constant_scalar(eps, type)})});
+  return {g.op("Div", {centered, denom}), mean, g.op("Reciprocal", {denom})};
+}
+
+std::vector<int64_t> range_axes(int64_t from, int64_t to) {
+  std::vector<int64_t> axes;
+  for (int64_t i = from; i < to; ++i) axes.push_back(i);
+  return axes;
+}
+
+// A per-channel [C] parameter shaped [C, 1, ..., 1] to broadcast against [N, C, d1, ...].
+Value per_channel(GraphContext& g, const Value& v, int64_t rank) {
+  if (rank <= 2) return v;
+  return unsqueeze(g, v, range_axes(1, rank - 1));
+}
+
+// y · weight + bias with optional per-channel weight/bias at positions wi/bi.
+Value channel_affine(GraphContext& g, const Args& a, Value y, size_t wi, size_t bi, int64_t rank) {
+  if (!a.is_none(wi)) y = g.op("Mul", {y, per_channel(g, a.tensor(wi), rank)});
+  if (!a.is_none(bi)) y = g.op("Add", {y, per_channel(g, a.tensor(bi), rank)});
+  return y;
+}
+
+at::ScalarType float_type(GraphContext& g, const Args& a, size_t i) {
+  at::ScalarType type = a.dtype(i);
+  if (!at::isFloatingType(type)) {
+    g.fail("normalization of a non-floating tensor (dtype " + std::string(c10::toString(type)) +
+           ")");
+  }
+  return type;
+}
+
+// The layer-norm composition: statistics over the last `n` dims.
+Normalized layer_norm_parts(GraphContext& g, const Args& a, at::ScalarType type) {
+  const int64_t rank = a.require_rank(0);
+  const int64_t n = static_cast<int64_t>(a.int_list(1).size());
+  Normalized r = normalize_over(g, a.tensor(0), range_axes(rank - n, rank), a.float_arg(4), type);
+  if (!a.is_none(2)) r.y = g.op("Mul", {r.y, a.tensor(2)});
+  if (!a.is_none(3)) r.y = g.op("Add", {r.y, a.tensor(3)});
+  return r;
+}
+
+// LayerNormalization-17 over the last `n` dims (scale defaults to ones of normalized_shape).
+Values layer_norm_op(GraphContext& g, const Args& a, size_t num_outputs) {
+  const int64_t axis = -static_cast<int64_t>(a.int_list(1).size());
+  auto shape = a.int_list(1);
+  auto opts = at::TensorOptions().dtype(a.dtype(0));
+  Value scale = a.is_none(2) ? g.constant(at::ones(shape, opts)) : a.tensor(2);
+  Values inputs{a.tensor(0), scale};
+  if (!a.is_none(3)) inputs.push_back(a.tensor(3));
+  return g.op("LayerNormalization", inputs, {{"axis", axis}, {"epsilon", a.float_arg(4)}},
+              num_outputs);
+}
+
+// Group norm of x [N, C, ...] with `groups` groups: statistics over [N, G, -1].
+Normalized group_norm_parts(GraphContext& g, const Value& x, int64_t groups, double eps,
+                            at::ScalarType type) {
+  Value grouped = g.op("Reshape", {x, g.constant_ints({0, groups, -1})});
+  Normalized r = normalize_over(g, grouped, {2}, eps, type);
+  r.y = g.op("Reshape", {r.y, shape_of(g, x)});
+  return r;
+}
+
+}  // namespace
+
 void register_norm(Registry& r) {
   // aten::batch_norm(input, weight?, bias?, running_mean?, running_var?, bool training,
-  //                  float momentum, float eps, bool cudnn_enabled)  ⇒  BatchNormalization
+  //                  float momentum, float eps, bool cudnn_enabled)
+  //   ⇒  BatchNormalization (inference); batch statistics composition (training: the running
+  //   statistics' in-place update is a side effect the exported model does not reproduce)
   r.add("aten::batch_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = float_type(g, a, 0);
     if (a.bool_arg(5)) {
-      g.fail(
-          "batch_norm in training mode (batch statistics) is not supported yet; export the "
-          "model in eval mode");
+      const int64_t rank = a.require_rank(0);
+      std::vector<int64_t> axes{0};
+      for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
+      Normalized n = normalize_over(g, a.tensor(0), axes, a.float_arg(7), type);
+      return {channel_affine(g, a, n.y, 1, 2, rank)};
     }
-    if (a.is_none(3) || a.is_none(4)) g.fail("batch_norm without running statistics");
-    auto sizes = a.sizes(3);
-    if (!sizes) g.fail("the running mean's shape is unknown");
-    at::ScalarType type = a.dtype(0);
-    auto opts = at::TensorOptions().dtype(type);
-    Value scale = a.is_none(1) ? g.constant(at::ones(*sizes, opts)) : a.tensor(1);
-    Value bias = a.is_none(2) ? g.constant(at::zeros(*sizes, opts)) : a.tensor(2);
+    if (a.is_none(3) || a.is_none(4)) {
+      g.fail("batch_norm in eval mode without running statistics");
+    }
+    Value ones_c = g.op("ConstantOfShape", {dims_of(g, a.tensor(0), {1})},
+                        {{"value", at::ones({1}, at::TensorOptions().dtype(type))}});
+    Value zeros_c = g.op("ConstantOfShape", {dims_of(g, a.tensor(0), {1})},
+                         {{"value", at::zeros({1}, at::TensorOptions().dtype(type))}});
+    Value scale = a.is_none(1) ? ones_c : a.tensor(1);
+    Value bias = a.is_none(2) ? zeros_c : a.tensor(2);
     return {g.op("BatchNormalization", {a.tensor(0), scale, bias, a.tensor(3), a.tensor(4)},
                  {{"epsilon", a.float_arg(7)}, {"momentum", 1.0 - a.float_arg(6)}})};
   });
-  // aten::layer_norm(input, int[] normalized_shape, weight?, bias?, float eps, bool cudnn)
-  //   ⇒  LayerNormalization (17+); mean/variance decomposition (9–16)
-  r.add("aten::layer_norm", {17, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t axis = -static_cast<int64_t>(a.int_list(1).size());
-    auto shape = a.int_list(1);
-    auto opts = at::TensorOptions().dtype(a.dtype(0));
-    Value scale = a.is_none(2) ? g.constant(at::ones(shape, opts)) : a.tensor(2);
-    Values inputs{a.tensor(0), scale};
-    if (!a.is_none(3)) inputs.push_back(a.tensor(3));
-    return {g.op("LayerNormalization", inputs, {{"axis", axis}, {"epsilon", a.float_arg(4)}})};
-  });
-  r.add("aten::layer_norm", {9, 16}, [](GraphContext& g, const Args& a) -> Values {
+
+  // aten::instance_norm(input, weight?, bias?, running_mean?, running_var?, bool use_input_stats,
+  //                     float momentum, float eps, bool cudnn_enabled)
+  //   ⇒  statistics over dims 2.. (use_input_stats); running statistics otherwise
+  r.add("aten::instance_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = float_type(g, a, 0);
     const int64_t rank = a.require_rank(0);
-    const int64_t n = static_cast<int64_t>(a.int_list(1).size());
-    std::vector<int64_t> axes;
-    for (int64_t i = rank - n; i < rank; ++i) axes.push_back(i);
-    at::ScalarType type = a.dtype(0);
+    if (rank < 2) g.fail("instance_norm of a tensor of rank < 2");
+    const double eps = a.float_arg(7);
     Value x = a.tensor(0);
-    Value centered = g.op("Sub", {x, reduce(g, "ReduceMean", x, axes, true)});
-    Value var = reduce(g, "ReduceMean", g.op("Mul", {centered, centered}), axes, true);
-    Value denom = g.op("Sqrt", {g.op("Add", {var, g.constant_scalar(a.float_arg(4), type)})});
-    Value y = g.op("Div", {centered, denom});
-    if (!a.is_none(2)) y = g.op("Mul", {y, a.tensor(2)});
-    if (!a.is_none(3)) y = g.op("Add", {y, a.tensor(3)});
-    return {y};
+    Value y;
+    if (a.bool_arg(5)) {
+      y = normalize_over(g, x, range_axes(2, rank), eps, type).y;
+    } else {
+      if (a.is_none(3) || a.is_none(4)) {
+        g.fail("instance_norm with use_input_stats=False needs running statistics");
+      }
+      Value mean = per_channel(g, a.tensor(3), rank);
+      Value var = per_channel(g, a.tensor(4), rank);
+      Value denom = g.op("Sqrt", {g.op("Add", {var, g.constant_scalar(eps, type)})});
+      y = g.op("Div", {g.op("Sub", {x, mean}), denom});
+    }
+    return {channel_affine(g, a, y, 1, 2, rank)};
+  });
+
+  // aten::layer_norm(input, int[] normalized_shape, weight?, bias?, float eps, bool cudnn)
+  //   ⇒  LayerNormalization (17+); mean/variance composition (9–16)
+  r.add("aten::layer_norm", {17, kMaxOpset},
+        [](GraphContext& g, const Args& a) -> Values { return layer_norm_op(g, a, 1); });
+  r.add("aten::layer_norm", {9, 16}, [](GraphContext& g, const Args& a) -> Values {
+    return {layer_norm_parts(g, a, float_type(g, a, 0)).y};
+  });
+
+  // aten::native_layer_norm(input, SymInt[] normalized_shape, weight?, bias?, float eps)
+  //   -> (out, mean, rstd)  ⇒  LayerNormalization with Mean/InvStdDev outputs (17+, float input);
+  //   composition (9–16, and 17 for other dtypes: ONNX Runtime computes the statistics in float)
+  r.add("aten::native_layer_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = float_type(g, a, 0);
+    if (g.opset() >= 17 && type == at::kFloat) return layer_norm_op(g, a, 3);
+    Normalized n = layer_norm_parts(g, a, type);
+    return {n.y, n.mean, n.rstd};
+  });
+
+  // aten::group_norm(input, int num_groups, weight?, bias?, float eps, bool cudnn)
+  //   ⇒  statistics over Reshape(x, [N, G, -1]), reshaped back, per-channel affine
+  r.add("aten::group_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = float_type(g, a, 0);
+    const int64_t rank = a.require_rank(0);
+    Normalized n = group_norm_parts(g, a.tensor(0), a.int_arg(1), a.float_arg(4), type);
+    return {channel_affine(g, a, n.y, 2, 3, rank)};
+  });
+
+  // aten::native_group_norm(input, weight?, bias?, N, C, HxW, int group, float eps)
+  //   -> (out, mean [N, G], rstd [N, G])  ⇒  the group_norm composition
+  r.add("aten::native_group_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = float_type(g, a, 0);
+    const int64_t rank = a.require_rank(0);
+    Normalized n = group_norm_parts(g, a.tensor(0), a.int_arg(6), a.float_arg(7), type);
+    return {channel_affine(g, a, n.y, 1, 2, rank), squeeze(g, n.mean, {2}),
+            squeeze(g, n.rstd, {2})};
+  });
+
+  // aten::_weight_norm(Tensor v, Tensor g, int dim=0)  ⇒  v · g / ‖v‖₂ over all dims but `dim`
+  //   (dim = -1 means over all dims, as torch.nn.utils.weight_norm's dim=None)
+  r.add("aten::_weight_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    const int64_t rank = a.require_rank(0);
+    int64_t dim = a.int_arg(2);
+    if (dim < -1) dim += rank;
+    std::vector<int64_t> axes;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i != dim) axes.push_back(i);
+    }
+    Value v = a.tensor(0);
+    // Over no dims (1-D v, dim 0) the norm is |v|; `reduce` with no axes would reduce all.
+    if (axes.empty()) return {g.op("Mul", {v, g.op("Div", {a.tensor(1), g.op("Abs", {v})})})};
+    Value norm = g.op("Sqrt", {reduce(g, "ReduceSum", g.op("Mul", {v, v}), axes, true)});
+    return {g.op("Mul", {v, g.op("Div", {a.tensor(1), norm})})};
   });
 }
 

@@ -1,0 +1,349 @@
+// Losses: nll_loss, cross_entropy, mse/l1, binary_cross_entropy(_with_logits), kl_div.
+//
+// `reduction` is ATen's enum: 0 none, 1 mean, 2 sum. The class dim is 1 (0 for an unbatched
+// input, which is unsqueezed to a batch of one). Index targets pick their class with a one-hot
+// mask Equal(target, arange(C)) and Where (exact, works at every opset, and -inf log-probabilities
+// of other classes do not leak in as 0·-inf); from opset 12 NegativeLogLikelihoodLoss and
+// SoftmaxCrossEntropyLoss take over for float32 inputs.
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include "symbolic/context.h"
+#include "symbolic/helpers.h"
+#include "symbolic/ops/families.h"
+
+namespace torchonnx::symbolic::ops {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+const char* reduction_name(GraphContext& g, int64_t reduction) {
+  switch (reduction) {
+    case 0:
+      return "none";
+    case 1:
+      return "mean";
+    case 2:
+      return "sum";
+  }
+  g.fail("unknown loss reduction " + std::to_string(reduction));
+}
+
+// ATen's apply_loss_reduction: none, mean or sum over all elements.
+Value reduce_loss(GraphContext& g, const Value& loss, int64_t reduction) {
+  std::string name = reduction_name(g, reduction);
+  if (name == "none") return loss;
+  return reduce(g, name == "mean" ? "ReduceMean" : "ReduceSum", loss, {}, /*keepdims=*/false);
+}
+
+at::ScalarType float_result(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  if (type != at::kFloat && type != at::kDouble && type != at::kHalf) {
+    g.fail("the loss's dtype is unknown or not floating point");
+  }
+  return type;
+}
+
+Value scalar(GraphContext& g, double v, at::ScalarType type) {
+  return g.constant_scalar(v, type);
+}
+
+// LogSoftmax over dim 1 of a tensor of `rank` (before opset 13 LogSoftmax flattens at its axis,
+// so dim 1 of a rank > 2 tensor is moved last and back).
+Value log_softmax_dim1(GraphContext& g, const Value& x, int64_t rank) {
+  if (g.opset() >= 13 || rank == 2) return g.op("LogSoftmax", {x}, {{"axis", int64_t{1}}});
+  Ints perm(rank);
+  for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+  std::swap(perm[1], perm[rank - 1]);
+  Value y = g.op("LogSoftmax", {transpose(g, x, perm)}, {{"axis", rank - 1}});
+  return transpose(g, y, perm);
+}
+
+// A per-class vector [C] shaped [1, C, 1, ...] to broadcast against an input of `rank`.
+Value class_shaped(GraphContext& g, const Value& v, int64_t rank) {
+  Ints shape(rank, 1);
+  shape[1] = -1;
+  return g.op("Reshape", {v, g.constant_ints(shape)});
+}
+
+// The inputs of an index-target loss with the unbatched case made a batch of one.
+struct IndexLoss {
+  Value input;   // [N, C, d...]
+  Value target;  // [N, d...] int64
+  Value weight;  // [C] or ""
+  int64_t rank;
+  bool unbatched;
+  int64_t reduction;
+  int64_t ignore_index;
+  at::ScalarType type;
+};
+
+IndexLoss index_loss(GraphContext& g, const Args& a, const Value& input, at::ScalarType type) {
+  IndexLoss l;
+  l.rank = a.require_rank(0);
+  l.unbatched = l.rank == 1;
+  l.input = l.unbatched ? unsqueeze(g, input, {0}) : input;
+  l.target = a.tensor_as(1, at::kLong);
+  if (l.unbatched) l.target = unsqueeze(g, l.target, {0});
+  if (l.unbatched) l.rank = 2;
+  l.weight = a.is_none(2) ? "" : a.tensor_as(2, type);
+  l.reduction = a.int_arg(3);
+  l.ignore_index = a.int_arg(4);
+  l.type = type;
+  return l;
+}
+
+Value finish(GraphContext& g, const IndexLoss& l, const Value& loss) {
+  return l.unbatched && l.reduction == 0 ? squeeze(g, loss, {0}) : loss;
+}
+
+// The parts of an index-target loss shared by nll and label smoothing: the class mask, the
+// non-ignored targets and their weights (0 where ignored).
+struct Picked {
+  Value mask;   // bool [N, C, d...]: class == target
+  Value valid;  // bool [N, d...]: target != ignore_index
+  Value wt;     // [N, d...]: weight[target] where valid, else 0
+};
+
+Picked pick(GraphContext& g, const IndexLoss& l) {
+  Value c = dim_size(g, l.input, 1);
+  Value classes = class_shaped(g, arange(g, c), l.rank);
+  Picked p;
+  p.mask = g.op("Equal", {unsqueeze(g, l.target, {1}), classes});
+  p.valid = g.op(
+      "Not", {g.op("Equal", {l.target, g.constant(at::scalar_tensor(l.ignore_index, at::kLong))})});
+  Value zero = scalar(g, 0, l.type);
+  Value w =
+      l.weight.empty()
+          ? scalar(g, 1, l.type)
+          : reduce(g, "ReduceSum", g.op("Where", {p.mask, class_shaped(g, l.weight, l.rank), zero}),
+                   {1}, false);
+  p.wt = g.op("Where", {p.valid, w, zero});
+  return p;
+}
+
+// -logp[target] · weight[target], reduced as nll_loss (mean divides by the sum of the weights).
+Value nll_composed(GraphContext& g, const IndexLoss& l, const Value& logp, const Picked& p) {
+  Value zero = scalar(g, 0, l.type);
+  Value picked = reduce(g, "ReduceSum", g.op("Where", {p.mask, logp, zero}), {1}, false);
+  Value loss = g.op("Where", {p.valid, g.op("Neg", {g.op("Mul", {picked, p.wt})}), zero});
+  if (l.reduction != 1) return reduce_loss(g, loss, l.reduction);
+  return g.op("Div",
+              {reduce(g, "ReduceSum", loss, {}, false), reduce(g, "ReduceSum", p.wt, {}, false)});
+}
+
+bool use_onnx_loss(GraphContext& g, const IndexLoss& l) {
+  return g.opset() >= 12 && l.type == at::kFloat;
+}
+
+Value nll(GraphContext& g, const IndexLoss& l, const Value& logp) {
+  if (use_onnx_loss(g, l)) {
+    Values inputs{logp, l.target};
+    if (!l.weight.empty()) inputs.push_back(l.weight);
+    return g.op("NegativeLogLikelihoodLoss", inputs,
+                {{"reduction", std::string(reduction_name(g, l.reduction))},
+                 {"ignore_index", l.ignore_index}});
+  }
+  return nll_composed(g, l, logp, pick(g, l));
+}
+
+// aten::nll_loss / nll_loss2d / nll_loss_nd
+Value nll_loss(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  IndexLoss l = index_loss(g, a, a.tensor_as(0, type), type);
+  return finish(g, l, nll(g, l, l.input));
+}
+
+// aten::cross_entropy_loss with class-index targets: SoftmaxCrossEntropyLoss from opset 12, else
+// LogSoftmax + nll; label smoothing adds ls/C · the (weighted) sum of -logp over the classes.
+Value cross_entropy_index(GraphContext& g, const Args& a, at::ScalarType type, double smoothing) {
+  IndexLoss l = index_loss(g, a, a.tensor_as(0, type), type);
+  if (smoothing == 0 && use_onnx_loss(g, l)) {
+    Values inputs{l.input, l.target};
+    if (!l.weight.empty()) inputs.push_back(l.weight);
+    return finish(g, l,
+                  g.op("SoftmaxCrossEntropyLoss", inputs,
+                       {{"reduction", std::string(reduction_name(g, l.reduction))},
+                        {"ignore_index", l.ignore_index}}));
+  }
+  Value logp = log_softmax_dim1(g, l.input, l.rank);
+  if (smoothing == 0) return finish(g, l, nll(g, l, logp));
+  Picked p = pick(g, l);
+  Value nll_loss = use_onnx_loss(g, l) ? nll(g, l, logp) : nll_composed(g, l, logp, p);
+  Value weighted = l.weight.empty() ? logp : g.op("Mul", {logp, class_shaped(g, l.weight, l.rank)});
+  Value smooth = g.op("Neg", {reduce(g, "ReduceSum", weighted, {1}, false)});
+  smooth = g.op("Where", {p.valid, smooth, scalar(g, 0, type)});
+  Value ret;
+  if (l.reduction == 1) {
+    // ATen normalizes by the (weights of the) non-ignored targets, as nll_loss does.
+    ret = g.op("Div", {reduce(g, "ReduceSum", smooth, {}, false),
+                       reduce(g, "ReduceSum", p.wt, {}, false)});
+  } else {
+    ret = reduce_loss(g, smooth, l.reduction);
+  }
+  Value n_classes = g.cast(dim_size(g, l.input, 1), type);
+  Value smooth_part = g.op("Div", {g.op("Mul", {ret, scalar(g, smoothing, type)}), n_classes});
+  Value loss = g.op("Add", {g.op("Mul", {nll_loss, scalar(g, 1 - smoothing, type)}), smooth_part});
+  return finish(g, l, loss);
+}
+
+// aten::cross_entropy_loss with class-probability targets (same shape as the input):
+// -Σ_c w_c · t_c · logp_c, mean over the N·d... positions.
+Value cross_entropy_prob(GraphContext& g, const Args& a, at::ScalarType type, double smoothing) {
+  int64_t rank = a.require_rank(0);
+  Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
+  bool unbatched = rank == 1;
+  if (unbatched) {
+    x = unsqueeze(g, x, {0});
+    t = unsqueeze(g, t, {0});
+    rank = 2;
+  }
+  Value logp = log_softmax_dim1(g, x, rank);
+  if (smoothing > 0) {
+    Value n_classes = g.cast(dim_size(g, x, 1), type);
+    t = g.op("Add", {g.op("Mul", {t, scalar(g, 1 - smoothing, type)}),
+                     g.op("Div", {scalar(g, smoothing, type), n_classes})});
+  }
+  Value prod = g.op("Mul", {logp, t});
+  if (!a.is_none(2)) prod = g.op("Mul", {prod, class_shaped(g, a.tensor_as(2, type), rank)});
+  Value loss = g.op("Neg", {reduce(g, "ReduceSum", prod, {1}, false)});
+  int64_t reduction = a.int_arg(3);
+  if (unbatched && reduction == 0) return squeeze(g, loss, {0});
+  return reduce_loss(g, loss, reduction);
+}
+
+Value cross_entropy(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  double smoothing = a.size() > 5 ? a.float_arg(5) : 0.0;
+  at::ScalarType target_type = a.dtype(1);
+  if (target_type == at::ScalarType::Undefined) g.fail("the target's dtype is unknown");
+  if (at::isFloatingType(target_type)) return cross_entropy_prob(g, a, type, smoothing);
+  return cross_entropy_index(g, a, type, smoothing);
+}
+
+// Elementwise losses of d = input - target.
+using Pointwise = std::function<Value(GraphContext&, const Value& d, at::ScalarType, const Args&)>;
+
+Converter pointwise_loss(Pointwise f) {
+  return [f](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = float_result(g, a);
+    Value d = g.op("Sub", {a.tensor_as(0, type), a.tensor_as(1, type)});
+    return {reduce_loss(g, f(g, d, type, a), a.int_arg(2))};
+  };
+}
+
+// |d| < beta ? 0.5·d²·scale : |d| · slope - offset (smooth_l1: scale 1/beta, slope 1, offset
+// beta/2; huber: scale 1, slope delta, offset delta²/2).
+Value quadratic_below(GraphContext& g, const Value& d, at::ScalarType type, double beta,
+                      double scale, double slope, double offset) {
+  Value abs = g.op("Abs", {d});
+  Value quad = g.op("Mul", {g.op("Mul", {d, d}), scalar(g, 0.5 * scale, type)});
+  Value lin = g.op("Sub", {g.op("Mul", {abs, scalar(g, slope, type)}), scalar(g, offset, type)});
+  return g.op("Where", {g.op("Less", {abs, scalar(g, beta, type)}), quad, lin});
+}
+
+// aten::binary_cross_entropy: (t - 1)·max(log(1 - x), -100) - t·max(log x, -100), · weight.
+Value binary_cross_entropy(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
+  Value floor = scalar(g, -100, type), one = scalar(g, 1, type);
+  Value log_x = g.op("Max", {g.op("Log", {x}), floor});
+  Value log_1mx = g.op("Max", {g.op("Log", {g.op("Sub", {one, x})}), floor});
+  Value loss =
+      g.op("Sub", {g.op("Mul", {g.op("Sub", {t, one}), log_1mx}), g.op("Mul", {t, log_x})});
+  if (!a.is_none(2)) loss = g.op("Mul", {loss, a.tensor_as(2, type)});
+  return reduce_loss(g, loss, a.int_arg(3));
+}
+
+// aten::binary_cross_entropy_with_logits (ATen's stable form): m = max(-x, 0),
+// (1 - t)·x + lw·(m + log(exp(-m) + exp(-x - m))), lw = 1 + (pos_weight - 1)·t, · weight.
+Value bce_with_logits(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
+  Value one = scalar(g, 1, type);
+  Value neg_x = g.op("Neg", {x});
+  Value m = g.op("Max", {neg_x, scalar(g, 0, type)});
+  Value softplus =
+      g.op("Add", {m, g.op("Log", {g.op("Add", {g.op("Exp", {g.op("Neg", {m})}),
+                                                g.op("Exp", {g.op("Sub", {neg_x, m})})})})});
+  if (!a.is_none(3)) {
+    Value lw = g.op("Add", {g.op("Mul", {g.op("Sub", {a.tensor_as(3, type), one}), t}), one});
+    softplus = g.op("Mul", {lw, softplus});
+  }
+  Value loss = g.op("Add", {g.op("Mul", {g.op("Sub", {one, t}), x}), softplus});
+  if (!a.is_none(2)) loss = g.op("Mul", {loss, a.tensor_as(2, type)});
+  return reduce_loss(g, loss, a.int_arg(4));
+}
+
+// aten::kl_div: log_target ? exp(t)·(t - x) : xlogy(t, t) - t·x. xlogy(t, t) = t·log(t == 0 ? 1 :
+// t), with t == 0 as !(t < 0 || t > 0) (float Equal needs opset 11; NaN stays NaN).
+Value kl_div(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
+  bool log_target = a.size() > 3 && a.bool_arg(3);
+  Value loss;
+  if (log_target) {
+    loss = g.op("Mul", {g.op("Exp", {t}), g.op("Sub", {t, x})});
+  } else {
+    Value zero = scalar(g, 0, type);
+    Value nonzero = g.op("Or", {g.op("Less", {t, zero}), g.op("Greater", {t, zero})});
+    Value safe = g.op("Where", {nonzero, t, scalar(g, 1, type)});
+    loss = g.op("Sub", {g.op("Mul", {t, g.op("Log", {safe})}), g.op("Mul", {t, x})});
+  }
+  return reduce_loss(g, loss, a.int_arg(2));
+}
+
+}  // namespace
+
+void register_loss(Registry& r) {
+  // aten::nll_loss{,2d,_nd}(Tensor self, Tensor target, Tensor? weight, int reduction,
+  //   int ignore_index)  ⇒  NegativeLogLikelihoodLoss from 12 (float32); one-hot Equal + Where +
+  //   ReduceSum before 12 and for other dtypes
+  for (const char* op : {"aten::nll_loss", "aten::nll_loss2d", "aten::nll_loss_nd"}) {
+    r.add(op, {}, [](GraphContext& g, const Args& a) -> Values { return {nll_loss(g, a)}; });
+  }
+  // aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight, int reduction,
+  //   int ignore_index, float label_smoothing)  ⇒  SoftmaxCrossEntropyLoss from 12 (index targets,
+  //   no smoothing); LogSoftmax + nll composition otherwise; probability targets composed
+  r.add("aten::cross_entropy_loss", {},
+        [](GraphContext& g, const Args& a) -> Values { return {cross_entropy(g, a)}; });
+  // aten::mse_loss(Tensor self, Tensor target, int reduction)  ⇒  Sub, Mul, Reduce
+  r.add("aten::mse_loss", {},
+        pointwise_loss([](GraphContext& g, const Value& d, at::ScalarType, const Args&) {
+          return g.op("Mul", {d, d});
+        }));
+  // aten::l1_loss(Tensor self, Tensor target, int reduction)  ⇒  Sub, Abs, Reduce
+  r.add("aten::l1_loss", {},
+        pointwise_loss([](GraphContext& g, const Value& d, at::ScalarType, const Args&) {
+          return g.op("Abs", {d});
+        }));
+  // aten::smooth_l1_loss(Tensor self, Tensor target, int reduction, float beta)  ⇒  Where of the
+  //   quadratic and linear parts (beta = 0 is l1)
+  r.add("aten::smooth_l1_loss", {},
+        pointwise_loss([](GraphContext& g, const Value& d, at::ScalarType type, const Args& a) {
+          double beta = a.float_arg(3);
+          if (beta == 0) return g.op("Abs", {d});
+          return quadratic_below(g, d, type, beta, 1 / beta, 1, beta / 2);
+        }));
+  // aten::huber_loss(Tensor self, Tensor target, int reduction, float delta)  ⇒  Where
+  r.add("aten::huber_loss", {},
+        pointwise_loss([](GraphContext& g, const Value& d, at::ScalarType type, const Args& a) {
+          double delta = a.float_arg(3);
+          return quadratic_below(g, d, type, delta, 1, delta, delta * delta / 2);
+        }));
+  // aten::binary_cross_entropy(Tensor self, Tensor target, Tensor? weight, int reduction)  ⇒
+  //   Log, Max(-100), Mul, Sub, Reduce
+  r.add("aten::binary_cross_entropy", {},
+        [](GraphContext& g, const Args& a) -> Values { return {binary_cross_entropy(g, a)}; });
+  // aten::binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight,
+  //   Tensor? pos_weight, int reduction)  ⇒  stable softplus composition
+  r.add("aten::binary_cross_entropy_with_logits", {},
+        [](GraphContext& g, const Args& a) -> Values { return {bce_with_logits(g, a)}; });
+  // aten::kl_div(Tensor self, Tensor target, int reduction, *, bool log_target)  ⇒  Exp/Log
+  //   composition, Reduce ('batchmean' reaches the graph as sum followed by a div)
+  r.add("aten::kl_div", {},
+        [](GraphContext& g, const Args& a) -> Values { return {kl_div(g, a)}; });
+}
+
+}  // namespace torchonnx::symbolic::ops

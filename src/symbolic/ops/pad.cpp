@@ -1,0 +1,434 @@
+// Padding and spatial rearrangement: pad modes, pixel_(un)shuffle, im2col/col2im, distances.
+//
+// PyTorch lists pads from the last dim backwards ([last_begin, last_end, prev_begin, ...]); ONNX
+// Pad takes [begin of every dim..., end of every dim...]. Negative pads crop: they become a Slice
+// (exact for every mode), the non-negative part a Pad (constant/reflect/edge) or, for circular
+// padding, Slice + Concat of the wrapped borders.
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <cmath>
+#include <limits>
+
+#include "symbolic/context.h"
+#include "symbolic/helpers.h"
+#include "symbolic/ops/families.h"
+
+namespace torchonnx::symbolic::ops {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+constexpr int64_t kIntMax = std::numeric_limits<int64_t>::max();
+
+bool is_float(at::ScalarType t) {
+  return t == at::kFloat || t == at::kDouble || t == at::kHalf;
+}
+
+// Per-dim (begin, end) pads for a tensor of `rank` from PyTorch's reversed pad list.
+struct DimPads {
+  Ints begin, end;
+};
+
+DimPads dim_pads(GraphContext& g, const Ints& pad, int64_t rank) {
+  if (pad.size() % 2 != 0) g.fail("the pad list must have an even number of elements");
+  const int64_t n = static_cast<int64_t>(pad.size()) / 2;
+  if (n > rank) g.fail("the pad list pads more dims than the input has");
+  DimPads p{Ints(rank, 0), Ints(rank, 0)};
+  for (int64_t k = 0; k < n; ++k) {
+    p.begin[rank - 1 - k] = pad[2 * k];
+    p.end[rank - 1 - k] = pad[2 * k + 1];
+  }
+  return p;
+}
+
+// Crops the dims with negative pads (Slice) and zeroes those pads in `p`.
+Value crop_negative(GraphContext& g, Value x, DimPads& p) {
+  Ints axes, starts, ends;
+  for (size_t d = 0; d < p.begin.size(); ++d) {
+    if (p.begin[d] >= 0 && p.end[d] >= 0) continue;
+    axes.push_back(static_cast<int64_t>(d));
+    starts.push_back(std::max<int64_t>(0, -p.begin[d]));
+    ends.push_back(p.end[d] < 0 ? p.end[d] : kIntMax);
+    p.begin[d] = std::max<int64_t>(0, p.begin[d]);
+    p.end[d] = std::max<int64_t>(0, p.end[d]);
+  }
+  if (axes.empty()) return x;
+  return slice(g, x, axes, starts, ends);
+}
+
+// ONNX Pad with non-negative pads in `mode` ("constant", "reflect", "edge"). Pad takes only
+// floats before opset 11 (integers go through double, exact to 2^53) and no bool before 13.
+Value onnx_pad(GraphContext& g, const Value& x, const DimPads& p, const std::string& mode,
+               double value, at::ScalarType type) {
+  bool any = false;
+  for (size_t d = 0; d < p.begin.size(); ++d) any = any || p.begin[d] != 0 || p.end[d] != 0;
+  if (!any) return x;
+  Ints pads = p.begin;
+  pads.insert(pads.end(), p.end.begin(), p.end.end());
+  at::ScalarType work = type;
+  if (g.opset() < 11 && !is_float(type)) work = at::kDouble;
+  if (g.opset() < 13 && type == at::kBool) work = g.opset() < 11 ? at::kFloat : at::kByte;
+  Value in = cast_if(g, x, type, work);
+  Value out;
+  if (g.opset() < 11) {
+    ir::Attributes attrs{{"pads", pads}, {"mode", mode}};
+    if (mode == "constant") attrs.emplace_back("value", value);
+    out = g.op("Pad", {in}, attrs);
+  } else {
+    Values inputs{in, g.constant_ints(pads)};
+    if (mode == "constant") inputs.push_back(g.constant_scalar(value, work));
+    out = g.op("Pad", inputs, {{"mode", mode}});
+  }
+  return cast_if(g, out, work, type);
+}
+
+// Circular padding of the (non-negative) pads: each padded dim gets its last `begin` elements
+// prepended and its first `end` elements appended (PyTorch wraps the cropped tensor).
+Value circular_pad(GraphContext& g, Value x, const DimPads& p) {
+  for (size_t d = 0; d < p.begin.size(); ++d) {
+    if (p.begin[d] == 0 && p.end[d] == 0) continue;
+    const int64_t axis = static_cast<int64_t>(d);
+    Values parts;
+    if (p.begin[d] > 0) parts.push_back(slice(g, x, {axis}, {-p.begin[d]}, {kIntMax}));
+    parts.push_back(x);
+    if (p.end[d] > 0) parts.push_back(slice(g, x, {axis}, {0}, {p.end[d]}));
+    x = g.op("Concat", parts, {{"axis", axis}});
+  }
+  return x;
+}
+
+// The number of elements of list argument `i` (constant, or built by prim::ListConstruct).
+std::optional<int64_t> list_length(const Args& a, size_t i) {
+  if (a.is_constant(i)) return static_cast<int64_t>(a.int_list(i).size());
+  const torch::jit::Node* n = a.jit(i)->node();
+  if (n->kind() == c10::prim::ListConstruct) return static_cast<int64_t>(n->inputs().size());
+  return std::nullopt;
+}
+
+// Pads computed in the graph (opset 11: Pad takes them as an input, negative ones crop): the
+// reversed [begin, end] pairs of the last n dims become ONNX's [begins..., ends...] for all dims.
+Value dynamic_pad(GraphContext& g, const Args& a, const std::string& mode, double value) {
+  if (g.opset() < 11) g.fail("pads computed in the graph need opset 11; export with opset >= 11");
+  if (mode == "circular") g.fail("circular padding needs constant pads");
+  const int64_t rank = a.require_rank(0);
+  auto len = list_length(a, 1);
+  if (!len || *len % 2 != 0 || *len / 2 > rank) g.fail("the pad list's length is unknown or odd");
+  const int64_t n = *len / 2;
+  at::ScalarType type = a.dtype(0);
+  if (type == at::ScalarType::Undefined) g.fail("the input's dtype is unknown");
+  Value pairs = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({n, 2})});
+  // [last, ..., first padded dim] × [begin, end] → [begin, end] × [first, ..., last]
+  Value ordered =
+      transpose(g, slice(g, pairs, {0}, {-1}, {std::numeric_limits<int64_t>::min()}, {-1}), {1, 0});
+  if (n < rank) {
+    ordered = g.op("Concat", {g.constant(at::zeros({2, rank - n}, at::kLong)), ordered},
+                   {{"axis", int64_t{1}}});
+  }
+  Value pads = g.op("Reshape", {ordered, g.constant_ints({-1})});
+  at::ScalarType work = type == at::kBool && g.opset() < 13 ? at::kByte : type;
+  Values inputs{cast_if(g, a.tensor(0), type, work), pads};
+  std::string onnx_mode = mode == "replicate" ? "edge" : mode;
+  if (onnx_mode == "constant") inputs.push_back(g.constant_scalar(value, work));
+  return cast_if(g, g.op("Pad", inputs, {{"mode", onnx_mode}}), work, type);
+}
+
+Value pad_tensor(GraphContext& g, const Args& a, const Ints& pad, const std::string& mode,
+                 double value) {
+  const int64_t rank = a.require_rank(0);
+  at::ScalarType type = a.dtype(0);
+  if (type == at::ScalarType::Undefined) g.fail("the input's dtype is unknown");
+  DimPads p = dim_pads(g, pad, rank);
+  Value x = crop_negative(g, a.tensor(0), p);
+  if (mode == "circular") return circular_pad(g, x, p);
+  if (mode == "reflect") {
+    for (size_t d = 0; d < p.begin.size(); ++d) {
+      auto sizes = a.sizes(0);
+      if (sizes && (*sizes)[d] >= 0 && (*sizes)[d] <= std::max(p.begin[d], p.end[d])) {
+        g.fail("reflection padding must be smaller than the padded dim");
+      }
+    }
+  }
+  return onnx_pad(g, x, p, mode == "replicate" ? "edge" : mode, value, type);
+}
+
+// ----- pixel shuffle ---------------------------------------------------------------------------
+
+Value concat_1d(GraphContext& g, const Values& parts) {
+  if (parts.size() == 1) return parts[0];
+  return g.op("Concat", parts, {{"axis", int64_t{0}}});
+}
+
+Value reshape_exact(GraphContext& g, const Value& x, const Value& shape) {
+  if (g.opset() >= 14) return g.op("Reshape", {x, shape}, {{"allowzero", int64_t{1}}});
+  return g.op("Reshape", {x, shape});
+}
+
+// (*, C·r², H, W) → (*, C, H·r, W·r) for shuffle, the inverse for unshuffle: Reshape, Transpose,
+// Reshape with the sizes computed in the graph (only the rank is static).
+Value pixel_shuffle(GraphContext& g, const Args& a, bool inverse) {
+  const int64_t rank = a.require_rank(0);
+  if (rank < 3) g.fail("pixel_(un)shuffle needs an input with at least 3 dims");
+  const int64_t r = a.int_arg(1);
+  const int64_t lead = rank - 3;
+  Value x = a.tensor(0);
+  Value shape = shape_of(g, x);
+  Value lead_dims = lead > 0 ? slice(g, shape, {0}, {0}, {lead}) : "";
+  Value c = slice(g, shape, {0}, {lead}, {lead + 1});
+  Value h = slice(g, shape, {0}, {lead + 1}, {lead + 2});
+  Value w = slice(g, shape, {0}, {lead + 2}, {lead + 3});
+  Value rr = g.constant_ints({r});
+  Value r2 = g.constant_ints({r * r});
+  auto with_lead = [&](Values parts) {
+    if (lead > 0) parts.insert(parts.begin(), lead_dims);
+    return concat_1d(g, parts);
+  };
+  Ints perm(lead);
+  for (int64_t i = 0; i < lead; ++i) perm[i] = i;
+  const int64_t L = lead;
+  if (!inverse) {
+    Value c_out = g.op("Div", {c, r2});
+    Value y = reshape_exact(g, x, with_lead({c_out, rr, rr, h, w}));
+    // [*, C, r1, r2, H, W] → [*, C, H, r1, W, r2]
+    for (int64_t i : {L, L + 3, L + 1, L + 4, L + 2}) perm.push_back(i);
+    y = transpose(g, y, perm);
+    return reshape_exact(g, y, with_lead({c_out, g.op("Mul", {h, rr}), g.op("Mul", {w, rr})}));
+  }
+  Value h_out = g.op("Div", {h, rr});
+  Value w_out = g.op("Div", {w, rr});
+  Value y = reshape_exact(g, x, with_lead({c, h_out, rr, w_out, rr}));
+  // [*, C, H, r1, W, r2] → [*, C, r1, r2, H, W]
+  for (int64_t i : {L, L + 2, L + 4, L + 1, L + 3}) perm.push_back(i);
+  y = transpose(g, y, perm);
+  return reshape_exact(g, y, with_lead({g.op("Mul", {c, r2}), h_out, w_out}));
+}
+
+// ----- im2col / col2im -------------------------------------------------------------------------
+
+// One-hot kernels [kh·kw, 1, kh, kw]: output channel i·kw + j picks kernel offset (i, j).
+at::Tensor one_hot_kernels(int64_t kh, int64_t kw, at::ScalarType type) {
+  at::Tensor k = at::zeros({kh * kw, 1, kh, kw}, at::TensorOptions().dtype(type));
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) k[i * kw + j][0][i][j] = 1;
+  return k;
+}
+
+at::ScalarType conv_type(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  if (type != at::kFloat) {
+    g.fail(
+        "im2col/col2im are exported for float32 inputs only (ONNX Runtime's Conv); cast the "
+        "input to float");
+  }
+  return type;
+}
+
+// aten::im2col (nn.Unfold): each (N·C) plane convolved with one-hot kernels gives its blocks as
+// channels; exact (every output is one input times 1 plus zeros).
+Value im2col(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank != 3 && rank != 4) g.fail("im2col needs a 3-D or 4-D input");
+  at::ScalarType type = conv_type(g, a);
+  Ints k = expand_param(a.int_list(1), 2), dil = expand_param(a.int_list(2), 2),
+       pad = expand_param(a.int_list(3), 2), stride = expand_param(a.int_list(4), 2);
+  Value x = a.tensor(0);
+  if (rank == 3) x = unsqueeze(g, x, {0});
+  Value hw = dims_of(g, x, {2, 3});
+  Value planes = reshape_exact(g, x, concat_1d(g, {g.constant_ints({-1, 1}), hw}));
+  Value cols = g.op("Conv", {planes, g.constant(one_hot_kernels(k[0], k[1], type))},
+                    {{"kernel_shape", k},
+                     {"dilations", dil},
+                     {"pads", Ints{pad[0], pad[1], pad[0], pad[1]}},
+                     {"strides", stride}});
+  // [N·C, kh·kw, oh, ow] → [N, C·kh·kw, oh·ow]
+  Value n = dims_of(g, x, {0});
+  Value ckk = g.op("Mul", {dims_of(g, x, {1}), g.constant_ints({k[0] * k[1]})});
+  Value y = g.op("Reshape", {cols, concat_1d(g, {n, ckk, g.constant_ints({-1})})});
+  if (rank == 3) y = squeeze(g, y, {0});
+  return y;
+}
+
+// aten::col2im (nn.Fold): a ConvTranspose of each channel's blocks with one-hot kernels sums the
+// overlapping blocks; output_padding makes up what the stride leaves at the end.
+Value col2im(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank != 2 && rank != 3) g.fail("col2im needs a 2-D or 3-D input");
+  at::ScalarType type = conv_type(g, a);
+  Ints out = expand_param(a.int_list(1), 2), k = expand_param(a.int_list(2), 2),
+       dil = expand_param(a.int_list(3), 2), pad = expand_param(a.int_list(4), 2),
+       stride = expand_param(a.int_list(5), 2);
+  Ints blocks(2), out_pad(2);
+  for (int i = 0; i < 2; ++i) {
+    int64_t span = out[i] + 2 * pad[i] - dil[i] * (k[i] - 1) - 1;
+    if (span < 0) g.fail("col2im: the kernel does not fit in the output");
+    blocks[i] = span / stride[i] + 1;
+    out_pad[i] = out[i] - ((blocks[i] - 1) * stride[i] - 2 * pad[i] + dil[i] * (k[i] - 1) + 1);
+  }
+  Value x = a.tensor(0);
+  if (rank == 2) x = unsqueeze(g, x, {0});
+  // [N, C·kh·kw, L] → [N·C, kh·kw, bh, bw]
+  Value planes = g.op("Reshape", {x, g.constant_ints({-1, k[0] * k[1], blocks[0], blocks[1]})});
+  ir::Attributes attrs{{"kernel_shape", k},
+                       {"dilations", dil},
+                       {"pads", Ints{pad[0], pad[1], pad[0], pad[1]}},
+                       {"strides", stride}};
+  if (out_pad[0] != 0 || out_pad[1] != 0) attrs.emplace_back("output_padding", out_pad);
+  Value img = g.op("ConvTranspose", {planes, g.constant(one_hot_kernels(k[0], k[1], type))}, attrs);
+  Value y = g.op("Reshape",
+                 {img, concat_1d(g, {dims_of(g, x, {0}), g.constant_ints({-1, out[0], out[1]})})});
+  if (rank == 2) y = squeeze(g, y, {0});
+  return y;
+}
+
+// ----- distances -------------------------------------------------------------------------------
+
+// The p-norm of `d` over `axis` (ATen's vector norm): p = 0 counts non-zeros, ±inf are the
+// max/min of |d|.
+Value p_norm(GraphContext& g, const Value& d, double p, int64_t axis, bool keepdim,
+             at::ScalarType type) {
+  if (p == 2) {
+    return g.op("Sqrt", {reduce(g, "ReduceSum", g.op("Mul", {d, d}), {axis}, keepdim)});
+  }
+  Value abs = g.op("Abs", {d});
+  if (p == 1) return reduce(g, "ReduceSum", abs, {axis}, keepdim);
+  if (std::isinf(p)) return reduce(g, p > 0 ? "ReduceMax" : "ReduceMin", abs, {axis}, keepdim);
+  if (p == 0) {
+    // Greater (not Equal: float Equal needs opset 11) counts non-zeros; NaN counts as zero.
+    Value nz = g.op("Greater", {abs, g.constant_scalar(0, type)});
+    return reduce(g, "ReduceSum", g.cast(nz, type), {axis}, keepdim);
+  }
+  Value sum =
+      reduce(g, "ReduceSum", g.op("Pow", {abs, g.constant_scalar(p, type)}), {axis}, keepdim);
+  return g.op("Pow", {sum, g.constant_scalar(1.0 / p, type)});
+}
+
+at::ScalarType float_result(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  if (!is_float(type)) g.fail("the result dtype is unknown or not floating point");
+  return type;
+}
+
+// aten::pairwise_distance: ‖x1 − x2 + eps‖_p over the last dim of the broadcast shape.
+Value pairwise_distance(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  const int64_t rank = std::max(a.require_rank(0), a.require_rank(1));
+  double p = a.float_arg(2), eps = a.float_arg(3);
+  bool keepdim = a.bool_arg(4);
+  Value d = g.op("Sub", {a.tensor_as(0, type), a.tensor_as(1, type)});
+  d = g.op("Add", {d, g.constant_scalar(eps, type)});
+  if (rank == 0) {
+    // ATen takes the norm over dim -1 of a 0-d tensor: |d| for every p but 0.
+    Value abs = g.op("Abs", {d});
+    return p == 0 ? g.cast(g.op("Greater", {abs, g.constant_scalar(0, type)}), type) : abs;
+  }
+  return p_norm(g, d, p, rank - 1, keepdim, type);
+}
+
+// aten::cosine_similarity (ATen 1.13): x1/max(‖x1‖, eps) · x2/max(‖x2‖, eps) over `dim`.
+Value cosine_similarity(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  const int64_t rank = std::max(a.require_rank(0), a.require_rank(1));
+  int64_t dim = normalize_dim(a.int_arg(2), std::max<int64_t>(rank, 1));
+  double eps = a.float_arg(3);
+  Value x1 = a.tensor_as(0, type), x2 = a.tensor_as(1, type);
+  // Broadcast both to the common shape first (Expand broadcasts both ways): the norms are taken
+  // over the broadcast dim.
+  auto normalized = [&](const Value& x, const Value& other) {
+    Value xb = g.op("Expand", {x, shape_of(g, other)});
+    Value n = g.op("Sqrt", {reduce(g, "ReduceSum", g.op("Mul", {xb, xb}), {dim}, true)});
+    n = g.op("Max", {n, g.constant_scalar(eps, type)});
+    return g.op("Div", {xb, n});
+  };
+  return reduce(g, "ReduceSum", g.op("Mul", {normalized(x1, x2), normalized(x2, x1)}), {dim},
+                false);
+}
+
+// aten::cdist: ‖x1[..., i, :] − x2[..., j, :]‖_p from the broadcast differences (exact for every
+// p; ATen's matrix-product form for p = 2 differs only by rounding).
+Value cdist(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  double p = a.float_arg(2);
+  if (p < 0) g.fail("cdist only supports non-negative p");
+  Value x1 = unsqueeze(g, a.tensor_as(0, type), {a.require_rank(0) - 1});  // [..., P, 1, M]
+  Value x2 = unsqueeze(g, a.tensor_as(1, type), {a.require_rank(1) - 2});  // [..., 1, R, M]
+  const int64_t rank = std::max(a.require_rank(0), a.require_rank(1)) + 1;
+  return p_norm(g, g.op("Sub", {x1, x2}), p, rank - 1, false, type);
+}
+
+}  // namespace
+
+void register_pad(Registry& r) {
+  // aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0)  ⇒  Pad constant (+ Slice for
+  // negative pads); pads/value attributes before 11, inputs from 11
+  r.add("aten::constant_pad_nd", {}, [](GraphContext& g, const Args& a) -> Values {
+    double value = a.is_none(2) ? 0.0 : a.constant(2).toScalar().toDouble();
+    if (!a.is_constant(1)) return {dynamic_pad(g, a, "constant", value)};
+    return {pad_tensor(g, a, a.int_list(1), "constant", value)};
+  });
+  // aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None)  ⇒  Pad
+  // constant/reflect/edge, or Slice + Concat for circular
+  r.add("aten::pad", {}, [](GraphContext& g, const Args& a) -> Values {
+    std::string mode = a.str_arg(2);
+    if (mode != "constant" && mode != "reflect" && mode != "replicate" && mode != "circular") {
+      g.fail("unknown padding mode '" + mode + "'");
+    }
+    std::optional<double> value = a.optional_float(3);
+    if (value && mode != "constant") g.fail("padding mode '" + mode + "' takes no value");
+    if (!a.is_constant(1)) return {dynamic_pad(g, a, mode, value.value_or(0.0))};
+    return {pad_tensor(g, a, a.int_list(1), mode, value.value_or(0.0))};
+  });
+  // aten::_pad_enum(Tensor self, int[] pad, int mode, float? value=None)  ⇒  as aten::pad; what
+  // libtorch's C++ F::pad records. mode is at::padding_mode: reflect, replicate, circular,
+  // constant.
+  r.add("aten::_pad_enum", {}, [](GraphContext& g, const Args& a) -> Values {
+    static const char* const kModes[] = {"reflect", "replicate", "circular", "constant"};
+    const int64_t m = a.int_arg(2);
+    if (m < 0 || m > 3) g.fail("unknown padding mode " + std::to_string(m));
+    const std::string mode = kModes[m];
+    std::optional<double> value = a.optional_float(3);
+    if (value && mode != "constant") g.fail("padding mode '" + mode + "' takes no value");
+    if (!a.is_constant(1)) return {dynamic_pad(g, a, mode, value.value_or(0.0))};
+    return {pad_tensor(g, a, a.int_list(1), mode, value.value_or(0.0))};
+  });
+  for (int n : {1, 2, 3}) {
+    std::string d = std::to_string(n) + "d";
+    // aten::reflection_padNd(Tensor self, int[2n] padding)  ⇒  Pad reflect
+    r.add("aten::reflection_pad" + d, {}, [](GraphContext& g, const Args& a) -> Values {
+      return {pad_tensor(g, a, a.int_list(1), "reflect", 0.0)};
+    });
+    // aten::replication_padNd(Tensor self, int[2n] padding)  ⇒  Pad edge
+    r.add("aten::replication_pad" + d, {}, [](GraphContext& g, const Args& a) -> Values {
+      return {pad_tensor(g, a, a.int_list(1), "replicate", 0.0)};
+    });
+  }
+  // aten::_pad_circular(Tensor self, int[] pad)  ⇒  Slice + Concat per padded dim
+  r.add("aten::_pad_circular", {}, [](GraphContext& g, const Args& a) -> Values {
+    return {pad_tensor(g, a, a.int_list(1), "circular", 0.0)};
+  });
+  // aten::pixel_shuffle(Tensor self, int upscale_factor)  ⇒  Reshape, Transpose, Reshape
+  r.add("aten::pixel_shuffle", {},
+        [](GraphContext& g, const Args& a) -> Values { return {pixel_shuffle(g, a, false)}; });
+  // aten::pixel_unshuffle(Tensor self, int downscale_factor)  ⇒  Reshape, Transpose, Reshape
+  r.add("aten::pixel_unshuffle", {},
+        [](GraphContext& g, const Args& a) -> Values { return {pixel_shuffle(g, a, true)}; });
+  // aten::im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride)
+  //   ⇒  Conv of each plane with one-hot kernels + Reshape
+  r.add("aten::im2col", {},
+        [](GraphContext& g, const Args& a) -> Values { return {im2col(g, a)}; });
+  // aten::col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation,
+  //   int[2] padding, int[2] stride)  ⇒  ConvTranspose with one-hot kernels + Reshape
+  r.add("aten::col2im", {},
+        [](GraphContext& g, const Args& a) -> Values { return {col2im(g, a)}; });
+  // aten::pairwise_distance(Tensor x1, Tensor x2, float p, float eps, bool keepdim)  ⇒
+  //   Sub, Add eps, p-norm reductions
+  r.add("aten::pairwise_distance", {},
+        [](GraphContext& g, const Args& a) -> Values { return {pairwise_distance(g, a)}; });
+  // aten::cosine_similarity(Tensor x1, Tensor x2, int dim, float eps)  ⇒  per-vector clamped
+  //   norms (ReduceSum, Sqrt, Max), Div, ReduceSum
+  r.add("aten::cosine_similarity", {},
+        [](GraphContext& g, const Args& a) -> Values { return {cosine_similarity(g, a)}; });
+  // aten::cdist(Tensor x1, Tensor x2, float p, int? compute_mode)  ⇒  Unsqueeze, Sub, p-norm
+  r.add("aten::cdist", {}, [](GraphContext& g, const Args& a) -> Values { return {cdist(g, a)}; });
+}
+
+}  // namespace torchonnx::symbolic::ops

@@ -1,0 +1,475 @@
+// Quantized ops: QuantizeLinear/DequantizeLinear around the float ops.
+//
+// A quantized TorchScript tensor is bound to the uint8/int8 ONNX tensor of the QuantizeLinear that
+// made it (aten::quantize_per_tensor, or the QuantizeLinear ending a quantized:: op); its scale
+// and zero point are that node's inputs, found again in the ONNX graph when a consumer
+// dequantizes it. Packed weights (Conv2dPackedParamsBase, LinearPackedParamsBase) must be
+// constants (torch.jit.freeze) and are unpacked at export time into int8 constants dequantized in
+// the graph (per-channel with DequantizeLinear's axis from opset 13, by Sub/Mul before it). Biases
+// are requantized to int32 steps of input_scale * weight_scale as QNNPACK/FBGEMM do.
+// Type propagation cannot run quantized kernels on meta tensors: ranks of quantized values are
+// recovered from their producers (q_rank) and dequantize's output type is set here.
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <fmt/format.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <optional>
+
+#include "symbolic/context.h"
+#include "symbolic/helpers.h"
+#include "symbolic/ops/families.h"
+
+namespace torchonnx::symbolic::ops {
+
+namespace {
+
+struct QParams {
+  Value scale;             // float, 0-d (per tensor) or 1-D (per channel)
+  Value zero_point;        // uint8/int8, same shape as scale
+  at::ScalarType zp_type;  // kByte or kChar
+};
+
+// The tensor held by the Constant node that makes `name`, if any.
+std::optional<at::Tensor> constant_of(GraphContext& g, const Value& name) {
+  const auto& nodes = g.graph().nodes;
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    if (it->outputs.size() != 1 || it->outputs[0] != name) continue;
+    if (it->op_type != "Constant") return std::nullopt;
+    for (const auto& attr : it->attributes) {
+      if (attr.name == "value") return std::get<at::Tensor>(attr.value);
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Scale and zero point of quantized input `i`: those of the QuantizeLinear that produced it.
+QParams qparams_of(GraphContext& g, const Value& q) {
+  const auto& nodes = g.graph().nodes;
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    if (it->outputs.size() != 1 || it->outputs[0] != q) continue;
+    if (it->op_type != "QuantizeLinear" || it->inputs.size() < 3) break;
+    auto zp = constant_of(g, it->inputs[2]);
+    return {it->inputs[1], it->inputs[2], zp ? zp->scalar_type() : at::kByte};
+  }
+  g.fail(
+      "a quantized input does not come from aten::quantize_per_tensor or a quantized:: op "
+      "(quantized graph inputs and quantized tensors passed through other ops are not supported). "
+      "Remedy: quantize inside the model (QuantStub) and keep only quantized:: ops on quantized "
+      "tensors");
+}
+
+// ONNX's zero-point element type for a torch quantized dtype.
+at::ScalarType zero_point_type(GraphContext& g, at::ScalarType qtype) {
+  switch (qtype) {
+    case at::kQUInt8:
+      return at::kByte;
+    case at::kQInt8:
+      return at::kChar;
+    default:
+      g.fail(fmt::format("quantized dtype {} has no ONNX QuantizeLinear form (uint8 and int8 only)",
+                         c10::toString(qtype)));
+  }
+}
+
+Value dequantize(GraphContext& g, const Value& q) {
+  QParams p = qparams_of(g, q);
+  return g.op("DequantizeLinear", {q, p.scale, p.zero_point});
+}
+
+Value quantize(GraphContext& g, const Value& x, double scale, int64_t zero_point,
+               at::ScalarType zp_type) {
+  return g.op("QuantizeLinear", {x, g.constant_scalar(scale, at::kFloat),
+                                 g.constant_scalar(static_cast<double>(zero_point), zp_type)});
+}
+
+// Output of a quantized:: op: `y` (float) quantized with the node's output scale and zero point
+// at args `scale_i`, `scale_i + 1`, in the element type of quantized input `like`.
+Value requantize(GraphContext& g, const Args& a, const Value& y, size_t scale_i,
+                 const Value& like) {
+  return quantize(g, y, a.float_arg(scale_i), a.int_arg(scale_i + 1), qparams_of(g, like).zp_type);
+}
+
+// The rank of a quantized TorchScript value: its type when type propagation knew it (it cannot
+// run quantized kernels on meta tensors), else from the op that produced it.
+int64_t q_rank(GraphContext& g, const torch::jit::Value* v) {
+  if (auto t = v->type()->cast<c10::TensorType>(); t && t->dim())
+    return static_cast<int64_t>(*t->dim());
+  const torch::jit::Node* n = v->node();
+  const std::string kind = n->kind().toQualString();
+  if (kind == "quantized::conv2d" || kind == "quantized::conv2d_relu") return 4;
+  if (kind == "quantized::cat" && n->input(0)->node()->kind() == c10::prim::ListConstruct &&
+      n->input(0)->node()->inputs().size() > 0)
+    return q_rank(g, n->input(0)->node()->input(0));
+  if ((kind.rfind("quantized::", 0) == 0 && kind != "quantized::cat") ||
+      kind == "aten::quantize_per_tensor")
+    return q_rank(g, n->input(0));
+  g.fail(fmt::format("the rank of %{} (made by {}) is unknown", v->debugName(), kind));
+}
+
+// A weight unpacked from packed params, dequantized in the graph.
+Value dequantized_weight(GraphContext& g, const at::Tensor& w) {
+  if (!w.is_quantized()) g.fail("the packed weight is not quantized");
+  at::ScalarType zp_type = zero_point_type(g, w.scalar_type());
+  Value q = g.constant(w.int_repr());
+  if (w.qscheme() == at::kPerTensorAffine) {
+    Value scale = g.constant_scalar(w.q_scale(), at::kFloat);
+    Value zp = g.constant_scalar(static_cast<double>(w.q_zero_point()), zp_type);
+    return g.op("DequantizeLinear", {q, scale, zp});
+  }
+  if (w.qscheme() != at::kPerChannelAffine && w.qscheme() != at::kPerChannelAffineFloatQParams) {
+    g.fail("packed weight has an unsupported quantization scheme");
+  }
+  if (w.qscheme() == at::kPerChannelAffineFloatQParams) {
+    g.fail("per-channel weights with float zero points have no ONNX form");
+  }
+  const int64_t axis = w.q_per_channel_axis();
+  at::Tensor scales = w.q_per_channel_scales().to(at::kFloat);
+  at::Tensor zps = w.q_per_channel_zero_points();
+  if (g.opset() >= 13) {
+    Value scale = g.constant(scales);
+    Value zp = g.constant(zps.to(zp_type));
+    return g.op("DequantizeLinear", {q, scale, zp}, {{"axis", axis}});
+  }
+  // DequantizeLinear has no axis before 13: (q - zp) * scale with both broadcast along `axis`.
+  std::vector<int64_t> shape(w.dim(), 1);
+  shape[axis] = w.size(axis);
+  Value zp_b = g.constant(zps.to(at::kFloat).reshape(shape));
+  Value scale_b = g.constant(scales.reshape(shape));
+  Value wf = g.op("Sub", {g.cast(q, at::kFloat), zp_b});
+  return g.op("Mul", {wf, scale_b});
+}
+
+// The bias as the quantized kernels use it: int32 steps of input_scale * weight_scale, zero point
+// 0, computed at export time (both scales are constants). A DequantizeLinear of the int32 bias
+// (scalar scale, or axis 0 from opset 13); per-channel below 13 the dequantized float constant.
+// (Keeping it a DequantizeLinear also stops ORT's own bias quantization of QDQ Conv/Gemm, which
+// inserts Round even at opset 10 where Round does not exist.)
+Value requantized_bias(GraphContext& g, const at::Tensor& bias, const Value& in_scale,
+                       const at::Tensor& w) {
+  auto s = constant_of(g, in_scale);
+  if (!s || s->numel() != 1) g.fail("the input's quantization scale is not a constant");
+  at::Tensor w_scale = w.qscheme() == at::kPerTensorAffine
+                           ? at::scalar_tensor(w.q_scale(), at::kFloat)
+                           : w.q_per_channel_scales().to(at::kFloat);
+  at::Tensor step = w_scale * s->to(at::kFloat).reshape({});
+  at::Tensor q = at::round(bias.to(at::kFloat) / step).to(at::kInt);
+  if (step.dim() == 0 || g.opset() >= 13) {
+    ir::Attributes attrs;
+    if (step.dim() == 1) attrs.push_back({"axis", int64_t{0}});
+    return g.op("DequantizeLinear",
+                {g.constant(q), g.constant(step), g.constant(at::zeros_like(q))}, attrs);
+  }
+  return g.constant(q.to(at::kFloat) * step);
+}
+
+c10::Stack call_op(GraphContext& g, const char* name, const c10::IValue& packed) {
+  auto handle = c10::Dispatcher::singleton().findSchema({name, ""});
+  if (!handle) g.fail(fmt::format("libtorch has no operator {} to unpack the weights", name));
+  c10::Stack stack{packed};
+  handle->callBoxed(stack);
+  return stack;
+}
+
+c10::IValue packed_params(GraphContext& g, const Args& a, size_t i) {
+  if (!a.is_constant(i)) {
+    g.fail(
+        "the packed weights are not a constant. Remedy: torch.jit.freeze the traced quantized "
+        "model before saving it");
+  }
+  return a.constant(i);
+}
+
+std::vector<int64_t> as_ints(const c10::IValue& v) {
+  return v.toIntVector();
+}
+
+// quantized::conv2d[_relu]: Dequantize → Conv (→ Relu) → Quantize.
+Converter conv2d(bool relu) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    c10::IValue packed = packed_params(g, a, 1);
+    std::vector<int64_t> stride, padding, dilation;
+    int64_t groups;
+    size_t scale_i;
+    if (a.size() == 8) {  // legacy overload: conv parameters as arguments
+      stride = a.int_list(2);
+      padding = a.int_list(3);
+      dilation = a.int_list(4);
+      groups = a.int_arg(5);
+      scale_i = 6;
+    } else {
+      if (call_op(g, "quantized::conv2d_transpose", packed).at(0).toInt() != 0) {
+        g.fail("transposed quantized convolutions are not supported");
+      }
+      stride = as_ints(call_op(g, "quantized::conv2d_stride", packed).at(0));
+      padding = as_ints(call_op(g, "quantized::conv2d_padding", packed).at(0));
+      dilation = as_ints(call_op(g, "quantized::conv2d_dilation", packed).at(0));
+      groups = call_op(g, "quantized::conv2d_groups", packed).at(0).toInt();
+      scale_i = 2;
+    }
+    c10::Stack unpacked = call_op(g, "quantized::conv2d_unpack", packed);
+    at::Tensor w = unpacked.at(0).toTensor();
+    Value qx = a.tensor(0);
+    QParams in = qparams_of(g, qx);
+    Value weight = dequantized_weight(g, w);
+    Values inputs{g.op("DequantizeLinear", {qx, in.scale, in.zero_point}), weight};
+    if (unpacked.at(1).isTensor() && unpacked.at(1).toTensor().defined()) {
+      inputs.push_back(requantized_bias(g, unpacked.at(1).toTensor(), in.scale, w));
+    }
+    stride = expand_param(stride, 2);
+    padding = expand_param(padding, 2);
+    dilation = expand_param(dilation, 2);
+    std::vector<int64_t> pads = padding;
+    pads.insert(pads.end(), padding.begin(), padding.end());
+    // static shape: the kernel size of a constant weight.
+    Value y = g.op("Conv", inputs,
+                   {{"kernel_shape", std::vector<int64_t>{w.size(2), w.size(3)}},
+                    {"strides", stride},
+                    {"pads", pads},
+                    {"dilations", dilation},
+                    {"group", groups}});
+    if (relu) y = g.op("Relu", {y});
+    return {requantize(g, a, y, scale_i, qx)};
+  };
+}
+
+// y = mean-variance normalization of `x` over `axes` (biased variance, as the kernels).
+Value normalize(GraphContext& g, const Value& x, const std::vector<int64_t>& axes, double eps) {
+  Value mean = reduce(g, "ReduceMean", x, axes, true);
+  Value d = g.op("Sub", {x, mean});
+  Value var = reduce(g, "ReduceMean", g.op("Mul", {d, d}), axes, true);
+  Value denom = g.op("Sqrt", {g.op("Add", {var, g.constant_scalar(eps, at::kFloat)})});
+  return g.op("Div", {d, denom});
+}
+
+// y * weight + bias with weight/bias (shape [C]) broadcast along dim 1 of a rank-`rank` tensor.
+Value channel_affine(GraphContext& g, const Args& a, Value y, size_t w_i, size_t b_i,
+                     int64_t rank) {
+  std::vector<int64_t> trailing;
+  for (int64_t d = 1; d < rank - 1; ++d) trailing.push_back(d);
+  auto shaped = [&](size_t i) {
+    Value v = a.tensor_as(i, at::kFloat);
+    return trailing.empty() ? v : unsqueeze(g, v, trailing);
+  };
+  if (!a.is_none(w_i)) y = g.op("Mul", {y, shaped(w_i)});
+  if (!a.is_none(b_i)) y = g.op("Add", {y, shaped(b_i)});
+  return y;
+}
+
+void require_tensor_overload(GraphContext& g, const Args& a, size_t n) {
+  if (a.size() != n) {
+    g.fail(
+        "only the overload with an output scale and zero point is supported (the Scalar and out= "
+        "overloads are not)");
+  }
+}
+
+Converter binary(const std::string& onnx_op, bool relu) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    require_tensor_overload(g, a, 4);
+    Value qa = a.tensor(0);
+    Value y = g.op(onnx_op, {dequantize(g, qa), dequantize(g, a.tensor(1))});
+    if (relu) y = g.op("Relu", {y});
+    return {requantize(g, a, y, 2, qa)};
+  };
+}
+
+// x fake-quantized to [quant_min, quant_max] (args range_i, range_i + 1) with the scale and zero
+// point of args 1 and 2 (scalars or tensors), per tensor or along `axis`.
+Value fake_quantize(GraphContext& g, const Args& a, std::optional<int64_t> axis, size_t range_i) {
+  const int64_t qmin = a.int_arg(range_i), qmax = a.int_arg(range_i + 1);
+  at::ScalarType zp_type;
+  if (qmin >= 0 && qmax <= 255) {
+    zp_type = at::kByte;
+  } else if (qmin >= -128 && qmax <= 127) {
+    zp_type = at::kChar;
+  } else {
+    g.fail(
+        fmt::format("fake quantization to [{}, {}] has no ONNX form: QuantizeLinear takes uint8 "
+                    "[0, 255] or int8 [-128, 127]",
+                    qmin, qmax));
+  }
+  const bool full = (zp_type == at::kByte && qmin == 0 && qmax == 255) ||
+                    (zp_type == at::kChar && qmin == -128 && qmax == 127);
+  if (!full && g.opset() < 12) {
+    g.fail(
+        fmt::format("fake quantization to [{}, {}] clips in the integer domain, which needs "
+                    "opset 12 (Clip of int8/uint8); export with opset >= 12",
+                    qmin, qmax));
+  }
+  Value scale = a.tensor_as(1, at::kFloat);
+  Value zero_point = a.tensor_as(2, zp_type);
+  ir::Attributes attrs;
+  if (axis) attrs.emplace_back("axis", *axis);
+  Value x = a.dtype(0) == at::kFloat ? a.tensor(0) : a.tensor_as(0, at::kFloat);
+  Value q = g.op("QuantizeLinear", {x, scale, zero_point}, attrs);
+  if (!full) {
+    q = g.op("Clip", {q, g.constant_scalar(static_cast<double>(qmin), zp_type),
+                      g.constant_scalar(static_cast<double>(qmax), zp_type)});
+  }
+  Value y = g.op("DequantizeLinear", {q, scale, zero_point}, attrs);
+  return a.output_dtype() == at::kFloat || a.output_dtype() == at::ScalarType::Undefined
+             ? y
+             : g.cast(y, a.output_dtype());
+}
+
+}  // namespace
+
+void register_quantized(Registry& r) {
+  const OpsetRange q{10, kMaxOpset};  // QuantizeLinear/DequantizeLinear are opset 10
+
+  // aten::quantize_per_tensor(Tensor self, float scale, int zero_point, ScalarType dtype)  ⇒
+  // QuantizeLinear (uint8 for quint8, int8 for qint8)
+  r.add("aten::quantize_per_tensor", q, [](GraphContext& g, const Args& a) -> Values {
+    if (a.size() != 4 || a.jit(0)->type()->kind() == c10::TypeKind::ListType) {
+      g.fail("only quantize_per_tensor(Tensor, float scale, int zero_point, dtype) is supported");
+    }
+    if (!a.is_constant(1) || !a.is_constant(2)) {
+      g.fail("the scale and zero point must be constants");
+    }
+    double scale =
+        a.constant(1).isTensor() ? a.constant(1).toTensor().item<double>() : a.float_arg(1);
+    int64_t zp = a.constant(2).isTensor() ? a.constant(2).toTensor().item<int64_t>() : a.int_arg(2);
+    auto qtype = static_cast<at::ScalarType>(a.int_arg(3));
+    return {quantize(g, a.tensor_as(0, at::kFloat), scale, zp, zero_point_type(g, qtype))};
+  });
+
+  // aten::dequantize.self(Tensor self) -> Tensor  ⇒  DequantizeLinear
+  r.add("aten::dequantize", q, [](GraphContext& g, const Args& a) -> Values {
+    if (a.jit(0)->type()->kind() != c10::TypeKind::TensorType) {
+      g.fail("only dequantize(Tensor) is supported (not lists)");
+    }
+    return {dequantize(g, a.tensor(0))};
+  });
+
+  // quantized::conv2d.new(Tensor qx, Conv2dPackedParamsBase w, float scale, int zp)  ⇒
+  // Dequantize → Conv → Quantize (per-channel weights: DequantizeLinear axis from 13)
+  r.add("quantized::conv2d", q, conv2d(false));
+  // quantized::conv2d_relu.new(...)  ⇒  Dequantize → Conv → Relu → Quantize
+  r.add("quantized::conv2d_relu", q, conv2d(true));
+
+  // quantized::linear(Tensor X, LinearPackedParamsBase W, float scale, int zp)  ⇒
+  // Dequantize → MatMul(x, Wᵀ) + b → Quantize
+  r.add("quantized::linear", q, [](GraphContext& g, const Args& a) -> Values {
+    c10::Stack unpacked = call_op(g, "quantized::linear_unpack", packed_params(g, a, 1));
+    at::Tensor w = unpacked.at(0).toTensor();
+    Value qx = a.tensor(0);
+    QParams in = qparams_of(g, qx);
+    Value weight = dequantized_weight(g, w);
+    Value x = g.op("DequantizeLinear", {qx, in.scale, in.zero_point});
+    Value y = g.op("MatMul", {x, transpose(g, weight, {1, 0})});
+    if (unpacked.at(1).isTensor() && unpacked.at(1).toTensor().defined()) {
+      y = g.op("Add", {y, requantized_bias(g, unpacked.at(1).toTensor(), in.scale, w)});
+    }
+    return {requantize(g, a, y, 2, qx)};
+  });
+
+  // quantized::add(Tensor qa, Tensor qb, float scale, int zero_point)  ⇒  DQ → Add → Q
+  r.add("quantized::add", q, binary("Add", false));
+  // quantized::add_relu(Tensor qa, Tensor qb, float scale, int zero_point)  ⇒  DQ → Add, Relu → Q
+  r.add("quantized::add_relu", q, binary("Add", true));
+  // quantized::mul(Tensor qa, Tensor qb, float scale, int zero_point)  ⇒  DQ → Mul → Q
+  r.add("quantized::mul", q, binary("Mul", false));
+
+  // quantized::cat(Tensor[] qx, int dim, float? scale, int? zero_point)  ⇒  DQ each → Concat → Q
+  // (without scale/zero point: the first input's, as libtorch)
+  r.add("quantized::cat", q, [](GraphContext& g, const Args& a) -> Values {
+    Values qs = a.tensor_list(0);
+    if (qs.empty()) g.fail("cat of an empty list");
+    const torch::jit::Node* list = a.jit(0)->node();
+    int64_t dim = a.int_arg(1);
+    if (dim < 0) {
+      if (list->kind() != c10::prim::ListConstruct)
+        g.fail("negative dim on a list of unknown rank");
+      dim = normalize_dim(dim, q_rank(g, list->input(0)));
+    }
+    Values xs;
+    for (const Value& qx : qs) xs.push_back(dequantize(g, qx));
+    Value y = g.op("Concat", xs, {{"axis", dim}});
+    if (a.is_none(2) != a.is_none(3)) g.fail("scale and zero_point must be given together");
+    if (a.is_none(2)) {
+      QParams first = qparams_of(g, qs[0]);
+      return {g.op("QuantizeLinear", {y, first.scale, first.zero_point})};
+    }
+    return {requantize(g, a, y, 2, qs[0])};
+  });
+
+  // quantized::hardswish(Tensor input, float scale, int zp)  ⇒  DQ → HardSwish (14+) or
+  // x * HardSigmoid(x; 1/6, 1/2) → Q
+  r.add("quantized::hardswish", q, [](GraphContext& g, const Args& a) -> Values {
+    Value qx = a.tensor(0);
+    Value x = dequantize(g, qx);
+    Value y = g.opset() >= 14
+                  ? g.op("HardSwish", {x})
+                  : g.op("Mul", {x, g.op("HardSigmoid", {x}, {{"alpha", 1.0 / 6}, {"beta", 0.5}})});
+    return {requantize(g, a, y, 1, qx)};
+  });
+
+  // quantized::sigmoid(Tensor qx, float scale, int zp)  ⇒  DQ → Sigmoid → Q
+  r.add("quantized::sigmoid", q, [](GraphContext& g, const Args& a) -> Values {
+    Value qx = a.tensor(0);
+    return {requantize(g, a, g.op("Sigmoid", {dequantize(g, qx)}), 1, qx)};
+  });
+
+  // quantized::leaky_relu(Tensor qx, Scalar slope, bool inplace, float scale, int zp)  ⇒
+  // DQ → LeakyRelu → Q
+  r.add("quantized::leaky_relu", q, [](GraphContext& g, const Args& a) -> Values {
+    Value qx = a.tensor(0);
+    Value y = g.op("LeakyRelu", {dequantize(g, qx)}, {{"alpha", a.float_arg(1)}});
+    return {requantize(g, a, y, 3, qx)};
+  });
+
+  // quantized::layer_norm(Tensor x, int[] normalized_shape, Tensor? w, Tensor? b, float eps,
+  // float scale, int zp)  ⇒  DQ → normalization over the last len(shape) dims, affine → Q
+  r.add("quantized::layer_norm", q, [](GraphContext& g, const Args& a) -> Values {
+    Value qx = a.tensor(0);
+    const int64_t rank = q_rank(g, a.jit(0));
+    const auto k = static_cast<int64_t>(a.int_list(1).size());
+    std::vector<int64_t> axes;
+    for (int64_t d = rank - k; d < rank; ++d) axes.push_back(d);
+    Value y = normalize(g, dequantize(g, qx), axes, a.float_arg(4));
+    if (!a.is_none(2)) y = g.op("Mul", {y, a.tensor_as(2, at::kFloat)});
+    if (!a.is_none(3)) y = g.op("Add", {y, a.tensor_as(3, at::kFloat)});
+    return {requantize(g, a, y, 5, qx)};
+  });
+
+  // quantized::group_norm(Tensor x, int num_groups, Tensor? w, Tensor? b, float eps, float scale,
+  // int zp)  ⇒  DQ → Reshape [N, G, -1], normalization over dim 2, Reshape back, affine → Q
+  r.add("quantized::group_norm", q, [](GraphContext& g, const Args& a) -> Values {
+    Value qx = a.tensor(0);
+    const int64_t rank = q_rank(g, a.jit(0));
+    Value x = dequantize(g, qx);
+    Value grouped = g.op("Reshape", {x, g.constant_ints({0, a.int_arg(1), -1})});
+    Value y = normalize(g, grouped, {2}, a.float_arg(4));
+    y = g.op("Reshape", {y, shape_of(g, x)});
+    return {requantize(g, a, channel_affine(g, a, y, 2, 3, rank), 5, qx)};
+  });
+
+  // quantized::instance_norm(Tensor x, Tensor? w, Tensor? b, float eps, float scale, int zp)  ⇒
+  // DQ → normalization over dims 2.., affine → Q
+  r.add("quantized::instance_norm", q, [](GraphContext& g, const Args& a) -> Values {
+    Value qx = a.tensor(0);
+    const int64_t rank = q_rank(g, a.jit(0));
+    std::vector<int64_t> axes;
+    for (int64_t d = 2; d < rank; ++d) axes.push_back(d);
+    Value y = normalize(g, dequantize(g, qx), axes, a.float_arg(3));
+    return {requantize(g, a, channel_affine(g, a, y, 1, 2, rank), 4, qx)};
+  });
+
+  // aten::fake_quantize_per_tensor_affine(Tensor self, float|Tensor scale, int|Tensor zero_point,
+  //   int quant_min, int quant_max)  ⇒  DequantizeLinear(QuantizeLinear(x)) in uint8 for
+  //   [0, 255], int8 for [-128, 127]; other ranges are clipped in the integer domain (12+).
+  r.add("aten::fake_quantize_per_tensor_affine", {10, kMaxOpset},
+        [](GraphContext& g, const Args& a) -> Values {
+          return {fake_quantize(g, a, /*axis=*/std::nullopt, 3)};
+        });
+  // aten::fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis,
+  //   int quant_min, int quant_max)  ⇒  the same with a per-axis scale (opset 13+)
+  r.add("aten::fake_quantize_per_channel_affine", {13, kMaxOpset},
+        [](GraphContext& g, const Args& a) -> Values {
+          return {fake_quantize(g, a, normalize_dim(a.int_arg(3), a.require_rank(0)), 4)};
+        });
+}
+
+}  // namespace torchonnx::symbolic::ops

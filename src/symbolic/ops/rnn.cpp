@@ -1,0 +1,417 @@
+// Recurrent layers: RNN/LSTM/GRU (and cells, packed sequences) as single ONNX RNN/LSTM/GRU ops.
+//
+// Each layer of aten::lstm/gru/rnn_tanh/rnn_relu becomes one ONNX LSTM/GRU/RNN node (both
+// directions in one node), a multi-layer RNN a chain of them. The weights stay graph values
+// (initializers or inputs): their gate blocks are reordered to ONNX's order with Split/Concat,
+// which constant folding turns into initializers. Only the hidden size (an attribute ONNX
+// requires) is read from static shapes, from the weights; sequence length and batch are computed
+// in the graph.
+//
+// Packed sequences are lowered exactly at every opset (Gather, NonZero, MatMul): packing gathers
+// the valid (time, batch) rows of the padded input, an RNN over packed data gathers them back to
+// a padded tensor, runs with sequence_lens and gathers the valid rows of its output again.
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include "symbolic/context.h"
+#include "symbolic/helpers.h"
+#include "symbolic/ops/families.h"
+
+namespace torchonnx::symbolic::ops {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+enum class Kind { kLstm, kGru, kRnnTanh, kRnnRelu };
+
+const char* onnx_op(Kind k) {
+  switch (k) {
+    case Kind::kLstm:
+      return "LSTM";
+    case Kind::kGru:
+      return "GRU";
+    default:
+      return "RNN";
+  }
+}
+
+int64_t gates(Kind k) {
+  switch (k) {
+    case Kind::kLstm:
+      return 4;
+    case Kind::kGru:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+bool is_list(const Args& a, size_t i) {
+  return a.jit(i)->type()->kind() == c10::TypeKind::ListType;
+}
+
+// Static sizes of element k of the Tensor[] argument i.
+std::optional<Ints> list_item_sizes(GraphContext& g, const Args& a, size_t i, size_t k) {
+  const torch::jit::Node* producer = a.jit(i)->node();
+  if (producer->kind() == c10::prim::ListConstruct && k < producer->inputs().size()) {
+    return Args(g, producer).sizes(k);
+  }
+  if (auto c = torch::jit::toIValue(a.jit(i)); c && c->isTensorList()) {
+    auto list = c->toTensorVector();
+    if (k < list.size()) return list[k].sizes().vec();
+  }
+  return std::nullopt;
+}
+
+// The gate blocks of a PyTorch weight or bias (stacked along dim 0) in ONNX's order:
+// LSTM (i, f, g, o) → (i, o, f, c), GRU (r, z, n) → (z, r, h); RNN has a single block.
+Value onnx_gate_order(GraphContext& g, const Value& w, Kind kind, int64_t hidden) {
+  if (kind != Kind::kLstm && kind != Kind::kGru) return w;
+  Values parts = split(g, w, Ints(gates(kind), hidden), 0);
+  Values ordered = kind == Kind::kLstm ? Values{parts[0], parts[3], parts[1], parts[2]}
+                                       : Values{parts[1], parts[0], parts[2]};
+  return g.op("Concat", ordered, {{"axis", 0}});
+}
+
+Value concat0(GraphContext& g, const Values& parts) {
+  if (parts.size() == 1) return parts[0];
+  return g.op("Concat", parts, {{"axis", 0}});
+}
+
+struct RnnConfig {
+  Kind kind;
+  bool has_biases;
+  int64_t num_layers;
+  bool bidirectional;
+  int64_t hidden;
+  at::ScalarType type = at::kFloat;  // of the input, weights and states
+};
+
+struct RnnResult {
+  Value output;  // [seq, batch, dirs * hidden]
+  Value h_n;     // [layers * dirs, batch, hidden]
+  Value c_n;     // LSTM only
+};
+
+// Runs the layers on a time-major input `x` ([seq, batch, features]). `h0`/`c0` are
+// [layers * dirs, batch, hidden] or "" (zeros); `seq_lens` an int32 [batch] or "".
+// `weights` are PyTorch's flat parameter list (w_ih, w_hh[, b_ih, b_hh]) per layer and direction.
+RnnResult run_layers(GraphContext& g, const RnnConfig& c, Value x, Values weights, Value h0,
+                     Value c0, const Value& seq_lens) {
+  // ONNX Runtime's LSTM/GRU/RNN kernels take float only (double and half are in the ONNX spec
+  // but not implemented): compute in float and cast the results back.
+  const bool recast = c.type != at::kFloat && c.type != at::ScalarType::Undefined;
+  if (recast) {
+    x = g.cast(x, at::kFloat);
+    for (Value& w : weights) w = g.cast(w, at::kFloat);
+    if (!h0.empty()) h0 = g.cast(h0, at::kFloat);
+    if (!c0.empty()) c0 = g.cast(c0, at::kFloat);
+  }
+  const int64_t dirs = c.bidirectional ? 2 : 1;
+  const int64_t per = c.has_biases ? 4 : 2;
+  const int64_t H = c.hidden;
+  Values h_outs, c_outs;
+  for (int64_t layer = 0; layer < c.num_layers; ++layer) {
+    Values W, R, B;
+    for (int64_t d = 0; d < dirs; ++d) {
+      const size_t base = static_cast<size_t>((layer * dirs + d) * per);
+      W.push_back(unsqueeze(g, onnx_gate_order(g, weights[base], c.kind, H), {0}));
+      R.push_back(unsqueeze(g, onnx_gate_order(g, weights[base + 1], c.kind, H), {0}));
+      if (c.has_biases) {
+        Value b = g.op("Concat",
+                       {onnx_gate_order(g, weights[base + 2], c.kind, H),
+                        onnx_gate_order(g, weights[base + 3], c.kind, H)},
+                       {{"axis", 0}});
+        B.push_back(unsqueeze(g, b, {0}));
+      }
+    }
+    auto state = [&](const Value& s) -> Value {
+      if (s.empty() || c.num_layers == 1) return s;
+      return slice(g, s, {0}, {layer * dirs}, {(layer + 1) * dirs});
+    };
+    Values inputs{x,        concat0(g, W), concat0(g, R), c.has_biases ? concat0(g, B) : Value(),
+                  seq_lens, state(h0)};
+    if (c.kind == Kind::kLstm) inputs.push_back(state(c0));
+    while (!inputs.empty() && inputs.back().empty()) inputs.pop_back();
+
+    ir::Attributes attrs{{"hidden_size", H}};
+    if (c.bidirectional) attrs.emplace_back("direction", "bidirectional");
+    if (c.kind == Kind::kGru) attrs.emplace_back("linear_before_reset", 1);
+    if (c.kind == Kind::kRnnTanh || c.kind == Kind::kRnnRelu) {
+      std::string act = c.kind == Kind::kRnnTanh ? "Tanh" : "Relu";
+      attrs.emplace_back("activations", ir::Strings(dirs, act));
+    }
+    const size_t n_out = c.kind == Kind::kLstm ? 3 : 2;
+    Values outs = g.op(onnx_op(c.kind), inputs, attrs, n_out);
+    // Y is [seq, dirs, batch, hidden]; PyTorch's output is [seq, batch, dirs * hidden].
+    if (c.bidirectional) {
+      Value y = g.op("Transpose", {outs[0]}, {{"perm", Ints{0, 2, 1, 3}}});
+      x = g.op("Reshape", {y, g.constant_ints({0, 0, -1})});
+    } else {
+      x = squeeze(g, outs[0], {1});
+    }
+    h_outs.push_back(outs[1]);
+    if (c.kind == Kind::kLstm) c_outs.push_back(outs[2]);
+  }
+  RnnResult r{x, concat0(g, h_outs), ""};
+  if (c.kind == Kind::kLstm) r.c_n = concat0(g, c_outs);
+  if (recast) {
+    r.output = g.cast(r.output, c.type);
+    r.h_n = g.cast(r.h_n, c.type);
+    if (!r.c_n.empty()) r.c_n = g.cast(r.c_n, c.type);
+  }
+  return r;
+}
+
+// The configuration of aten::lstm/gru/rnn_* from the arguments following `params` (index p):
+// has_biases, num_layers, dropout, train, bidirectional.
+RnnConfig read_config(GraphContext& g, const Args& a, Kind kind, size_t p) {
+  RnnConfig c{kind, a.bool_arg(p + 1), a.int_arg(p + 2), a.bool_arg(p + 5), 0};
+  const double dropout = a.float_arg(p + 3);
+  const bool train = a.bool_arg(p + 4);
+  if (train && dropout > 0 && c.num_layers > 1) {
+    g.fail(
+        "dropout between RNN layers in training mode cannot be exported; export the model "
+        "in eval mode (module.eval())");
+  }
+  const int64_t dirs = c.bidirectional ? 2 : 1;
+  const size_t per = c.has_biases ? 4 : 2;
+  const size_t n = a.tensor_list(p).size();
+  const auto expected = static_cast<size_t>(c.num_layers * dirs) * per;
+  if (n != expected) {
+    if (kind == Kind::kLstm && n == static_cast<size_t>(c.num_layers * dirs) * (per + 1)) {
+      g.fail(
+          "LSTM with projections (proj_size > 0) has no ONNX equivalent; export an LSTM "
+          "without proj_size followed by a Linear layer instead");
+    }
+    g.fail(fmt::format("expected {} RNN parameters ({} layers, {} directions, biases: {}), got {}",
+                       expected, c.num_layers, dirs, c.has_biases, n));
+  }
+  // static shape: ONNX needs hidden_size as an attribute; weight_hh is [gates * hidden, hidden].
+  auto w_hh = list_item_sizes(g, a, p, 1);
+  if (!w_hh || w_hh->size() != 2) {
+    g.fail("the hidden size of the RNN is unknown (the shape of weight_hh_l0 is not known)");
+  }
+  c.hidden = (*w_hh)[1];
+  return c;
+}
+
+void check_float(GraphContext& g, at::ScalarType t) {
+  if (t != at::kFloat && t != at::kDouble && t != at::kHalf && t != at::ScalarType::Undefined) {
+    g.fail(
+        fmt::format("RNN input of type {} is not supported (ONNX RNN/GRU/LSTM take float, "
+                    "double or half)",
+                    c10::toString(t)));
+  }
+}
+
+// ---- packed sequences ----
+// A PackedSequence holds the valid (time, batch) rows of a time-major padded tensor [T, B, ...]
+// in row-major order: its data row k is the k-th valid entry of the flattened [T * B] grid. So
+// packing is a Gather of the flattened tensor at NonZero(valid mask), and unpacking a Gather at
+// offset[t] + b, offset[t] being the rows of the steps before t (an exclusive prefix sum of
+// batch_sizes, a MatMul with a triangular mask: CumSum only exists from opset 11).
+
+// `x` [T, B, rest...] as [T * B, rest...] (`rank` its rank).
+Value flatten_steps(GraphContext& g, const Value& x, int64_t rank) {
+  Values shape{g.constant_ints({-1})};
+  if (rank > 2) shape.push_back(slice(g, shape_of(g, x), {0}, {2}, {INT64_MAX}));
+  return g.op("Reshape", {x, concat0(g, shape)});
+}
+
+// The rows of `x` [T, B, rest...] where `mask` [T, B] holds, in packed order.
+Value gather_valid(GraphContext& g, const Value& x, int64_t rank, const Value& mask) {
+  Value flat_mask = g.op("Reshape", {mask, g.constant_ints({-1})});
+  Value positions = squeeze(g, g.op("NonZero", {flat_mask}), {0});
+  return g.op("Gather", {flatten_steps(g, x, rank), positions}, {{"axis", 0}});
+}
+
+struct Unpacked {
+  Value padded;   // [T, B, rest...]
+  Value lengths;  // int64 [B]
+  Value mask;     // bool [T, B]: the valid entries
+};
+
+// A PackedSequence (data [N, rest...] of rank `data_rank`, batch_sizes int64 [T]) as a
+// time-major tensor padded with `pad` (0-d of data's type), with at least `min_steps` (int64 [1],
+// or "") steps.
+Unpacked unpack(GraphContext& g, const Value& data, const Value& bs, const Value& pad,
+                int64_t data_rank, const Value& min_steps = "") {
+  Value steps = shape_of(g, bs);  // [1]
+  Value sizes = bs;
+  if (!min_steps.empty()) {
+    // max(T, min_steps) (Max takes int64 from opset 12 only); later steps have batch size 0.
+    Value out_steps = g.op("Where", {g.op("Less", {steps, min_steps}), min_steps, steps});
+    Value extra = g.op("ConstantOfShape", {g.op("Sub", {out_steps, steps})},
+                       {{"value", at::zeros({1}, at::kLong)}});
+    sizes = g.op("Concat", {bs, extra}, {{"axis", 0}});
+    steps = out_steps;
+  }
+  Value batch = g.op("Gather", {bs, g.constant_scalar(0, at::kLong)}, {{"axis", 0}});  // 0-d
+  Value b_range = arange(g, batch);
+  Value t_range = arange(g, squeeze(g, steps, {0}));
+  Value mask = g.op("Less", {unsqueeze(g, b_range, {0}), unsqueeze(g, sizes, {1})});  // [T, B]
+  Value before = g.op("Less", {unsqueeze(g, t_range, {0}), unsqueeze(g, t_range, {1})});
+  Value offsets =
+      g.cast(g.op("MatMul", {g.cast(before, at::kDouble), g.cast(sizes, at::kDouble)}), at::kLong);
+  Value rows = g.op("Add", {unsqueeze(g, offsets, {1}), unsqueeze(g, b_range, {0})});
+  rows = g.op("Where", {mask, rows, g.constant_scalar(0, at::kLong)});
+  Value gathered = g.op("Gather", {data, rows}, {{"axis", 0}});  // [T, B, rest...]
+  Ints trailing;
+  for (int64_t i = 2; i <= data_rank; ++i) trailing.push_back(i);
+  Value valid = trailing.empty() ? mask : unsqueeze(g, mask, trailing);
+  Value padded = g.op("Where", {valid, gathered, pad});
+  Value lengths = reduce(g, "ReduceSum", g.cast(mask, at::kLong), {0}, false);
+  return {padded, lengths, mask};
+}
+
+Values rnn_converter(GraphContext& g, const Args& a, Kind kind) {
+  const bool lstm = kind == Kind::kLstm;
+  // aten::lstm.input has hx: Tensor[] at 1; .data has batch_sizes: Tensor at 1. The others:
+  // .input has has_biases: bool at 3, .data params: Tensor[] at 3.
+  const bool packed = lstm ? !is_list(a, 1) : is_list(a, 3);
+  const size_t h = packed ? 2 : 1, p = packed ? 3 : 2;
+  RnnConfig c = read_config(g, a, kind, p);
+  check_float(g, a.dtype(0));
+  c.type = a.dtype(0);
+  Values weights = a.tensor_list(p);
+  Value h0, c0;
+  if (lstm) {
+    Values hx = a.tensor_list(h);
+    if (hx.size() != 2) g.fail("aten::lstm expects hx = [h0, c0]");
+    h0 = hx[0];
+    c0 = hx[1];
+  } else {
+    h0 = a.tensor(h);
+  }
+  if (!packed) {
+    const bool batch_first = a.bool_arg(p + 6);
+    if (a.require_rank(0) != 3) {
+      g.fail("only batched (3-D) RNN inputs are supported; unbatched inputs reach aten as 3-D");
+    }
+    Value x = a.tensor(0);
+    if (batch_first) x = g.op("Transpose", {x}, {{"perm", Ints{1, 0, 2}}});
+    RnnResult r = run_layers(g, c, x, weights, h0, c0, "");
+    if (batch_first) r.output = g.op("Transpose", {r.output}, {{"perm", Ints{1, 0, 2}}});
+    return lstm ? Values{r.output, r.h_n, r.c_n} : Values{r.output, r.h_n};
+  }
+  if (a.require_rank(0) != 2) g.fail("packed RNN data must be 2-D [rows, features]");
+  Unpacked u =
+      unpack(g, a.tensor(0), a.tensor_as(1, at::kLong), g.constant_scalar(0, a.dtype(0)), 2);
+  RnnResult r = run_layers(g, c, u.padded, weights, h0, c0, g.cast(u.lengths, at::kInt));
+  Value out = gather_valid(g, r.output, 3, u.mask);
+  return lstm ? Values{out, r.h_n, r.c_n} : Values{out, r.h_n};
+}
+
+// aten::*_cell: one step of a single-layer unidirectional RNN, [batch, features] in.
+Values cell_converter(GraphContext& g, const Args& a, Kind kind) {
+  const bool lstm = kind == Kind::kLstm;
+  check_float(g, a.dtype(0));
+  if (a.require_rank(0) != 2) g.fail("RNN cells take a 2-D [batch, features] input");
+  const bool has_biases = !a.is_none(4) || !a.is_none(5);
+  auto w_hh = a.sizes(3);
+  if (!w_hh || w_hh->size() != 2) g.fail("the hidden size of the RNN cell is unknown");
+  // static shape: ONNX needs hidden_size as an attribute; w_hh is [gates * hidden, hidden].
+  const int64_t H = (*w_hh)[1];
+  Values weights{a.tensor(2), a.tensor(3)};
+  if (has_biases) {
+    auto zeros_like_bias = [&](size_t other) {
+      return g.op("Sub", {a.tensor(other), a.tensor(other)});
+    };
+    weights.push_back(a.is_none(4) ? zeros_like_bias(5) : a.tensor(4));
+    weights.push_back(a.is_none(5) ? zeros_like_bias(4) : a.tensor(5));
+  }
+  RnnConfig c{kind, has_biases, 1, false, H, a.dtype(0)};
+  Value h0, c0;
+  if (lstm) {
+    Values hx = a.tensor_list(1);
+    if (hx.size() != 2) g.fail("aten::lstm_cell expects hx = [h, c]");
+    h0 = unsqueeze(g, hx[0], {0});
+    c0 = unsqueeze(g, hx[1], {0});
+  } else {
+    h0 = unsqueeze(g, a.tensor(1), {0});
+  }
+  RnnResult r = run_layers(g, c, unsqueeze(g, a.tensor(0), {0}), weights, h0, c0, "");
+  if (lstm) return {squeeze(g, r.h_n, {0}), squeeze(g, r.c_n, {0})};
+  return {squeeze(g, r.h_n, {0})};
+}
+
+}  // namespace
+
+void register_rnn(Registry& r) {
+  const std::pair<const char*, Kind> layers[] = {{"aten::lstm", Kind::kLstm},
+                                                 {"aten::gru", Kind::kGru},
+                                                 {"aten::rnn_tanh", Kind::kRnnTanh},
+                                                 {"aten::rnn_relu", Kind::kRnnRelu}};
+  // aten::lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers,
+  //   float dropout, bool train, bool bidirectional, bool batch_first) and
+  // aten::lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, ...)  ⇒  one ONNX
+  //   LSTM per layer (weights reordered with Split/Concat); packed data gathered to padded, run
+  //   with sequence_lens and its valid rows gathered back (Gather/NonZero, every opset)
+  // aten::gru / aten::rnn_tanh / aten::rnn_relu (same two overloads, hx a Tensor)  ⇒  one ONNX
+  //   GRU (linear_before_reset=1) / RNN (Tanh/Relu) per layer, as LSTM
+  for (const auto& [name, kind] : layers) {
+    const Kind k = kind;
+    r.add(name, {}, [k](GraphContext& g, const Args& a) { return rnn_converter(g, a, k); });
+  }
+  const std::pair<const char*, Kind> cells[] = {{"aten::lstm_cell", Kind::kLstm},
+                                                {"aten::gru_cell", Kind::kGru},
+                                                {"aten::rnn_tanh_cell", Kind::kRnnTanh},
+                                                {"aten::rnn_relu_cell", Kind::kRnnRelu}};
+  // aten::lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih, Tensor?
+  //   b_hh) -> (Tensor, Tensor); aten::gru_cell / rnn_tanh_cell / rnn_relu_cell(Tensor input,
+  //   Tensor hx, ...) -> Tensor  ⇒  a one-step ONNX LSTM/GRU/RNN, its Y_h (and Y_c) squeezed
+  for (const auto& [name, kind] : cells) {
+    const Kind k = kind;
+    r.add(name, {}, [k](GraphContext& g, const Args& a) { return cell_converter(g, a, k); });
+  }
+
+  // aten::_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)
+  //   -> (Tensor data, Tensor batch_sizes)  ⇒  Gather of the flattened time-major input at
+  //   NonZero(arange(T) < lengths); batch_sizes = the non-zero ReduceSums of that mask
+  r.add("aten::_pack_padded_sequence", {}, [](GraphContext& g, const Args& a) {
+    const int64_t rank = a.require_rank(0);
+    if (rank < 2) g.fail("_pack_padded_sequence takes an input of rank >= 2");
+    Value x = a.tensor(0);
+    if (a.bool_arg(2)) {
+      Ints perm(rank);
+      for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+      std::swap(perm[0], perm[1]);
+      x = transpose(g, x, perm);
+    }
+    Value lengths = a.tensor_as(1, at::kLong);
+    Value t_range = arange(g, dim_size(g, x, 0));
+    Value mask = g.op("Less", {unsqueeze(g, t_range, {1}), unsqueeze(g, lengths, {0})});
+    Value data = gather_valid(g, x, rank, mask);
+    // One batch size per step up to the longest sequence (the input may have more steps; every
+    // length is >= 1, so those are the non-zero counts).
+    Value counts = reduce(g, "ReduceSum", g.cast(mask, at::kLong), {1}, false);
+    Value steps = squeeze(g, g.op("NonZero", {counts}), {0});
+    Value batch_sizes = g.op("Gather", {counts, steps}, {{"axis", 0}});
+    return Values{data, batch_sizes};
+  });
+
+  // aten::_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first,
+  //   Scalar padding_value, int total_length) -> (Tensor, Tensor)  ⇒  Gather of the packed rows
+  //   at offset[t] + b (offset: MatMul of a triangular mask with batch_sizes), Where(valid, rows,
+  //   padding_value), max(T, total_length) steps; lengths = ReduceSum of the valid mask
+  r.add("aten::_pad_packed_sequence", {}, [](GraphContext& g, const Args& a) {
+    const int64_t rank = a.require_rank(0);
+    const at::ScalarType type = a.dtype(0);
+    Value pad = g.constant_scalar(a.float_arg(3), type);
+    Value min_steps = g.constant_ints({a.int_arg(4)});
+    Unpacked u = unpack(g, a.tensor(0), a.tensor_as(1, at::kLong), pad, rank, min_steps);
+    Value out = u.padded;
+    if (a.bool_arg(2)) {
+      Ints perm(rank + 1);
+      for (int64_t i = 0; i <= rank; ++i) perm[i] = i;
+      std::swap(perm[0], perm[1]);
+      out = transpose(g, out, perm);
+    }
+    return Values{out, u.lengths};
+  });
+}
+
+}  // namespace torchonnx::symbolic::ops

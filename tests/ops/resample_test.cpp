@@ -1,0 +1,391 @@
+// Numeric tests of the resampling converters: upsample_nearest/linear/bilinear/bicubic/trilinear
+// (both overloads, sizes and scale factors, align_corners, up- and down-sampling) at every opset,
+// aten::__interpolate, grid_sampler and affine_grid_generator.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "ops/op_test_util.h"
+
+namespace torchonnx::testing {
+namespace {
+
+using Ints = std::vector<int64_t>;
+using Scales = std::vector<double>;
+
+enum class Mode { kNearest, kLinear, kCubic };
+
+struct Kind {
+  Mode mode;
+  int n;
+  const char* op;
+  Ints input;
+};
+
+const std::vector<Kind>& kinds() {
+  static const std::vector<Kind> k{
+      {Mode::kNearest, 1, "aten::upsample_nearest1d", {2, 3, 5}},
+      {Mode::kNearest, 2, "aten::upsample_nearest2d", {2, 3, 5, 4}},
+      {Mode::kNearest, 3, "aten::upsample_nearest3d", {2, 2, 3, 4, 5}},
+      {Mode::kLinear, 1, "aten::upsample_linear1d", {2, 3, 5}},
+      {Mode::kLinear, 2, "aten::upsample_bilinear2d", {2, 3, 5, 4}},
+      {Mode::kLinear, 3, "aten::upsample_trilinear3d", {2, 2, 3, 4, 5}},
+      {Mode::kCubic, 2, "aten::upsample_bicubic2d", {2, 3, 5, 4}},
+  };
+  return k;
+}
+
+// The .vec overload: (input, output_size?, [align_corners,] scale_factors?).
+at::Tensor call_vec(const Kind& k, const at::Tensor& x, c10::optional<Ints> size, bool ac,
+                    c10::optional<Scales> scales) {
+  at::OptionalIntArrayRef s = size ? at::OptionalIntArrayRef(*size) : c10::nullopt;
+  c10::optional<at::ArrayRef<double>> f =
+      scales ? c10::optional<at::ArrayRef<double>>(*scales) : c10::nullopt;
+  switch (k.mode) {
+    case Mode::kNearest:
+      if (k.n == 1) return at::upsample_nearest1d(x, s, f);
+      if (k.n == 2) return at::upsample_nearest2d(x, s, f);
+      return at::upsample_nearest3d(x, s, f);
+    case Mode::kLinear:
+      if (k.n == 1) return at::upsample_linear1d(x, s, ac, f);
+      if (k.n == 2) return at::upsample_bilinear2d(x, s, ac, f);
+      return at::upsample_trilinear3d(x, s, ac, f);
+    case Mode::kCubic:
+      return at::upsample_bicubic2d(x, s, ac, f);
+  }
+  return {};
+}
+
+// The base overload: (self, output_size, [align_corners,] scales_0?, ...).
+at::Tensor call_base(const Kind& k, const at::Tensor& x, const Ints& size, bool ac,
+                     const std::vector<c10::optional<double>>& sc) {
+  auto at_ = [&](size_t i) { return i < sc.size() ? sc[i] : c10::nullopt; };
+  switch (k.mode) {
+    case Mode::kNearest:
+      if (k.n == 1) return at::upsample_nearest1d(x, size, at_(0));
+      if (k.n == 2) return at::upsample_nearest2d(x, size, at_(0), at_(1));
+      return at::upsample_nearest3d(x, size, at_(0), at_(1), at_(2));
+    case Mode::kLinear:
+      if (k.n == 1) return at::upsample_linear1d(x, size, ac, at_(0));
+      if (k.n == 2) return at::upsample_bilinear2d(x, size, ac, at_(0), at_(1));
+      return at::upsample_trilinear3d(x, size, ac, at_(0), at_(1), at_(2));
+    case Mode::kCubic:
+      return at::upsample_bicubic2d(x, size, ac, at_(0), at_(1));
+  }
+  return {};
+}
+
+Ints first_n(Ints v, int n) {
+  v.resize(n);
+  return v;
+}
+
+class Resample : public ::testing::Test {
+ protected:
+  void SetUp() override { at::manual_seed(0); }
+};
+
+std::vector<bool> align_values(const Kind& k) {
+  return k.mode == Mode::kNearest ? std::vector<bool>{false} : std::vector<bool>{false, true};
+}
+
+// ----- .vec overload: output sizes
+TEST_F(Resample, VecOutputSize) {
+  for (const Kind& k : kinds()) {
+    for (bool ac : align_values(k)) {
+      for (const Ints& size : {Ints{7, 9, 8}, Ints{3, 3, 2}, Ints{1, 1, 1}, Ints{10, 8, 10}}) {
+        Ints s = first_n(size, k.n);
+        SCOPED_TRACE(::testing::Message()
+                     << k.op << " size " << at::IntArrayRef(s) << " align " << ac);
+        expect_op_matches(
+            k.op,
+            [k, s, ac](const Inputs& in) { return call_vec(k, arg(in, 0), s, ac, c10::nullopt); },
+            {at::randn(k.input)});
+      }
+    }
+  }
+}
+
+// ----- .vec overload: scale factors (integer, non-integer up, down)
+TEST_F(Resample, VecScaleFactors) {
+  for (const Kind& k : kinds()) {
+    for (bool ac : align_values(k)) {
+      for (const Scales& scales : {Scales{2.0, 3.0, 2.0}, Scales{1.7, 2.5, 1.3},
+                                   Scales{0.6, 0.5, 0.75}, Scales{0.34, 1.5, 0.4}}) {
+        Scales sc(scales.begin(), scales.begin() + k.n);
+        SCOPED_TRACE(::testing::Message()
+                     << k.op << " scales " << at::ArrayRef<double>(sc) << " align " << ac);
+        expect_op_matches(
+            k.op,
+            [k, sc, ac](const Inputs& in) { return call_vec(k, arg(in, 0), c10::nullopt, ac, sc); },
+            {at::randn(k.input)});
+      }
+    }
+  }
+}
+
+// ----- base overload: output_size with and without the scales PyTorch maps coordinates with
+TEST_F(Resample, BaseOverload) {
+  for (const Kind& k : kinds()) {
+    for (bool ac : align_values(k)) {
+      Ints in_spatial(k.input.end() - k.n, k.input.end());
+      // Scales 1.5 whose floor(in * 1.5) is the output size: PyTorch maps with 1/1.5, not in/out.
+      Ints size;
+      std::vector<c10::optional<double>> scales;
+      for (int64_t v : in_spatial) {
+        size.push_back(static_cast<int64_t>(std::floor(v * 1.5)));
+        scales.emplace_back(1.5);
+      }
+      for (bool with_scales : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << k.op << " size " << at::IntArrayRef(size) << " scales "
+                                          << with_scales << " align " << ac);
+        auto sc = with_scales ? scales : std::vector<c10::optional<double>>{};
+        expect_op_matches(
+            k.op,
+            [k, size, sc, ac](const Inputs& in) { return call_base(k, arg(in, 0), size, ac, sc); },
+            {at::randn(k.input)});
+      }
+    }
+  }
+}
+
+TEST_F(Resample, BaseOverloadInconsistentScalesFail) {
+  const Kind& k = kinds()[4];  // bilinear
+  Inputs inputs{at::randn(k.input)};
+  // A scale for one dim only, different from output/input.
+  auto partial = [k](const Inputs& in) {
+    return call_base(k, arg(in, 0), {8, 8}, false, {1.7, c10::nullopt});
+  };
+  expect_export_fails(partial, inputs, 13, "scales for all dims");
+  // A scale whose floor(in * scale) is not the output size.
+  auto mismatched = [k](const Inputs& in) {
+    return call_base(k, arg(in, 0), {9, 9}, false, {1.5, 1.5});
+  };
+  expect_export_fails(mismatched, inputs, 13, "cannot take both");
+}
+
+// Nearest at opsets 9/10: integer factors use Upsample/Resize-10, others a Gather.
+TEST_F(Resample, NearestLowOpsetLowerings) {
+  const Kind& k = kinds()[1];
+  for (const Scales& sc : {Scales{2.0, 3.0}, Scales{1.5, 0.5}}) {
+    expect_op_matches(
+        k.op,
+        [k, sc](const Inputs& in) { return call_vec(k, arg(in, 0), c10::nullopt, false, sc); },
+        {at::randn(k.input)}, 9, 10);
+  }
+}
+
+// Dtypes: double input (Resize takes it at 11+, the MatMul lowering below).
+TEST_F(Resample, DoubleInput) {
+  for (const Kind& k : kinds()) {
+    for (bool ac : align_values(k)) {
+      SCOPED_TRACE(::testing::Message() << k.op << " align " << ac);
+      Scales sc(k.n, 2.0);
+      expect_op_matches(
+          k.op,
+          [k, sc, ac](const Inputs& in) { return call_vec(k, arg(in, 0), c10::nullopt, ac, sc); },
+          {at::randn(k.input, at::kDouble)});
+    }
+  }
+}
+
+// ----- TorchScript IR (torch._C._nn is not reachable from Module::define): output sizes computed
+// in the graph (kept without constant folding), and the .vec overload with scale factors
+const char* kSizePrelude =
+    "graph(%x : Tensor):\n"
+    "  %c1 : int = prim::Constant[value=1]()\n"
+    "  %c2 : int = prim::Constant[value=2]()\n"
+    "  %c3 : int = prim::Constant[value=3]()\n"
+    "  %f : bool = prim::Constant[value=0]()\n"
+    "  %none : NoneType = prim::Constant()\n"
+    "  %h : int = aten::size(%x, %c2)\n"
+    "  %h2 : int = aten::mul(%h, %c2)\n"
+    "  %w : int = aten::size(%x, %c3)\n"
+    "  %w1 : int = aten::add(%w, %c1)\n"
+    "  %sz : int[] = prim::ListConstruct(%h2, %w1)\n";
+
+struct ComputedSizeCase {
+  const char* op;
+  const char* call;
+};
+const ComputedSizeCase kComputedSizes[] = {
+    {"aten::upsample_bilinear2d", "aten::upsample_bilinear2d(%x, %sz, %f, %none)"},  // .vec
+    {"aten::upsample_bicubic2d", "aten::upsample_bicubic2d(%x, %sz, %f, %none, %none)"},
+    {"aten::upsample_nearest2d", "aten::upsample_nearest2d(%x, %sz, %none)"},  // .vec
+    {"aten::upsample_nearest2d", "aten::upsample_nearest2d(%x, %sz, %none, %none)"},
+};
+
+std::string computed_size_ir(const ComputedSizeCase& c) {
+  return std::string(kSizePrelude) + "  %y : Tensor = " + c.call + "\n  return (%y)\n";
+}
+
+TEST_F(Resample, ComputedSizes) {
+  ScriptOptions so;
+  so.first = 11;
+  so.fold = false;
+  for (const auto& c : kComputedSizes) {
+    SCOPED_TRACE(c.call);
+    expect_script_matches(c.op, ir_module(computed_size_ir(c)), {at::randn({2, 3, 4, 5})}, so);
+    // A double input with sizes unknown to the exporter: Resize in float, cast back.
+    expect_script_matches(c.op, ir_module(computed_size_ir(c)),
+                          {at::randn({2, 3, 4, 5}, at::kDouble)}, so);
+  }
+}
+
+// Below opset 11 the lowerings need the output sizes as constants.
+TEST_F(Resample, ComputedSizesNeedOpset11) {
+  for (const auto& c : kComputedSizes) {
+    for (int opset : {9, 10}) {
+      SCOPED_TRACE(::testing::Message() << c.call << " opset " << opset);
+      ExportOptions options;
+      options.opset_version = opset;
+      options.do_constant_folding = false;
+      try {
+        export_model_to_bytes(ir_module(computed_size_ir(c)), {at::randn({2, 3, 4, 5})}, options);
+        ADD_FAILURE() << "export succeeded";
+      } catch (const ExportError& e) {
+        EXPECT_NE(std::string(e.what()).find("opset >= 11"), std::string::npos) << e.what();
+      }
+    }
+  }
+}
+
+TEST_F(Resample, IrScaleFactors) {
+  expect_script_matches("aten::upsample_nearest2d",
+                        ir_module("graph(%x : Tensor):\n"
+                                  "  %a : float = prim::Constant[value=2.]()\n"
+                                  "  %b : float = prim::Constant[value=1.5]()\n"
+                                  "  %none : NoneType = prim::Constant()\n"
+                                  "  %s : float[] = prim::ListConstruct(%a, %b)\n"
+                                  "  %y : Tensor = aten::upsample_nearest2d(%x, %none, %s)\n"
+                                  "  return (%y)\n"),
+                        {at::randn({2, 3, 4, 5})});
+}
+
+// Nearest on uint8 (PyTorch's CPU kernel takes it; Resize's nearest too, the opset 9/10 Gather
+// any type).
+TEST_F(Resample, NearestUint8) {
+  for (const Kind& k : {kinds()[0], kinds()[1], kinds()[2]}) {
+    for (const Scales& scales : {Scales{2.0, 3.0, 2.0}, Scales{1.7, 0.5, 1.3}}) {
+      Scales sc(scales.begin(), scales.begin() + k.n);
+      SCOPED_TRACE(::testing::Message() << k.op << " scales " << at::ArrayRef<double>(sc));
+      expect_op_matches(
+          k.op,
+          [k, sc](const Inputs& in) { return call_vec(k, arg(in, 0), c10::nullopt, false, sc); },
+          {at::randint(0, 255, k.input, at::kByte)});
+    }
+  }
+}
+
+// ----- aten::__interpolate (only reachable from IR: scripted F.interpolate compiles to
+// upsample_*)
+TEST_F(Resample, Interpolate) {
+  struct Case {
+    const char* mode;
+    const char* align;  // "None" or a bool constant
+    const char* extra;  // how size/scale_factor are given
+    Ints input;
+  };
+  const std::string none = "%none : NoneType = prim::Constant()\n";
+  for (const auto& c : std::vector<Case>{
+           {"nearest", "None", "scale", {2, 3, 4, 5}},
+           {"nearest", "None", "keep", {2, 3, 4, 5}},
+           {"bilinear", "0", "keep", {2, 3, 4, 5}},
+           {"bicubic", "1", "keep", {2, 3, 4, 5}},
+           {"bilinear", "0", "scale", {2, 3, 4, 5}},
+           {"bilinear", "1", "size", {2, 3, 4, 5}},
+           {"bicubic", "0", "recompute", {2, 3, 4, 5}},
+           {"linear", "1", "scale", {2, 3, 6}},
+           {"trilinear", "0", "size", {1, 2, 3, 4, 5}},
+       }) {
+    std::string ir = "graph(%x : Tensor):\n  " + none;
+    ir += std::string("  %mode : str = prim::Constant[value=\"") + c.mode + "\"]()\n";
+    ir += std::string("  %ac : ") +
+          (std::string(c.align) == "None"
+               ? "NoneType = prim::Constant()\n"
+               : std::string("bool = prim::Constant[value=") + c.align + "]()\n");
+    ir += "  %f : bool = prim::Constant[value=0]()\n  %t : bool = prim::Constant[value=1]()\n";
+    ir +=
+        "  %s1 : float = prim::Constant[value=1.7]()\n  %s2 : float = prim::Constant[value=2.]()\n";
+    ir += "  %scales : float[] = prim::ListConstruct(%s1, %s2)\n";
+    ir += "  %sz : int = prim::Constant[value=3]()\n";
+    std::string extra = c.extra;
+    if (extra == "scale") {
+      ir += std::string("  %y : Tensor = aten::__interpolate(%x, %none, %") +
+            (c.input.size() == 4 ? "scales" : "s1") + ", %mode, %ac, %none, %f)\n";
+    } else if (extra == "keep") {  // recompute_scale_factor=False: the scales map coordinates
+      ir += "  %y : Tensor = aten::__interpolate(%x, %none, %scales, %mode, %ac, %f, %f)\n";
+    } else if (extra == "recompute") {
+      ir += "  %y : Tensor = aten::__interpolate(%x, %none, %scales, %mode, %ac, %t, %f)\n";
+    } else {
+      ir += "  %y : Tensor = aten::__interpolate(%x, %sz, %none, %mode, %ac, %none, %f)\n";
+    }
+    ir += "  return (%y)\n";
+    SCOPED_TRACE(ir);
+    expect_script_matches("aten::__interpolate", ir_module(ir), {at::randn(c.input)});
+  }
+}
+
+// ----- grid_sampler
+TEST_F(Resample, GridSampler) {
+  static const char* modes[] = {"bilinear", "nearest", "bicubic"};
+  static const char* paddings[] = {"zeros", "border", "reflection"};
+  for (int64_t mode : {0, 1, 2}) {
+    for (int64_t padding : {0, 1, 2}) {
+      for (bool ac : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << modes[mode] << " " << paddings[padding] << " align " << ac);
+        // Grid points up to 1.3 fall outside [-1, 1] and exercise the padding mode.
+        Inputs inputs{at::randn({2, 3, 5, 6}), at::rand({2, 4, 7, 2}) * 2.6 - 1.3};
+        expect_op_matches(
+            "aten::grid_sampler",
+            [mode, padding, ac](const Inputs& in) {
+              return at::grid_sampler(arg(in, 0), arg(in, 1), mode, padding, ac);
+            },
+            inputs, 16, 17);
+      }
+    }
+  }
+}
+
+TEST_F(Resample, GridSampler3dFails) {
+  auto fn = [](const Inputs& in) { return at::grid_sampler(arg(in, 0), arg(in, 1), 0, 0, false); };
+  expect_export_fails(fn, {at::randn({1, 2, 3, 4, 5}), at::rand({1, 2, 2, 2, 3})}, 17,
+                      "GridSample-20");
+}
+
+// ----- affine_grid_generator
+TEST_F(Resample, AffineGrid) {
+  for (bool ac : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << "align " << ac);
+    expect_op_matches("aten::affine_grid_generator",
+                      [ac](const Inputs& in) {
+                        return at::affine_grid_generator(arg(in, 0), {2, 3, 4, 5}, ac);
+                      },
+                      {at::randn({2, 2, 3})});
+    expect_op_matches("aten::affine_grid_generator",
+                      [ac](const Inputs& in) {
+                        return at::affine_grid_generator(arg(in, 0), {2, 1, 3, 4, 5}, ac);
+                      },
+                      {at::randn({2, 3, 4})});
+    // A dim of size 1 (its coordinate is 0).
+    expect_op_matches("aten::affine_grid_generator",
+                      [ac](const Inputs& in) {
+                        return at::affine_grid_generator(arg(in, 0), {1, 3, 1, 6}, ac);
+                      },
+                      {at::randn({1, 2, 3}, at::kDouble)});
+  }
+}
+
+// Spatial transformer: affine_grid then grid_sample.
+TEST_F(Resample, AffineGridThenGridSample) {
+  expect_op_matches(
+      "aten::grid_sampler",
+      [](const Inputs& in) {
+        auto grid = at::affine_grid_generator(arg(in, 1), {2, 3, 6, 5}, false);
+        return at::grid_sampler(arg(in, 0), grid, 0, 0, false);
+      },
+      {at::randn({2, 3, 6, 5}), at::randn({2, 2, 3}) * 0.5}, 16, 17);
+}
+
+}  // namespace
+}  // namespace torchonnx::testing
