@@ -105,10 +105,6 @@ bool Args::is_none(size_t i) const {
           jit(i)->type()->kind() == c10::TypeKind::OptionalType);
 }
 
-namespace {
-
-// A prim::Constant's value, or a list built by prim::ListConstruct from constants.
-// A list mutated in place (append, ...) is never constant.
 std::optional<c10::IValue> constant_value(const torch::jit::Value* v) {
   if (is_mutated(v)) return std::nullopt;
   if (auto c = torch::jit::toIValue(v)) return c;
@@ -121,8 +117,6 @@ std::optional<c10::IValue> constant_value(const torch::jit::Value* v) {
   }
   return c10::IValue(std::move(list));
 }
-
-}  // namespace
 
 bool Args::is_constant(size_t i) const {
   return constant_value(jit(i)).has_value();

@@ -105,6 +105,9 @@ class Args {
 }  // namespace torchonnx::symbolic
 
 namespace torchonnx::symbolic {
+// A prim::Constant's value, or a list built by prim::ListConstruct from constants (nested); never
+// a list mutated in place (append, ...).
+std::optional<c10::IValue> constant_value(const torch::jit::Value* v);
 // "file.py:12" of the node's TorchScript source range, or "" when the graph has none.
 std::string source_location(const torch::jit::Node* node);
 }  // namespace torchonnx::symbolic

@@ -105,4 +105,21 @@ Value arange(GraphContext& g, const Value& n) {
   return squeeze(g, g.op("NonZero", {ones}), {0});
 }
 
+Value concat_1d(GraphContext& g, const Values& parts) {
+  if (parts.size() == 1) return parts[0];
+  return g.op("Concat", parts, {{"axis", int64_t{0}}});
+}
+
+Value reshape_exact(GraphContext& g, const Value& x, const Value& shape) {
+  if (g.opset() >= 14) return g.op("Reshape", {x, shape}, {{"allowzero", int64_t{1}}});
+  return g.op("Reshape", {x, shape});
+}
+
+std::optional<int64_t> list_length(const Args& a, size_t i) {
+  if (a.is_constant(i)) return static_cast<int64_t>(a.int_list(i).size());
+  const torch::jit::Node* n = a.jit(i)->node();
+  if (n->kind() == c10::prim::ListConstruct) return static_cast<int64_t>(n->inputs().size());
+  return std::nullopt;
+}
+
 }  // namespace torchonnx::symbolic

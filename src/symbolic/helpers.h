@@ -39,6 +39,13 @@ Value dims_of(GraphContext& g, const Value& x, const std::vector<int64_t>& dims)
 // 0, 1, ..., n-1 (1-D int64) for a 0-d int64 `n` computed in the graph: Range from opset 11,
 // below it the indices of NonZero(ConstantOfShape([n], 1)).
 Value arange(GraphContext& g, const Value& n);
+// Concat of 1-D parts along axis 0 (the part itself when there is one).
+Value concat_1d(GraphContext& g, const Values& parts);
+// Reshape to a shape of sizes computed in the graph: with allowzero from opset 14, so a 0 is a
+// size and not "copy the input's dim"; before 14 a 0 copies, which only differs for empty tensors.
+Value reshape_exact(GraphContext& g, const Value& x, const Value& shape);
+// The length of int[] argument `i` when it is static (a constant or a prim::ListConstruct).
+std::optional<int64_t> list_length(const Args& a, size_t i);
 // A per-spatial-dim parameter given once for all dims (kernel_size=3) repeated `n` times.
 std::vector<int64_t> expand_param(std::vector<int64_t> v, size_t n);
 

@@ -387,19 +387,6 @@ TEST_F(AttentionModules, DecoderLayerFusedSelfAttentionCompositeCrossAttention) 
 
 // ----- errors --------------------------------------------------------------------------------
 
-// Exporting `m` at `opset` fails with an ExportError whose message has `what`.
-void expect_module_export_fails(const torch::jit::Module& m, const Inputs& inputs, int opset,
-                                const std::string& what) {
-  ExportOptions options;
-  options.opset_version = opset;
-  try {
-    export_model_to_bytes(m, inputs, options);
-    ADD_FAILURE() << "export succeeded; expected an error with '" << what << "'";
-  } catch (const ExportError& e) {
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-  }
-}
-
 // PyTorch's CPU kernel rejects these (so no trace reaches them), but TorchScript can hold them.
 TEST_F(Attention, MhaMaskWithoutMaskTypeFails) {
   MhaWeights w(kD);

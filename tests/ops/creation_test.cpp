@@ -19,10 +19,6 @@ c10::IValue tuple(std::vector<at::Tensor> parts) {
   return c10::ivalue::Tuple::create(std::vector<c10::IValue>(parts.begin(), parts.end()));
 }
 
-at::Tensor longs(std::vector<int64_t> v) {
-  return at::tensor(v, at::kLong);
-}
-
 class Creation : public ::testing::Test {
  protected:
   void SetUp() override { at::manual_seed(0); }

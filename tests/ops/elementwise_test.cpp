@@ -12,10 +12,6 @@ namespace {
 
 const ScriptOptions kUnfolded{kMinOpset, kMaxOpset, /*fold=*/false};
 
-at::Tensor longs(std::vector<int64_t> v) {
-  return at::tensor(v, at::kLong);
-}
-
 class Elementwise : public ::testing::Test {
  protected:
   void SetUp() override { at::manual_seed(0); }
@@ -301,22 +297,6 @@ TEST_F(Elementwise, InPlaceOpsUseTheOutOfPlaceConverter) {
 }
 
 // ----- more unary math ----------------------------------------------------------------------
-
-at::Tensor doubles(std::vector<double> v) {
-  return at::tensor(v, at::kDouble);
-}
-
-at::Tensor floats(std::vector<float> v) {
-  return at::tensor(v, at::kFloat);
-}
-
-// at::tensor has no bool overload in libtorch 1.13.
-at::Tensor bools(std::vector<int64_t> v) {
-  return at::tensor(v, at::kLong).to(at::kBool);
-}
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 TEST_F(Elementwise, UnaryMathOnFloat) {
   at::Tensor unit = at::rand({3, 4}) * 1.8 - 0.9;

@@ -9,10 +9,6 @@
 namespace torchonnx::testing {
 namespace {
 
-at::Tensor longs(std::vector<int64_t> v) {
-  return at::tensor(v, at::kLong);
-}
-
 class Embedding : public ::testing::Test {
  protected:
   void SetUp() override { at::manual_seed(0); }

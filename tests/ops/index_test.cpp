@@ -21,24 +21,6 @@ namespace {
 using at::indexing::Slice;
 using OptList = c10::List<c10::optional<at::Tensor>>;
 
-at::Tensor longs(std::vector<int64_t> v) {
-  return at::tensor(v, at::kLong);
-}
-
-// A script module's export at `opset` fails with an ExportError holding `what`.
-void expect_script_fails(const std::string& source, const Inputs& inputs, int opset,
-                         const std::string& what, bool fold = true) {
-  ExportOptions options;
-  options.opset_version = opset;
-  options.do_constant_folding = fold;
-  try {
-    export_model_to_bytes(script_module(source), inputs, options);
-    ADD_FAILURE() << "export at opset " << opset << " succeeded; expected '" << what << "'";
-  } catch (const ExportError& e) {
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-  }
-}
-
 class Index : public ::testing::Test {
  protected:
   void SetUp() override { at::manual_seed(0); }

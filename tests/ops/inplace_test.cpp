@@ -9,28 +9,10 @@
 namespace torchonnx::testing {
 namespace {
 
-at::Tensor longs(std::vector<int64_t> v) {
-  return at::tensor(v, at::kLong);
-}
-
 class Inplace : public ::testing::Test {
  protected:
   void SetUp() override { at::manual_seed(0); }
 };
-
-// Expects exporting the scripted `source` at `opset` to fail with a message holding `what`.
-void expect_script_fails(const std::string& source, const Inputs& inputs, int opset,
-                         const std::string& what) {
-  auto m = script_module(source);
-  ExportOptions options;
-  options.opset_version = opset;
-  try {
-    export_model_to_bytes(m, inputs, options);
-    ADD_FAILURE() << "export succeeded; expected an error with '" << what << "'";
-  } catch (const ExportError& e) {
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-  }
-}
 
 // ----- writes to a value read later (scripted) --------------------------------------------------
 

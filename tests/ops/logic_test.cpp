@@ -12,22 +12,6 @@
 namespace torchonnx::testing {
 namespace {
 
-at::Tensor longs(std::vector<int64_t> v) {
-  return at::tensor(v, at::kLong);
-}
-
-at::Tensor floats(std::vector<float> v) {
-  return at::tensor(v, at::kFloat);
-}
-
-// at::tensor has no bool overload in libtorch 1.13.
-at::Tensor bools(std::vector<int64_t> v) {
-  return at::tensor(v, at::kLong).to(at::kBool);
-}
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
 class Logic : public ::testing::Test {
  protected:
   void SetUp() override { at::manual_seed(0); }

@@ -19,6 +19,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -151,6 +152,57 @@ inline torch::jit::Module ir_module(const std::string& ir) {
 inline void expect_script_matches(const std::string& op, const std::string& source,
                                   const Inputs& inputs, ScriptOptions so = {}) {
   expect_script_matches(op, script_module(source), inputs, so);
+}
+
+// ----- test data ------------------------------------------------------------------------------
+
+inline at::Tensor longs(std::vector<int64_t> v) {
+  return at::tensor(v, at::kLong);
+}
+inline at::Tensor floats(std::vector<float> v) {
+  return at::tensor(v, at::kFloat);
+}
+inline at::Tensor doubles(std::vector<double> v) {
+  return at::tensor(v, at::kDouble);
+}
+// at::tensor has no bool overload in libtorch 1.13.
+inline at::Tensor bools(std::vector<int64_t> v) {
+  return at::tensor(v, at::kLong).to(at::kBool);
+}
+// A float tensor without ties (sort orders and indices of extremes are unambiguous).
+inline at::Tensor distinct(std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return (at::randperm(n, at::kFloat) * 0.37 - 2.0).reshape(shape);
+}
+// An int64 tensor without ties.
+inline at::Tensor distinct_longs(std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return (at::randperm(n) * 3 - 10).reshape(shape);
+}
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Expects exporting module `m` at `opset` to fail with an ExportError whose message has `what`.
+inline void expect_module_export_fails(const torch::jit::Module& m, const Inputs& inputs, int opset,
+                                       const std::string& what, bool fold = true) {
+  ExportOptions options;
+  options.opset_version = opset;
+  options.do_constant_folding = fold;
+  try {
+    export_model_to_bytes(m, inputs, options);
+    ADD_FAILURE() << "export at opset " << opset << " succeeded; expected an error with '" << what
+                  << "'";
+  } catch (const ExportError& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
+// The same for a module whose forward is TorchScript `source`.
+inline void expect_script_fails(const std::string& source, const Inputs& inputs, int opset,
+                                const std::string& what, bool fold = true) {
+  expect_module_export_fails(script_module(source), inputs, opset, what, fold);
 }
 
 // Expects the export of `fn` at `opset` to fail with an ExportError whose message has `what`.

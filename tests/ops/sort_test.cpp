@@ -12,28 +12,6 @@
 namespace torchonnx::testing {
 namespace {
 
-at::Tensor longs(std::vector<int64_t> v) {
-  return at::tensor(v, at::kLong);
-}
-
-at::Tensor bools(std::vector<int64_t> v) {
-  return at::tensor(v, at::kLong).to(at::kBool);
-}
-
-// A float tensor without ties.
-at::Tensor distinct(std::vector<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return (at::randperm(n, at::kFloat) * 0.37 - 2.0).reshape(shape);
-}
-
-// An int64 tensor without ties.
-at::Tensor distinct_longs(std::vector<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return (at::randperm(n) * 3 - 10).reshape(shape);
-}
-
 class Sort : public ::testing::Test {
  protected:
   void SetUp() override { at::manual_seed(0); }

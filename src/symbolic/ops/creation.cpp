@@ -175,23 +175,10 @@ at::ScalarType default_list_dtype(const c10::TypePtr& type) {
   }
 }
 
-// A constant, or a list literal built from constants.
-std::optional<c10::IValue> constant_data(const torch::jit::Value* v) {
-  if (auto c = torch::jit::toIValue(v)) return c;
-  if (v->node()->kind() != c10::prim::ListConstruct) return std::nullopt;
-  c10::impl::GenericList list(v->type()->expectRef<c10::ListType>().getElementType());
-  for (const auto* in : v->node()->inputs()) {
-    auto c = constant_data(in);
-    if (!c) return std::nullopt;
-    list.push_back(*c);
-  }
-  return c10::IValue(std::move(list));
-}
-
 // The data of torch.tensor/as_tensor as a tensor of `type`: a constant when it is, else the
 // elements computed in the graph (nested prim::ListConstruct of scalars) concatenated.
 Value tensor_data(GraphContext& g, const torch::jit::Value* v, at::ScalarType type) {
-  if (auto data = constant_data(v)) {
+  if (auto data = constant_value(v)) {
     if (!data->isList()) {
       return g.constant(at::scalar_tensor(scalar_of(*data), at::TensorOptions().dtype(type)));
     }

@@ -98,14 +98,6 @@ Value circular_pad(GraphContext& g, Value x, const DimPads& p) {
   return x;
 }
 
-// The number of elements of list argument `i` (constant, or built by prim::ListConstruct).
-std::optional<int64_t> list_length(const Args& a, size_t i) {
-  if (a.is_constant(i)) return static_cast<int64_t>(a.int_list(i).size());
-  const torch::jit::Node* n = a.jit(i)->node();
-  if (n->kind() == c10::prim::ListConstruct) return static_cast<int64_t>(n->inputs().size());
-  return std::nullopt;
-}
-
 // Pads computed in the graph (opset 11: Pad takes them as an input, negative ones crop): the
 // reversed [begin, end] pairs of the last n dims become ONNX's [begins..., ends...] for all dims.
 Value dynamic_pad(GraphContext& g, const Args& a, const std::string& mode, double value) {
@@ -153,16 +145,6 @@ Value pad_tensor(GraphContext& g, const Args& a, const Ints& pad, const std::str
 }
 
 // ----- pixel shuffle ---------------------------------------------------------------------------
-
-Value concat_1d(GraphContext& g, const Values& parts) {
-  if (parts.size() == 1) return parts[0];
-  return g.op("Concat", parts, {{"axis", int64_t{0}}});
-}
-
-Value reshape_exact(GraphContext& g, const Value& x, const Value& shape) {
-  if (g.opset() >= 14) return g.op("Reshape", {x, shape}, {{"allowzero", int64_t{1}}});
-  return g.op("Reshape", {x, shape});
-}
 
 // (*, C·r², H, W) → (*, C, H·r, W·r) for shuffle, the inverse for unshuffle: Reshape, Transpose,
 // Reshape with the sizes computed in the graph (only the rank is static).

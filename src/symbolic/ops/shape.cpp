@@ -47,20 +47,6 @@ Value shape_part(GraphContext& g, const Value& shape, int64_t start, int64_t end
   return slice(g, shape, {0}, {start}, {end});
 }
 
-// Concat of 1-D int64 pieces (a single piece as it is).
-Value concat_1d(GraphContext& g, const Values& parts) {
-  if (parts.size() == 1) return parts[0];
-  return g.op("Concat", parts, {{"axis", 0}});
-}
-
-// Reshape to a shape whose entries are all sizes (computed in the graph): from opset 14 with
-// allowzero, so a 0 is a size and not "copy the input's dim"; before 14 a 0 copies, which only
-// differs for empty tensors.
-Value reshape_exact(GraphContext& g, const Value& x, const Value& shape) {
-  if (g.opset() >= 14) return g.op("Reshape", {x, shape}, {{"allowzero", 1}});
-  return g.op("Reshape", {x, shape});
-}
-
 Value reshape_const(GraphContext& g, const Value& x, const Ints& shape) {
   return g.op("Reshape", {x, g.constant_ints(shape)});
 }
@@ -152,14 +138,6 @@ Value tile(GraphContext& g, const Args& a, size_t i, int64_t reps_count, bool pa
     x = unsqueeze(g, x, axes);
   }
   return g.op("Tile", {x, reps});
-}
-
-// The number of elements of a list argument (constant, or built by prim::ListConstruct).
-std::optional<int64_t> list_length(const Args& a, size_t i) {
-  if (a.is_constant(i)) return static_cast<int64_t>(a.int_list(i).size());
-  const torch::jit::Node* n = a.jit(i)->node();
-  if (n->kind() == c10::prim::ListConstruct) return static_cast<int64_t>(n->inputs().size());
-  return std::nullopt;
 }
 
 // Indices j repeated repeats[j] times (repeats: 1-D int64 of n elements), computed in the graph:
