@@ -5,6 +5,8 @@
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <unordered_set>
 
@@ -89,6 +91,11 @@ onnx::ModelProto export_captured(frontend::CapturedGraph captured, const ExportO
       symbolic::convert_graph(*captured.graph, signature, options, symbolic::Registry::builtin());
   model.producer_version = kVersion;
   onnx::ModelProto proto = to_model_proto(model);
+  if (const char* dump = std::getenv("TORCHONNX_DEBUG_DUMP")) {
+    // For torchonnx developers: the model as converted, before validation can reject it.
+    std::ofstream(dump, std::ios::binary) << proto.SerializeAsString();
+    std::cerr << to_pretty_string(proto) << std::flush;
+  }
   validate_model(proto);
   if (options.verbose) std::cerr << to_pretty_string(proto) << std::flush;
   return proto;

@@ -55,6 +55,7 @@ struct Node {
 struct TypeInfo {
   at::ScalarType dtype = at::ScalarType::Undefined;
   std::optional<std::vector<int64_t>> shape;
+  bool sequence = false;  // a sequence of tensors of this type (a list of run-time length)
 };
 
 struct ValueInfo {

@@ -15,6 +15,12 @@ namespace torchonnx {
 namespace {
 
 void set_type(const ir::TypeInfo& type, onnx::TypeProto* proto) {
+  if (type.sequence) {
+    ir::TypeInfo element = type;
+    element.sequence = false;
+    set_type(element, proto->mutable_sequence_type()->mutable_elem_type());
+    return;
+  }
   auto* tensor_type = proto->mutable_tensor_type();
   if (type.dtype != at::ScalarType::Undefined) {
     tensor_type->set_elem_type(to_onnx_dtype(type.dtype));
@@ -131,6 +137,8 @@ void validate_model(onnx::ModelProto& model) {
 namespace {
 
 std::string type_string(const onnx::TypeProto& type) {
+  if (type.has_sequence_type())
+    return "Sequence[" + type_string(type.sequence_type().elem_type()) + "]";
   if (!type.has_tensor_type()) return "Dynamic";
   const auto& t = type.tensor_type();
   std::string s = t.elem_type() ? dtype_display_name(from_onnx_dtype(t.elem_type())) : "Tensor";
@@ -180,50 +188,79 @@ std::string attribute_string(const onnx::AttributeProto& a) {
 
 }  // namespace
 
-std::string to_pretty_string(const onnx::ModelProto& model) {
-  const auto& g = model.graph();
-  std::unordered_map<std::string, const onnx::TypeProto*> types;
-  for (const auto& v : g.input()) types[v.name()] = &v.type();
-  for (const auto& v : g.value_info()) types[v.name()] = &v.type();
-  for (const auto& v : g.output()) types[v.name()] = &v.type();
-  std::unordered_map<std::string, std::string> init_types;
-  for (const auto& init : g.initializer()) {
-    onnx::TypeProto tp;
-    tp.mutable_tensor_type()->set_elem_type(init.data_type());
-    for (auto d : init.dims())
-      tp.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
-    init_types[init.name()] = type_string(tp);
-  }
+namespace {
+
+// Prints `g`'s nodes at `indent`; subgraphs (Loop bodies, If branches) as indented blocks, in the
+// style of TorchScript's graph printer. `types` holds the types of the enclosing graphs' values.
+void print_nodes(const onnx::GraphProto& g, const std::string& indent,
+                 std::unordered_map<std::string, std::string> types, std::ostringstream& os) {
+  for (const auto& v : g.input()) types[v.name()] = type_string(v.type());
+  for (const auto& v : g.value_info()) types[v.name()] = type_string(v.type());
+  for (const auto& v : g.output()) types[v.name()] = type_string(v.type());
   auto type_of = [&](const std::string& name) -> std::string {
-    if (auto it = types.find(name); it != types.end()) return type_string(*it->second);
-    if (auto it = init_types.find(name); it != init_types.end()) return it->second;
+    if (auto it = types.find(name); it != types.end()) return it->second;
     return "Dynamic";
   };
-
-  std::ostringstream os;
-  std::vector<std::string> params;
-  for (const auto& v : g.input()) params.push_back("%" + v.name() + " : " + type_of(v.name()));
-  for (const auto& init : g.initializer()) {
-    if (types.count(init.name()) &&
-        std::any_of(g.input().begin(), g.input().end(),
-                    [&](const auto& v) { return v.name() == init.name(); }))
-      continue;
-    params.push_back("%" + init.name() + " : " + type_of(init.name()));
-  }
-  os << "graph(" << fmt::format("{}", fmt::join(params, ",\n      ")) << "):\n";
   for (const auto& node : g.node()) {
     std::vector<std::string> outs, ins, attrs;
+    std::vector<const onnx::AttributeProto*> graphs;
     for (const auto& o : node.output()) outs.push_back("%" + o + " : " + type_of(o));
     for (const auto& i : node.input()) ins.push_back(i.empty() ? "None" : "%" + i);
-    for (const auto& a : node.attribute()) attrs.push_back(a.name() + "=" + attribute_string(a));
+    for (const auto& a : node.attribute()) {
+      if (a.type() == onnx::AttributeProto_AttributeType_GRAPH) {
+        graphs.push_back(&a);
+      } else {
+        attrs.push_back(a.name() + "=" + attribute_string(a));
+      }
+    }
     std::string domain = node.domain().empty() ? "onnx" : node.domain();
-    os << "  " << fmt::format("{}", fmt::join(outs, ", ")) << " = " << domain
+    os << indent << fmt::format("{}", fmt::join(outs, ", ")) << " = " << domain
        << "::" << node.op_type();
     if (!attrs.empty()) os << "[" << fmt::format("{}", fmt::join(attrs, ", ")) << "]";
     os << "(" << fmt::format("{}", fmt::join(ins, ", ")) << ")";
     if (!node.doc_string().empty()) os << ", scope: " << node.doc_string();
     os << "\n";
+    for (const auto* a : graphs) {
+      const onnx::GraphProto& sub = a->g();
+      std::vector<std::string> params;
+      for (const auto& v : sub.input()) {
+        params.push_back("%" + v.name() + " : " + type_string(v.type()));
+      }
+      os << indent << "  " << a->name() << "(" << fmt::format("{}", fmt::join(params, ", "))
+         << "):\n";
+      print_nodes(sub, indent + "    ", types, os);
+      std::vector<std::string> rets;
+      for (const auto& o : sub.output()) rets.push_back("%" + o.name());
+      os << indent << "    -> (" << fmt::format("{}", fmt::join(rets, ", ")) << ")\n";
+    }
   }
+}
+
+}  // namespace
+
+std::string to_pretty_string(const onnx::ModelProto& model) {
+  const auto& g = model.graph();
+  std::unordered_map<std::string, std::string> types;
+  for (const auto& init : g.initializer()) {
+    onnx::TypeProto tp;
+    tp.mutable_tensor_type()->set_elem_type(init.data_type());
+    for (auto d : init.dims())
+      tp.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+    types[init.name()] = type_string(tp);
+  }
+  for (const auto& v : g.input()) types[v.name()] = type_string(v.type());
+
+  std::ostringstream os;
+  std::vector<std::string> params;
+  for (const auto& v : g.input()) params.push_back("%" + v.name() + " : " + types[v.name()]);
+  for (const auto& init : g.initializer()) {
+    if (std::any_of(g.input().begin(), g.input().end(),
+                    [&](const auto& v) { return v.name() == init.name(); }))
+      continue;
+    params.push_back("%" + init.name() + " : " + types[init.name()]);
+  }
+  os << "graph(" << fmt::format("{}", fmt::join(params, ",\n      ")) << "):\n";
+  print_nodes(g, "  ", types, os);
   std::vector<std::string> rets;
   for (const auto& o : g.output()) rets.push_back("%" + o.name());
   os << "  return (" << fmt::format("{}", fmt::join(rets, ", ")) << ")\n";

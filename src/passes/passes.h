@@ -13,6 +13,8 @@
 namespace torch::jit {
 struct Graph;
 struct Module;
+struct Node;
+struct Value;
 }  // namespace torch::jit
 
 namespace torchonnx {
@@ -38,6 +40,17 @@ std::vector<NamedParameter> LiftModuleAttributes(torch::jit::Graph& graph,
 // view's base (select_scatter, slice_scatter, ...), and later reads take the new values. Throws
 // ExportError for writes it cannot make exact. Note [Removing in-place ops].
 void RemoveInplaceOps(torch::jit::Graph& graph);
+
+// Makes every list mutation (append, insert, pop, l[i] = v, ...) produce a new list value,
+// `aten::list(l)` after the mutating node, which later reads read instead (also across loop and
+// if blocks, Note [Mutation in control flow]).
+void FunctionalizeLists(torch::jit::Graph& graph);
+
+// Makes the reads of `old_value` after `anchor` read `new_value`; when `anchor` is in a block
+// nested below `old_value`'s, threads `new_value` out through the blocks' outputs (If outputs,
+// Loop-carried values). Note [Mutation in control flow] in thread_mutations.cpp.
+void ReplaceUsesAfter(torch::jit::Graph& graph, torch::jit::Value* old_value,
+                      torch::jit::Value* new_value, torch::jit::Node* anchor);
 
 // Drops ops that do nothing at inference: dropout with train=False, detach, contiguous, clone, ...
 void RemoveEvalNoOps(torch::jit::Graph& graph);

@@ -12,6 +12,7 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   // Before RemoveEvalNoOps: clone() tells a copy from an alias (y = x.clone(); y[0] = v must
   // leave x unchanged), and writes through detach()/contiguous() views reach their base.
   RemoveInplaceOps(*graph);
+  FunctionalizeLists(*graph);
   RemoveEvalNoOps(*graph);
   FlattenOutputs(*graph);
   torch::jit::LowerSimpleTuples(graph);

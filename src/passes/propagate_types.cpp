@@ -224,6 +224,12 @@ c10::IValue meta_to_zeros(const c10::IValue& v) {
   return v;
 }
 
+// A list value of its own: list ops on meta values mutate the list they are given, and values
+// that flow into a loop or branch must not change the list outside it.
+c10::IValue copy_list(const c10::IValue& v) {
+  return v.isList() ? c10::IValue(v.toList().copy()) : v;
+}
+
 bool is_foldable(const c10::IValue& v) {
   if (v.isInt() || v.isDouble() || v.isBool() || v.isIntList() || v.isDoubleList() ||
       v.isBoolList() || v.isString() || v.isDevice())
@@ -246,6 +252,9 @@ struct Propagator {
   }
 
   void record(Value* v, c10::IValue value, bool is_concrete, bool is_approximate = false) {
+    // A value may be recorded again (each pass over a loop body): the latest facts hold.
+    concrete.erase(v);
+    approximate.erase(v);
     if (value.isTensor() && is_approximate) {
       // Note [Approximate values]: computed from a placeholder (a scalar read from tensor data,
       // a data-dependent shape): its dtype and rank are right, its sizes are not known.
@@ -289,9 +298,189 @@ struct Propagator {
   void visit_or_inline(Node* node) {
     if (fold && node->kind() == c10::prim::If && concrete.count(node->input(0))) {
       inline_taken_branch(node);
+    } else if (node->kind() == c10::prim::If) {
+      visit_if(node);
+    } else if (node->kind() == c10::prim::Loop) {
+      visit_loop(node);
     } else {
       visit(node);
     }
+  }
+
+  // Note [Types through control flow]
+  // An If's outputs have the type both branches agree on; a Loop's carried values have the type
+  // that holds for every iteration, found by running the body until the types of its outputs
+  // match those of its inputs (a tensor that grows each iteration keeps its dtype and rank, its
+  // sizes become unknown: an approximate value). Folding stays off until that fixed point, so no
+  // size seen in one iteration becomes a constant.
+  void visit_if(Node* node) {
+    for (auto* block : node->blocks()) run_block(block);
+    for (size_t k = 0; k < node->outputs().size(); ++k) {
+      merge_into(node->outputs()[k], node->blocks()[0]->outputs()[k],
+                 node->blocks()[1]->outputs()[k]);
+    }
+  }
+
+  void visit_loop(Node* node) {
+    torch::jit::Block* body = node->blocks()[0];
+    const size_t carried = node->outputs().size();
+    // The iteration number and carried ints/floats change every iteration.
+    record(body->inputs()[0], c10::IValue(int64_t{1}), false, true);
+    for (size_t k = 0; k < carried; ++k) {
+      Value* init = node->inputs()[2 + k];
+      Value* in = body->inputs()[1 + k];
+      auto found = env.find(init);
+      if (found == env.end()) {
+        forget(in);
+        continue;
+      }
+      // Scalars and list lengths change with the iteration: never known, never folded.
+      bool scalar = found->second.isInt() || found->second.isDouble() || found->second.isBool();
+      bool list = found->second.isList();
+      c10::IValue start = scalar ? *placeholder(in)
+                          : list ? copy_list(found->second)
+                                 : found->second;
+      record(in, start, false, scalar || list || approximate.count(init) > 0);
+    }
+    const bool saved_fold = fold;
+    fold = false;
+    constexpr int kMaxPasses = 4;
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+      run_block(body);
+      bool stable = true;
+      for (size_t k = 0; k < carried; ++k) {
+        Value* in = body->inputs()[1 + k];
+        Value* out = body->outputs()[1 + k];
+        if (same_signature(in, out)) continue;
+        stable = false;
+        widen(in, out);
+      }
+      if (stable) break;
+      if (pass == kMaxPasses - 1) {
+        for (size_t k = 0; k < carried; ++k) {
+          if (!same_signature(body->inputs()[1 + k], body->outputs()[1 + k])) {
+            forget(body->inputs()[1 + k]);
+          }
+        }
+      }
+    }
+    fold = saved_fold;
+    if (fold) run_block(body);  // fold what does not depend on the iteration
+    for (size_t k = 0; k < carried; ++k) {
+      Value* in = body->inputs()[1 + k];
+      Value* out = node->outputs()[k];
+      if (auto found = env.find(in); found != env.end()) {
+        record(out, found->second, false, approximate.count(in) > 0);
+      } else {
+        forget(out);
+      }
+    }
+  }
+
+  // No facts about `v`: its converter sees an unknown type.
+  void forget(Value* v) {
+    env.erase(v);
+    concrete.erase(v);
+    approximate.erase(v);
+    if (v->type()->cast<c10::TensorType>()) v->setType(c10::TensorType::get());
+  }
+
+  // What must agree between iterations: dtype and sizes of a tensor (rank for an approximate
+  // one), the element signature of a list; scalars are placeholders already.
+  std::string signature(const c10::IValue& v, bool approx) const {
+    if (v.isTensor()) {
+      const at::Tensor& t = v.toTensor();
+      if (!t.defined()) return "undefined";
+      std::string s = std::string(c10::toString(t.scalar_type())) + "/" + std::to_string(t.dim());
+      if (!approx) {
+        for (int64_t d : t.sizes()) s += "," + std::to_string(d);
+      }
+      return s;
+    }
+    if (v.isList()) {
+      auto list = v.toListRef();
+      return "[" + (list.empty() ? std::string() : signature(list[0], true)) + "]";
+    }
+    if (v.isTuple()) {
+      std::string s = "(";
+      for (const auto& e : v.toTupleRef().elements()) s += signature(e, approx) + ";";
+      return s + ")";
+    }
+    return v.tagKind();
+  }
+
+  // Whether the carried input `in` already covers the body's output `out`.
+  bool same_signature(Value* in, Value* out) const {
+    auto ei = env.find(in), eo = env.find(out);
+    if (ei == env.end() || eo == env.end()) return eo == env.end();
+    const bool approx = approximate.count(in) > 0;
+    if (!approx && approximate.count(out)) return false;  // exact sizes cannot cover unknown ones
+    return signature(ei->second, approx) == signature(eo->second, approx);
+  }
+
+  // Makes the carried input `in` cover `out` too: the same dtype and rank, sizes unknown.
+  void widen(Value* in, Value* out) {
+    auto found = env.find(out);
+    if (found == env.end()) {
+      forget(in);
+      return;
+    }
+    if (!env.count(in)) {  // an uninitialized initial value (a return inside the loop)
+      record(in, found->second, false, true);
+      return;
+    }
+    const c10::IValue& cur = env.at(in);
+    const c10::IValue& next = found->second;
+    if (cur.isTensor() && next.isTensor() &&
+        (!cur.toTensor().defined() || !next.toTensor().defined() ||
+         cur.toTensor().scalar_type() != next.toTensor().scalar_type() ||
+         cur.toTensor().dim() != next.toTensor().dim())) {
+      forget(in);
+      return;
+    }
+    // A list keeps the elements of the longer one (an empty list learns its element type).
+    c10::IValue widened = cur.isList() && cur.toListRef().empty() ? copy_list(next) : cur;
+    record(in, widened, false, true);
+  }
+
+  // The type of a control-flow output that is `a` or `b`.
+  void merge_into(Value* out, Value* a, Value* b) {
+    auto ea = env.find(a), eb = env.find(b);
+    // A branch that raises leaves its outputs uninitialized: the other branch decides.
+    if (a->node()->kind() == c10::prim::Uninitialized) ea = env.end();
+    if (b->node()->kind() == c10::prim::Uninitialized) eb = env.end();
+    if (ea == env.end() && eb == env.end()) {
+      forget(out);
+      return;
+    }
+    if (ea == env.end() || eb == env.end()) {
+      auto& only = ea == env.end() ? *eb : *ea;
+      record(out, only.second, false, approximate.count(only.first) > 0);
+      return;
+    }
+    // A list from either branch may have either length.
+    const bool approx = approximate.count(a) || approximate.count(b) || ea->second.isList();
+    if (signature(ea->second, approx) == signature(eb->second, approx) &&
+        !(ea->second.isInt() || ea->second.isDouble() || ea->second.isBool())) {
+      record(out, ea->second, false, approx);
+      return;
+    }
+    if (ea->second.isTensor() && eb->second.isTensor()) {
+      const at::Tensor &ta = ea->second.toTensor(), &tb = eb->second.toTensor();
+      if (ta.defined() && tb.defined() && ta.scalar_type() == tb.scalar_type() &&
+          ta.dim() == tb.dim()) {
+        record(out, ea->second, false, true);
+        return;
+      }
+      forget(out);
+      return;
+    }
+    if (auto stand_in = placeholder(out)) {
+      record(out, *stand_in, false, true);
+      return;
+    }
+    record(out, ea->second.isList() && ea->second.toListRef().empty() ? eb->second : ea->second,
+           false, true);
   }
 
   // An If whose condition is known (`if x.device.type == 'cpu'`, `if x.dim() == 4`) is replaced
@@ -318,11 +507,12 @@ struct Propagator {
   }
 
   void visit(Node* node) {
+    if (node->kind() == c10::prim::Uninitialized) return;  // no value: the other path decides
     if (node->kind() == c10::prim::Constant) {
       if (auto v = torch::jit::toIValue(node->output())) record(node->output(), *v, true);
       return;
     }
-    if (!node->blocks().empty()) return;  // control flow: types come from the scripting pass
+    if (!node->blocks().empty()) return;  // other nodes with blocks: left untyped
     torch::jit::Stack stack, inputs_before;
     bool all_concrete = true;
     bool approx = false;

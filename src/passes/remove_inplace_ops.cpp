@@ -37,7 +37,8 @@
 // Other views (expand, diagonal, unfold, as_strided, unbind/split/chunk elements, ...) can be read
 // but not written through while their base is read later: that is an ExportError.
 //
-// List mutation (append, insert, ...) is left to the converters.
+// Writes inside loops and if-branches to tensors defined outside them leave their block as
+// outputs (Note [Mutation in control flow]). List mutation is FunctionalizeLists'.
 #include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -286,17 +287,6 @@ struct Rewriter {
     }
   }
 
-  void check_block(Node* node, const Value* v) {
-    if (v->node()->owningBlock() != node->owningBlock()) {
-      fail(node,
-           fmt::format("writes in place to '%{}', a tensor defined outside the loop or if-branch "
-                       "that writes it",
-                       v->debugName()),
-           "Remedy: assign the result out of place inside control flow (y = y + 1 instead of "
-           "y += 1; torch.where or torch.cat instead of y[i] = v).");
-    }
-  }
-
   void rewrite(Node* node) {
     Value* self = node->input(0);
     for (size_t i = 1; i < node->inputs().size(); ++i) {
@@ -316,11 +306,9 @@ struct Rewriter {
     // view), checked before anything changes.
     std::vector<Node*> chain;
     Value* top = self;
-    check_block(node, top);
     while (!metadata && view_kind(top->node()) != ViewKind::kNone) {
       chain.push_back(top->node());
       top = top->node()->input(0);
-      check_block(node, top);
     }
 
     // 1. The functional form of the write.
@@ -389,9 +377,7 @@ struct Rewriter {
       refresh(base, updated, renames);
     }
     Node* last = graph.insertPoint()->prev();
-    for (auto& [old, new_value] : renames) {
-      if (old != new_value) old->replaceAllUsesAfterNodeWith(last, new_value);
-    }
+    for (auto& [old, new_value] : renames) ReplaceUsesAfter(graph, old, new_value, last);
   }
 };
 

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <unordered_set>
+
 #include "common/jit_util.h"
 #include "onnx/dtype.h"
 #include "torchonnx/errors.h"
@@ -19,6 +21,114 @@ std::string source_location(const Node* node) {
     return fmt::format("{}:{}", file, line);
   }
   return "";
+}
+
+namespace {
+
+std::optional<at::ScalarType> tensor_dtype(const torch::jit::Value* v) {
+  if (auto t = v->type()->cast<c10::TensorType>()) {
+    if (auto s = t->scalarType()) return *s;
+  }
+  return std::nullopt;
+}
+
+// The dtype of the tensors a Tensor[] value holds, found from what was put into it: through
+// appends, copies, loop-carried values and branches.
+std::optional<at::ScalarType> list_element_dtype(
+    const torch::jit::Value* v, std::unordered_set<const torch::jit::Value*>& seen) {
+  if (!seen.insert(v).second) return std::nullopt;
+  const Node* node = v->node();
+  auto first_of = [&](std::initializer_list<const torch::jit::Value*> candidates) {
+    for (const auto* c : candidates) {
+      if (!c) continue;
+      auto d = c->type()->cast<c10::ListType>() ? list_element_dtype(c, seen) : tensor_dtype(c);
+      if (d) return d;
+    }
+    return std::optional<at::ScalarType>();
+  };
+  // Elements put into the list by a mutation (append, insert, l[i] = t).
+  for (const auto& use : v->uses()) {
+    if (use.offset != 0) continue;
+    const std::string user = use.user->kind().toQualString();
+    size_t element = user == "aten::append"                                  ? 1
+                     : (user == "aten::insert" || user == "aten::_set_item") ? 2
+                                                                             : 0;
+    if (element == 0 || element >= use.user->inputs().size()) continue;
+    if (auto d = tensor_dtype(use.user->input(element))) return d;
+  }
+  const std::string kind = node->kind().toQualString();
+  if (node->kind() == c10::prim::Param) {
+    const Node* owner = node->owningBlock()->owningNode();
+    if (!owner || owner->kind() != c10::prim::Loop) return std::nullopt;
+    const auto* block = node->owningBlock();
+    size_t k = v->offset();  // block input k ↔ loop input k + 1 ↔ block output k
+    return first_of({block->outputs()[k], owner->input(k + 1)});
+  }
+  if (node->kind() == c10::prim::Loop) {
+    size_t k = v->offset();
+    return first_of({node->blocks()[0]->outputs()[k + 1], node->input(k + 2)});
+  }
+  if (node->kind() == c10::prim::If) {
+    size_t k = v->offset();
+    return first_of({node->blocks()[0]->outputs()[k], node->blocks()[1]->outputs()[k]});
+  }
+  if (node->kind() == c10::prim::ListConstruct) {
+    for (const auto* in : node->inputs()) {
+      if (auto d = tensor_dtype(in)) return d;
+    }
+    return std::nullopt;
+  }
+  if (kind == "aten::append") return first_of({node->input(1), node->input(0)});
+  if (kind == "aten::insert" || kind == "aten::_set_item") {
+    return first_of({node->input(2), node->input(0)});
+  }
+  if (!node->inputs().empty()) return first_of({node->input(0)});
+  return std::nullopt;
+}
+
+}  // namespace
+
+ir::TypeInfo value_type(const torch::jit::Value* v) {
+  ir::TypeInfo info;
+  if (auto t = v->type()->cast<c10::TensorType>()) {
+    info.dtype = t->scalarType().value_or(at::ScalarType::Undefined);
+    if (auto rank = t->sizes().size()) {
+      // Unknown dims (data-dependent sizes) are written as -1: dims without a value.
+      std::vector<int64_t> shape;
+      for (size_t i = 0; i < *rank; ++i) shape.push_back(t->sizes()[i].value_or(-1));
+      info.shape = shape;
+    }
+    return info;
+  }
+  switch (v->type()->kind()) {
+    case c10::TypeKind::IntType:
+      return {at::kLong, std::vector<int64_t>{}};
+    case c10::TypeKind::FloatType:
+      return {at::kDouble, std::vector<int64_t>{}};
+    case c10::TypeKind::BoolType:
+      return {at::kBool, std::vector<int64_t>{}};
+    case c10::TypeKind::ListType: {
+      auto element = v->type()->expectRef<c10::ListType>().getElementType();
+      switch (element->kind()) {
+        case c10::TypeKind::IntType:  // a scalar list is one 1-D tensor
+          return {at::kLong, std::vector<int64_t>{-1}};
+        case c10::TypeKind::FloatType:
+          return {at::kDouble, std::vector<int64_t>{-1}};
+        case c10::TypeKind::BoolType:
+          return {at::kBool, std::vector<int64_t>{-1}};
+        default:
+          break;
+      }
+      if (element->cast<c10::TensorType>()) {
+        std::unordered_set<const torch::jit::Value*> seen;
+        info.dtype = list_element_dtype(v, seen).value_or(at::ScalarType::Undefined);
+      }
+      info.sequence = true;
+      return info;
+    }
+    default:
+      return info;
+  }
 }
 
 std::string GraphContext::fresh_name(const std::string& hint) {
@@ -44,7 +154,7 @@ Values GraphContext::op(const std::string& type, const Values& inputs, ir::Attri
   node.attributes = std::move(attributes);
   if (node_ != nullptr) node.source = source_location(node_);
   Values outputs = node.outputs;
-  graph_.nodes.push_back(std::move(node));
+  graph_->nodes.push_back(std::move(node));
   return outputs;
 }
 
@@ -73,8 +183,29 @@ const Values* GraphContext::lookup(const torch::jit::Value* v) const {
   return it == env_.end() ? nullptr : &it->second;
 }
 
+void GraphContext::remember(const torch::jit::Value* v) {
+  if (undo_.empty()) return;
+  auto it = env_.find(v);
+  undo_.back().push_back({v, it == env_.end() ? std::nullopt : std::optional<Values>(it->second),
+                          sequences_.count(v) > 0});
+}
+
 void GraphContext::bind(const torch::jit::Value* v, Values values) {
+  remember(v);
+  sequences_.erase(v);
   env_[v] = std::move(values);
+}
+
+void GraphContext::bind_sequence(const torch::jit::Value* v, const Value& sequence) {
+  remember(v);
+  env_[v] = {sequence};
+  sequences_.insert(v);
+}
+
+void GraphContext::convert_block(const torch::jit::Block* block) {
+  const torch::jit::Node* node = node_;
+  block_converter_(*this, block);
+  node_ = node;
 }
 
 void GraphContext::fail(const std::string& message) const {
@@ -297,6 +428,13 @@ Value Args::tensor_as(size_t i, at::ScalarType type) const {
 
 Values Args::tensor_list(size_t i) const {
   const torch::jit::Value* v = jit(i);
+  if (g_.is_sequence(v)) {
+    g_.fail(fmt::format(
+        "argument {} is a list whose length is known only at run time (built or changed in a "
+        "loop or an if), and this op needs its elements at export time. Remedy: build the list "
+        "with a fixed number of elements, or combine its elements with torch.stack/torch.cat",
+        i));
+  }
   if (const Values* bound = g_.lookup(v)) return *bound;
   if (v->node()->kind() == c10::prim::ListConstruct) {
     Values out;
@@ -310,6 +448,33 @@ Values Args::tensor_list(size_t i) const {
     return out;
   }
   g_.fail(fmt::format("argument {} must be a list of tensors built in the graph", i));
+}
+
+bool Args::is_sequence(size_t i) const {
+  return g_.is_sequence(jit(i));
+}
+
+Value Args::sequence(size_t i, at::ScalarType dtype) const {
+  if (g_.opset() < 11) {
+    g_.fail(
+        "a list whose length is known only at run time (built or changed in a loop or an if) "
+        "needs ONNX sequences, which opset 11 introduced. Remedy: export with opset_version >= 11, "
+        "or build the list with a fixed number of elements");
+  }
+  if (is_sequence(i)) return g_.lookup(jit(i))->front();
+  Values items = tensor_list(i);
+  if (items.empty()) {
+    return g_.op("SequenceEmpty", {}, {{"dtype", static_cast<int64_t>(to_onnx_dtype(dtype))}});
+  }
+  for (size_t k = 0; k < items.size(); ++k) {
+    const torch::jit::Node* list = jit(i)->node();
+    // Elements of one sequence share a dtype.
+    if (list->kind() == c10::prim::ListConstruct && k < list->inputs().size()) {
+      auto t = list->input(k)->type()->cast<c10::TensorType>();
+      if (t && t->scalarType() && *t->scalarType() != dtype) items[k] = g_.cast(items[k], dtype);
+    }
+  }
+  return g_.op("SequenceConstruct", items);
 }
 
 }  // namespace torchonnx::symbolic

@@ -4,15 +4,18 @@
 
 #include <ATen/core/ivalue.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "onnx/ir.h"
 #include "symbolic/registry.h"
 
 namespace torch::jit {
+struct Block;
 struct Node;
 struct Value;
 }  // namespace torch::jit
@@ -21,7 +24,7 @@ namespace torchonnx::symbolic {
 
 class GraphContext {
  public:
-  GraphContext(ir::Graph& graph, int opset) : graph_(graph), opset_(opset) {}
+  GraphContext(ir::Graph& graph, int opset) : graph_(&graph), opset_(opset) {}
 
   int opset() const { return opset_; }
 
@@ -40,6 +43,17 @@ class GraphContext {
   // The ONNX values bound to a TorchScript value (a tensor has one, a list one per element).
   const Values* lookup(const torch::jit::Value* v) const;
   void bind(const torch::jit::Value* v, Values values);
+  // A list whose length is known only at run time, bound to one ONNX sequence value (opset 11+).
+  void bind_sequence(const torch::jit::Value* v, const Value& sequence);
+  bool is_sequence(const torch::jit::Value* v) const { return sequences_.count(v) > 0; }
+
+  // Control flow (Note [Control flow] in ops/control.cpp): converts the nodes of `block` into the
+  // current graph; inside a SubgraphScope that is a subgraph, whose nodes may read any value
+  // converted so far (ONNX's outer-scope references).
+  void convert_block(const torch::jit::Block* block);
+  void set_block_converter(std::function<void(GraphContext&, const torch::jit::Block*)> fn) {
+    block_converter_ = std::move(fn);
+  }
 
   // The node being converted, for error messages.
   const torch::jit::Node* current_node() const { return node_; }
@@ -47,15 +61,63 @@ class GraphContext {
   // Throws ExportError(kConversion) naming the current node, its source location and the opset.
   [[noreturn]] void fail(const std::string& message) const;
 
-  ir::Graph& graph() { return graph_; }
+  // The graph nodes are added to: the model's graph, or the subgraph being converted.
+  ir::Graph& graph() { return *graph_; }
   std::string fresh_name(const std::string& hint);
 
  private:
-  ir::Graph& graph_;
+  ir::Graph* graph_;
   int opset_;
   const torch::jit::Node* node_ = nullptr;
   std::unordered_map<const torch::jit::Value*, Values> env_;
   std::unordered_map<std::string, int> name_counts_;
+  std::unordered_set<const torch::jit::Value*> sequences_;
+  // Bindings a subgraph made, undone when it is left: a list mutated in one branch keeps its
+  // elements in the other branch and after the node (SubgraphScope).
+  struct Binding {
+    const torch::jit::Value* value;
+    std::optional<Values> before;
+    bool was_sequence;
+  };
+  std::vector<std::vector<Binding>> undo_;
+  void remember(const torch::jit::Value* v);
+  std::function<void(GraphContext&, const torch::jit::Block*)> block_converter_;
+  friend class SubgraphScope;
+};
+
+// Sends the nodes converters add to `body` while it lives (then back to the enclosing graph).
+class SubgraphScope {
+ public:
+  SubgraphScope(GraphContext& g, ir::Graph& body)
+      : g_(g), outer_(g.graph_), node_(g.current_node()) {
+    g.graph_ = &body;
+    g.undo_.emplace_back();
+  }
+  ~SubgraphScope() {
+    g_.graph_ = outer_;
+    g_.set_current_node(node_);
+    auto log = std::move(g_.undo_.back());
+    g_.undo_.pop_back();
+    for (auto it = log.rbegin(); it != log.rend(); ++it) {
+      if (it->before) {
+        g_.env_[it->value] = std::move(*it->before);
+      } else {
+        g_.env_.erase(it->value);
+      }
+      if (it->was_sequence) {
+        g_.sequences_.insert(it->value);
+      } else {
+        g_.sequences_.erase(it->value);
+      }
+    }
+  }
+  SubgraphScope(const SubgraphScope&) = delete;
+  SubgraphScope& operator=(const SubgraphScope&) = delete;
+
+ private:
+  GraphContext& g_;
+  ir::Graph* outer_;
+  const torch::jit::Node* node_;
 };
 
 class Args {
@@ -72,8 +134,13 @@ class Args {
   // Input i as an ONNX tensor of element type `type` (constants are made in that type, other
   // values cast when their type differs).
   Value tensor_as(size_t i, at::ScalarType type) const;
-  // The elements of a Tensor[] input.
+  // The elements of a Tensor[] input (fails for a list of run-time length: is_sequence).
   Values tensor_list(size_t i) const;
+  // Whether input i is a list of run-time length, bound to an ONNX sequence.
+  bool is_sequence(size_t i) const;
+  // Input i (a Tensor[]) as an ONNX sequence of tensors of `dtype` (SequenceConstruct of a list of
+  // static length, SequenceEmpty of an empty one).
+  Value sequence(size_t i, at::ScalarType dtype) const;
 
   // --- constant arguments (ExportError when not constant) ---
   bool is_none(size_t i) const;
@@ -108,6 +175,10 @@ namespace torchonnx::symbolic {
 // A prim::Constant's value, or a list built by prim::ListConstruct from constants (nested); never
 // a list mutated in place (append, ...).
 std::optional<c10::IValue> constant_value(const torch::jit::Value* v);
+// What the exporter knows of a value's ONNX type: a tensor's dtype and sizes (-1 unknown), an
+// int/float/bool as a 0-d Long/Double/Bool tensor, a scalar list as a 1-D tensor, a tensor list as
+// a sequence (its element dtype when type propagation found one).
+ir::TypeInfo value_type(const torch::jit::Value* v);
 // "file.py:12" of the node's TorchScript source range, or "" when the graph has none.
 std::string source_location(const torch::jit::Node* node);
 }  // namespace torchonnx::symbolic

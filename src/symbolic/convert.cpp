@@ -30,27 +30,35 @@ void collect_unconvertible(const torch::jit::Block* block, int opset, const Regi
   }
 }
 
-ir::TypeInfo type_of(const torch::jit::Value* v) {
-  ir::TypeInfo info;
-  if (auto t = v->type()->cast<c10::TensorType>()) {
-    info.dtype = t->scalarType().value_or(at::ScalarType::Undefined);
-    if (auto rank = t->sizes().size()) {
-      // Unknown dims (data-dependent sizes) are written as -1: dims without a value.
-      std::vector<int64_t> shape;
-      for (size_t i = 0; i < *rank; ++i) shape.push_back(t->sizes()[i].value_or(-1));
-      info.shape = shape;
+// Converts the nodes of `block` into g's current graph.
+void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Registry& registry) {
+  for (const Node* node : block->nodes()) {
+    // Scalar, list and None constants are made by their consumers, in the type each needs (so
+    // `x + 2` adds a float 2 to a float x); tensor constants are converted once and shared.
+    if (node->kind() == c10::prim::Constant && !node->output()->type()->cast<c10::TensorType>()) {
+      continue;
     }
-  } else if (v->type()->kind() == c10::TypeKind::IntType) {
-    info.dtype = at::kLong;
-    info.shape = std::vector<int64_t>{};
-  } else if (v->type()->kind() == c10::TypeKind::FloatType) {
-    info.dtype = at::kDouble;
-    info.shape = std::vector<int64_t>{};
-  } else if (v->type()->kind() == c10::TypeKind::BoolType) {
-    info.dtype = at::kBool;
-    info.shape = std::vector<int64_t>{};
+    g.set_current_node(node);
+    const Converter* fn = registry.find_for_node(node->kind().toQualString(), g.opset());
+    Args args(g, node);
+    Values results = (*fn)(g, args);
+    g.set_current_node(node);
+    const auto outs = node->outputs();
+    if (outs.size() == 1 && results.size() != 1 &&
+        outs[0]->type()->kind() == c10::TypeKind::ListType) {
+      g.bind(outs[0], std::move(results));  // a list: one ONNX value per element
+      continue;
+    }
+    if (results.size() != outs.size()) {
+      g.fail(fmt::format("its converter produced {} values for {} outputs (torchonnx bug)",
+                         results.size(), outs.size()));
+    }
+    for (size_t k = 0; k < outs.size(); ++k) {
+      // A converter binds the list outputs it makes as sequences itself.
+      if (!g.is_sequence(outs[k])) g.bind(outs[k], {results[k]});
+    }
   }
-  return info;
+  g.set_current_node(nullptr);
 }
 
 // Renames ONNX values throughout the graph (node inputs and outputs).
@@ -66,7 +74,21 @@ void rename_values(ir::Graph& graph, const std::unordered_map<std::string, std::
   }
 }
 
-// Drops nodes whose outputs nothing reads, and initializers nothing reads.
+// Every value the nodes of `graph` and of its subgraphs read.
+void collect_reads(const ir::Graph& graph, std::unordered_set<std::string>& reads) {
+  for (const auto& node : graph.nodes) {
+    reads.insert(node.inputs.begin(), node.inputs.end());
+    for (const auto& attr : node.attributes) {
+      if (auto* sub = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
+        collect_reads(**sub, reads);
+        for (const auto& out : (*sub)->outputs) reads.insert(out.name);
+      }
+    }
+  }
+}
+
+// Drops nodes whose outputs nothing reads, and initializers nothing reads. (Values read by a
+// subgraph — ONNX's outer-scope references — count as read by the node that owns it.)
 void remove_dead_nodes(ir::Graph& graph) {
   std::unordered_set<std::string> live;
   for (const auto& out : graph.outputs) live.insert(out.name);
@@ -78,6 +100,11 @@ void remove_dead_nodes(ir::Graph& graph) {
     if (!used) continue;
     keep[i] = true;
     for (const auto& in : node.inputs) live.insert(in);
+    for (const auto& attr : node.attributes) {
+      if (auto* sub = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
+        collect_reads(**sub, live);
+      }
+    }
   }
   std::vector<ir::Node> nodes;
   nodes.reserve(graph.nodes.size());
@@ -136,7 +163,7 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     const std::string& name = signature.input_names.at(i);
     g.bind(inputs[i], {name});
     if (i < num_user) {
-      out.inputs.push_back({name, type_of(inputs[i])});
+      out.inputs.push_back({name, value_type(inputs[i])});
       continue;
     }
     if (!inputs[i]->hasUses()) continue;
@@ -150,30 +177,10 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     }
   }
 
-  for (const Node* node : graph.nodes()) {
-    // Scalar, list and None constants are made by their consumers, in the type each needs (so
-    // `x + 2` adds a float 2 to a float x); tensor constants are converted once and shared.
-    if (node->kind() == c10::prim::Constant && !node->output()->type()->cast<c10::TensorType>()) {
-      continue;
-    }
-    g.set_current_node(node);
-    const Converter* fn =
-        registry.find_for_node(node->kind().toQualString(), options.opset_version);
-    Args args(g, node);
-    Values results = (*fn)(g, args);
-    const auto outs = node->outputs();
-    if (outs.size() == 1 && results.size() != 1 &&
-        outs[0]->type()->kind() == c10::TypeKind::ListType) {
-      g.bind(outs[0], std::move(results));  // a list: one ONNX value per element
-      continue;
-    }
-    if (results.size() != outs.size()) {
-      g.fail(fmt::format("its converter produced {} values for {} outputs (torchonnx bug)",
-                         results.size(), outs.size()));
-    }
-    for (size_t k = 0; k < outs.size(); ++k) g.bind(outs[k], {results[k]});
-  }
-  g.set_current_node(nullptr);
+  g.set_block_converter([&registry](GraphContext& ctx, const torch::jit::Block* block) {
+    convert_nodes(ctx, block, registry);
+  });
+  convert_nodes(g, graph.block(), registry);
 
   // Outputs: rename the producing value to the requested name; Identity where a value is an input,
   // an initializer or already used as another output.
@@ -195,8 +202,15 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
       }
       v = bound->front();
     } else {
-      Args args(g, outputs[k]->node());
-      v = g.constant(torch::jit::toIValue(outputs[k])->toTensor());  // a constant output
+      // A constant output: a tensor, or an int/float/bool as a 0-d Long/Double/Bool tensor.
+      auto c = torch::jit::toIValue(outputs[k]);
+      if (!c || !(c->isTensor() || c->isInt() || c->isDouble() || c->isBool())) {
+        throw ExportError(ErrorCode::kConversion,
+                          fmt::format("output {} is a constant of type {}, which ONNX cannot "
+                                      "return; return tensors or numbers",
+                                      k, outputs[k]->type()->annotation_str()));
+      }
+      v = g.constant(c->isTensor() ? c->toTensor() : at::scalar_to_tensor(c->toScalar()));
     }
     if (graph_inputs.count(v) || taken.count(v) || renames.count(v)) {
       g.graph().nodes.push_back({"Identity", "", g.fresh_name("Identity"), {v}, {name}, {}, ""});
@@ -204,7 +218,7 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
       renames[v] = name;
     }
     taken.insert(v);
-    out.outputs.push_back({name, type_of(outputs[k])});
+    out.outputs.push_back({name, value_type(outputs[k])});
   }
   rename_values(out, renames);
   remove_dead_nodes(out);

@@ -240,9 +240,15 @@ TEST_F(Inplace, WriteThroughDiagonalWhoseBaseIsReadFails) {
       {at::randn({3, 3})}, 13, "aten::diagonal");
 }
 
-TEST_F(Inplace, WriteInsideLoopToOuterTensorFails) {
-  expect_script_fails("def forward(self, x):\n  for i in range(3):\n    x[i] = 0.0\n  return x\n",
-                      {at::randn({3, 2})}, 13, "defined outside the loop or if-branch");
+// Writes inside a loop to a tensor defined outside it leave the loop as carried values
+// (Note [Mutation in control flow]).
+TEST_F(Inplace, WriteInsideLoopToOuterTensor) {
+  expect_script_generalizes(
+      "prim::Loop",
+      "def forward(self, x, n: int):\n  for i in range(n):\n    x[i] = float(i)\n"
+      "  return x\n",
+      {at::randn({3, 2}), at::scalar_tensor(3, at::kLong)},
+      {{at::randn({3, 2}), at::scalar_tensor(1, at::kLong)}}, {11, 13, 17});
 }
 
 }  // namespace

@@ -44,9 +44,13 @@ inline std::set<std::string> converted_ops(frontend::CapturedGraph captured, boo
   options.do_constant_folding = fold;
   passes::PrepareGraph(captured.graph, inputs, options);
   std::set<std::string> kinds;
-  for (const torch::jit::Node* node : captured.graph->nodes()) {
-    kinds.insert(node->kind().toQualString());
-  }
+  std::function<void(const torch::jit::Block*)> walk = [&](const torch::jit::Block* block) {
+    for (const torch::jit::Node* node : block->nodes()) {
+      kinds.insert(node->kind().toQualString());
+      for (const auto* sub : node->blocks()) walk(sub);  // loop bodies and branches
+    }
+  };
+  walk(captured.graph->block());
   return kinds;
 }
 
@@ -152,6 +156,49 @@ inline torch::jit::Module ir_module(const std::string& ir) {
 inline void expect_script_matches(const std::string& op, const std::string& source,
                                   const Inputs& inputs, ScriptOptions so = {}) {
   expect_script_matches(op, script_module(source), inputs, so);
+}
+
+// Exports `m` on `example` at each of `opsets`, then runs the ONNX model in ORT on the example and
+// on each of `cases` — other inputs, that take other loop counts and other branches — and expects
+// libtorch's outputs for each. Checks first that `op` reaches the converters.
+inline void expect_script_generalizes(const std::string& op, const torch::jit::Module& m,
+                                      const Inputs& example, const std::vector<Inputs>& cases,
+                                      std::vector<int> opsets = {11, 17}, ScriptOptions so = {}) {
+  auto kinds = expect_has_op(op, converted_ops(frontend::capture_module(m, example), so.fold));
+  std::vector<Inputs> all{example};
+  all.insert(all.end(), cases.begin(), cases.end());
+  for (int opset : opsets) {
+    std::string dir = temp_dir(fmt::format("script_opset{}", opset));
+    std::string model = dir + "/model.onnx";
+    ExportOptions options;
+    options.opset_version = opset;
+    options.do_constant_folding = so.fold;
+    try {
+      export_model(m, example, model, options);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "export at opset " << opset << " failed: " << e.what();
+      continue;
+    }
+    bool all_ok = true;
+    for (size_t c = 0; c < all.size(); ++c) {
+      std::string data = fmt::format("{}/case{}", dir, c);
+      std::filesystem::create_directories(data);
+      write_test_data(data, all[c], frontend::run_module(m, cloned(all[c])));
+      OrtResult result = run_in_ort(model, data, so.tol.rtol, so.tol.atol);
+      EXPECT_TRUE(result.ok) << "opset " << opset << ", inputs " << c << ": " << result.report;
+      all_ok = all_ok && result.ok;
+    }
+    if (all_ok) {
+      record_tested_ops(kinds, opset);
+      std::filesystem::remove_all(dir);
+    }
+  }
+}
+
+inline void expect_script_generalizes(const std::string& op, const std::string& source,
+                                      const Inputs& example, const std::vector<Inputs>& cases,
+                                      std::vector<int> opsets = {11, 17}, ScriptOptions so = {}) {
+  expect_script_generalizes(op, script_module(source), example, cases, std::move(opsets), so);
 }
 
 // ----- test data ------------------------------------------------------------------------------

@@ -121,6 +121,10 @@ void record_coverage(const std::set<std::string>& ops, int opset) {
 
 }  // namespace
 
+void record_tested_ops(const std::set<std::string>& ops, int opset) {
+  record_coverage(ops, opset);
+}
+
 void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IValue>& inputs,
                           const std::vector<at::Tensor>& expected, int first, int last, bool fold,
                           Tolerance tol, const std::set<std::string>& tested_ops) {

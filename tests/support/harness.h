@@ -46,6 +46,9 @@ void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IVal
                           const std::vector<at::Tensor>& expected, int first, int last, bool fold,
                           Tolerance tol, const std::set<std::string>& tested_ops = {});
 
+// Records `ops` as numerically tested at `opset` (see expect_exports_match).
+void record_tested_ops(const std::set<std::string>& ops, int opset);
+
 // Traces `fn` on `inputs`, exports at `opset`, runs the ONNX model in ORT and expects libtorch's
 // outputs (gtest failures name the opset and ORT's report).
 void expect_export_matches(const TracedFunction& fn, const std::vector<c10::IValue>& inputs,

@@ -201,6 +201,14 @@ Value tensor_data(GraphContext& g, const torch::jit::Value* v, at::ScalarType ty
     return scalar_dtype(v->type()) == type ? bound->front() : g.cast(bound->front(), type);
   }
   const torch::jit::Node* list = v->node();
+  auto element = v->type()->expectRef<c10::ListType>().getElementType();
+  if (list->kind() != c10::prim::ListConstruct && element->kind() != c10::TypeKind::ListType &&
+      element->kind() != c10::TypeKind::TensorType) {
+    // A flat list of scalars built elsewhere (appends in a loop, ...): its 1-D tensor.
+    const Values* bound = g.lookup(v);
+    if (bound == nullptr || bound->size() != 1) g.fail("torch.tensor's data has no ONNX value");
+    return scalar_dtype(element) == type ? bound->front() : g.cast(bound->front(), type);
+  }
   if (list->kind() != c10::prim::ListConstruct) {
     g.fail("torch.tensor's data must be a list literal (prim::ListConstruct) or a constant");
   }

@@ -31,6 +31,7 @@ void register_quantized(Registry& r);    // quantized::*, quantize_per_tensor, d
 void register_embedding(Registry& r);    // embedding, embedding_bag
 void register_dropout(Registry& r);      // dropout family (training mode)
 void register_inplace(Registry& r);      // copy, zero, select_scatter, slice_scatter
+void register_control(Registry& r);      // prim::Loop, prim::If
 
 inline constexpr void (*kFamilies[])(Registry&) = {
     register_prim,      register_elementwise, register_activation, register_shape,
@@ -38,7 +39,7 @@ inline constexpr void (*kFamilies[])(Registry&) = {
     register_norm,      register_logic,       register_creation,   register_index,
     register_sort,      register_linalg,      register_inplace,    register_rnn,
     register_attention, register_resample,    register_pad,        register_loss,
-    register_quantized, register_embedding,   register_dropout,
+    register_quantized, register_embedding,   register_dropout,    register_control,
 };
 
 }  // namespace torchonnx::symbolic::ops

@@ -69,6 +69,34 @@ Values mutable_tensor_list(GraphContext& g, const Args& a) {
   return a.tensor_list(0);
 }
 
+// The element dtype of the sequence a Tensor[] argument is (Float when nothing tells).
+at::ScalarType sequence_dtype(const torch::jit::Value* list) {
+  at::ScalarType type = value_type(list).dtype;
+  return type == at::ScalarType::Undefined ? at::kFloat : type;
+}
+
+// Element `el` of the node, in the dtype of the sequence `list`.
+Value sequence_element(GraphContext& g, const Args& a, size_t el, const torch::jit::Value* list) {
+  at::ScalarType type = sequence_dtype(list);
+  return a.dtype(el) == type ? a.tensor(el) : a.tensor_as(el, type);
+}
+
+// A list index i (int) made non-negative against the sequence's length, for SequenceInsert.
+Value sequence_position(GraphContext& g, const Value& seq, const Value& i) {
+  Value zero = g.constant(at::scalar_tensor(int64_t{0}, at::kLong));
+  Value wrapped = g.op("Add", {i, g.op("SequenceLength", {seq})});
+  return g.op("Where", {g.op("Less", {i, zero}), wrapped, i});
+}
+
+// Binds the mutated list argument and the node's list output (if any) to `seq`.
+Values rebind_sequence(GraphContext& g, const Args& a, const Value& seq) {
+  g.bind_sequence(a.jit(0), seq);
+  for (const auto* out : a.node()->outputs()) {
+    if (is_tensor_list(out)) g.bind_sequence(out, seq);
+  }
+  return {seq};
+}
+
 Values elements(GraphContext& g, const Args& a) {
   Values out;
   for (size_t i = 0; i < a.size(); ++i) out.push_back(a.tensor(i));
@@ -102,6 +130,15 @@ void register_prim(Registry& r) {
   // prim::ListUnpack(T[] l) -> (T, ...)  ⇒  the list's element values (Gather of each element of
   // a scalar list)
   r.add("prim::ListUnpack", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (a.is_sequence(0)) {
+      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+      Values items;
+      for (size_t i = 0; i < a.node()->outputs().size(); ++i) {
+        items.push_back(g.op("SequenceAt", {seq, g.constant(at::scalar_tensor(
+                                                     static_cast<int64_t>(i), at::kLong))}));
+      }
+      return items;
+    }
     if (!is_tensor_list(a.jit(0))) {
       Value list = a.tensor(0);
       Values items;
@@ -152,7 +189,22 @@ void register_prim(Registry& r) {
   // aten::__getitem__.t(t[] list, int idx) -> t  ⇒  the element (constant index); Gather for a
   // scalar list
   r.add("aten::__getitem__", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (!is_tensor_list(a.jit(0))) return {list_element(g, a.tensor(0), a.int_arg(1))};
+    if (!is_tensor_list(a.jit(0))) {
+      if (!a.is_constant(1)) {  // an index computed at run time (a loop's i)
+        Value list = a.tensor(0);
+        Value i = a.tensor_as(1, at::kLong);
+        if (g.opset() < 11)
+          i = g.op("Where", {g.op("Less", {i, g.constant_scalar(0, at::kLong)}),
+                             g.op("Add", {i, g.op("Size", {list})}), i});
+        return {g.op("Gather", {list, i}, {{"axis", 0}})};
+      }
+      return {list_element(g, a.tensor(0), a.int_arg(1))};
+    }
+    if (a.is_sequence(0) || !a.is_constant(1)) {
+      // A list of run-time length, or an index known at run time only: SequenceAt.
+      return {
+          g.op("SequenceAt", {a.sequence(0, sequence_dtype(a.jit(0))), a.tensor_as(1, at::kLong)})};
+    }
     Values items = a.tensor_list(0);
     int64_t i = a.int_arg(1);
     if (i < 0) i += static_cast<int64_t>(items.size());
@@ -260,6 +312,7 @@ void register_prim(Registry& r) {
   // aten::len(t[] a) -> int  ⇒  a constant for a tensor list, Size of a scalar list;
   // aten::len.Tensor(Tensor t) -> int  ⇒  Shape(t)[0]
   r.add("aten::len", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (a.is_sequence(0)) return {g.op("SequenceLength", {a.sequence(0, at::kFloat)})};
     if (is_tensor_list(a.jit(0))) {
       return {
           g.constant(at::scalar_tensor(static_cast<int64_t>(a.tensor_list(0).size()), at::kLong))};
@@ -271,6 +324,11 @@ void register_prim(Registry& r) {
   });
   // aten::list(t[] l) -> t[]  ⇒  a copy: the same elements, bound to a new list
   r.add("aten::list", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (a.is_sequence(0)) {
+      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+      g.bind_sequence(a.node()->output(), seq);
+      return {seq};
+    }
     if (is_tensor_list(a.jit(0))) return a.tensor_list(0);
     return {a.tensor(0)};
   });
@@ -283,6 +341,11 @@ void register_prim(Registry& r) {
       g.bind(a.jit(0), {list});
       return {list};
     }
+    if (a.is_sequence(0)) {
+      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+      return rebind_sequence(g, a,
+                             g.op("SequenceInsert", {seq, sequence_element(g, a, 1, a.jit(0))}));
+    }
     Values items = a.tensor_list(0);
     items.push_back(a.tensor(1));
     g.bind(a.jit(0), items);
@@ -290,6 +353,17 @@ void register_prim(Registry& r) {
   });
   // aten::insert(t[] self, int idx, t el) -> ()  ⇒  the list with el before idx
   r.add("aten::insert", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (a.is_sequence(0)) {
+      // Python clamps the index to the list; ONNX wants it in [-n, n].
+      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+      Value n = g.op("SequenceLength", {seq});
+      Value i = sequence_position(g, seq, a.tensor_as(1, at::kLong));
+      Value zero = g.constant(at::scalar_tensor(int64_t{0}, at::kLong));
+      i = g.op("Where", {g.op("Less", {i, zero}), zero, i});
+      i = g.op("Where", {g.op("Greater", {i, n}), n, i});
+      rebind_sequence(g, a, g.op("SequenceInsert", {seq, sequence_element(g, a, 2, a.jit(0)), i}));
+      return {};
+    }
     Values items = mutable_tensor_list(g, a);
     // Python's insert clamps the index to the list.
     int64_t n = static_cast<int64_t>(items.size()), i = a.int_arg(1);
@@ -300,6 +374,13 @@ void register_prim(Registry& r) {
   });
   // aten::pop(t[] self, int idx=-1) -> t  ⇒  the element; the list without it
   r.add("aten::pop", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (a.is_sequence(0)) {
+      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+      Value i = a.tensor_as(1, at::kLong);
+      Value item = g.op("SequenceAt", {seq, i});
+      rebind_sequence(g, a, g.op("SequenceErase", {seq, i}));
+      return {item};
+    }
     Values items = mutable_tensor_list(g, a);
     size_t i = list_index(g, a.int_arg(1), items.size());
     Value item = items[i];
@@ -309,6 +390,11 @@ void register_prim(Registry& r) {
   });
   // aten::Delete(t[] self, int idx) -> ()  ⇒  the list without element idx
   r.add("aten::Delete", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (a.is_sequence(0)) {
+      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+      rebind_sequence(g, a, g.op("SequenceErase", {seq, a.tensor_as(1, at::kLong)}));
+      return {};
+    }
     Values items = mutable_tensor_list(g, a);
     items.erase(items.begin() + static_cast<int64_t>(list_index(g, a.int_arg(1), items.size())));
     g.bind(a.jit(0), items);
@@ -316,6 +402,13 @@ void register_prim(Registry& r) {
   });
   // aten::_set_item(t[] l, int idx, t el) -> t[]  ⇒  the list with element idx replaced
   r.add("aten::_set_item", {}, [](GraphContext& g, const Args& a) -> Values {
+    if (a.is_sequence(0) || !a.is_constant(1)) {
+      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+      Value i = sequence_position(g, seq, a.tensor_as(1, at::kLong));
+      Value erased = g.op("SequenceErase", {seq, i});
+      return rebind_sequence(
+          g, a, g.op("SequenceInsert", {erased, sequence_element(g, a, 2, a.jit(0)), i}));
+    }
     Values items = mutable_tensor_list(g, a);
     items[list_index(g, a.int_arg(1), items.size())] = a.tensor(2);
     g.bind(a.jit(0), items);

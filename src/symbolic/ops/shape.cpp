@@ -373,6 +373,9 @@ void register_shape(Registry& r) {
       const int64_t rank = require_output_rank(g, a);
       int64_t dim = normalize_dim(a.int_arg(1), rank);
       at::ScalarType type = a.output_dtype();
+      if (a.is_sequence(0)) {  // a list of run-time length
+        return {g.op("ConcatFromSequence", {a.sequence(0, type)}, {{"axis", dim}})};
+      }
       Values parts;
       for (const ListItem& item : list_items(g, a, 0)) {
         if (rank != 1 && item.sizes && *item.sizes == Ints{0}) continue;
@@ -388,6 +391,9 @@ void register_shape(Registry& r) {
     const int64_t rank = require_output_rank(g, a);
     int64_t dim = normalize_dim(a.int_arg(1), rank);
     at::ScalarType type = a.output_dtype();
+    if (a.is_sequence(0)) {  // a list of run-time length
+      return {g.op("ConcatFromSequence", {a.sequence(0, type)}, {{"axis", dim}, {"new_axis", 1}})};
+    }
     Values parts;
     for (const ListItem& item : list_items(g, a, 0)) {
       parts.push_back(unsqueeze(g, cast_if(g, item.value, item.dtype, type), {dim}));

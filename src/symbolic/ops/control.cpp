@@ -1,0 +1,308 @@
+// Note [Control flow]
+// Scripted models keep their loops and branches: prim::Loop becomes ONNX Loop, prim::If ONNX If.
+// Their blocks become subgraphs (GraphContext::convert_block inside a SubgraphScope) whose nodes
+// read outer values by name, as ONNX allows. The bookkeeping ONNX demands:
+//  - Loop: inputs (M, cond, carried...), body inputs (iteration, cond, carried...), body outputs
+//    (cond, carried...); TorchScript's prim::Loop has the same layout, so values map one to one.
+//    A for-loop's M is its trip count, a while-loop's M is INT64_MAX and its cond the condition.
+//  - every subgraph output is produced inside the subgraph (an Identity where the block returns
+//    an input or an outer value), with the type type propagation found (merged over branches and
+//    iterations, Note [Types through control flow] in propagate_types.cpp);
+//  - ints, floats and bools are 0-d Long/Double/Bool tensors; scalar lists are 1-D tensors;
+//    tensor lists that cross a block boundary are ONNX sequences (opset 11+).
+// Mutations of values defined outside a block were threaded through the blocks' inputs and
+// outputs before (Note [Mutation in control flow] in thread_mutations.cpp).
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <unordered_set>
+
+#include "symbolic/context.h"
+#include "symbolic/helpers.h"
+#include "symbolic/ops/families.h"
+
+namespace torchonnx::symbolic::ops {
+
+namespace {
+
+bool is_tensor_list(const torch::jit::Value* v) {
+  auto list = v->type()->cast<c10::ListType>();
+  return list && list->getElementType()->kind() == c10::TypeKind::TensorType;
+}
+
+// The dtype a value crossing a block boundary has in ONNX (Undefined: keep the producer's).
+at::ScalarType boundary_dtype(const torch::jit::Value* v) {
+  return value_type(v).dtype;
+}
+
+// Argument i of `args` as the ONNX value a boundary of type `like` carries.
+Value boundary_value(const Args& args, size_t i, const torch::jit::Value* like) {
+  at::ScalarType dtype = boundary_dtype(like);
+  if (is_tensor_list(like)) {
+    if (dtype == at::ScalarType::Undefined) dtype = at::kFloat;
+    return args.sequence(i, dtype);
+  }
+  return dtype == at::ScalarType::Undefined ? args.tensor(i) : args.tensor_as(i, dtype);
+}
+
+// The type a subgraph declares for a boundary value: its dtype, and its shape only when every
+// dim is known (a declared dim that an iteration or branch contradicts fails the model).
+ir::TypeInfo boundary_type(const torch::jit::Value* v) {
+  ir::TypeInfo type = value_type(v);
+  if (type.shape &&
+      std::any_of(type.shape->begin(), type.shape->end(), [](int64_t d) { return d < 0; })) {
+    type.shape.reset();
+  }
+  return type;
+}
+
+// Binds a block input (or a control-flow node's output) to the ONNX value `name`.
+void bind_boundary(GraphContext& g, const torch::jit::Value* v, const Value& name) {
+  if (is_tensor_list(v)) {
+    g.bind_sequence(v, name);
+  } else {
+    g.bind(v, {name});
+  }
+}
+
+std::shared_ptr<ir::Graph> new_subgraph(GraphContext& g, const std::string& hint) {
+  auto body = std::make_shared<ir::Graph>();
+  body->name = g.fresh_name(hint);
+  return body;
+}
+
+// Makes block outputs the subgraph's: for each (k, like) of `outputs`, block output k with the
+// type of `like` (the node's matching output). Must run inside the subgraph's scope.
+void set_outputs(GraphContext& g, const torch::jit::Block* block,
+                 const std::vector<std::pair<size_t, const torch::jit::Value*>>& outputs,
+                 ir::Graph& body) {
+  Args ret(g, block->return_node());
+  std::unordered_set<std::string> produced;
+  for (const auto& node : body.nodes) produced.insert(node.outputs.begin(), node.outputs.end());
+  std::unordered_set<std::string> used;
+  for (const auto& [k, like] : outputs) {
+    Value v = boundary_value(ret, k, like);
+    if (!produced.count(v) || !used.insert(v).second) {
+      if (is_tensor_list(like) && g.opset() < 14) {
+        // Identity takes sequences from opset 14: a copy by inserting and erasing a dummy.
+        at::ScalarType dtype = boundary_type(like).dtype;
+        if (dtype == at::ScalarType::Undefined) dtype = at::kFloat;
+        Value dummy = g.constant(at::zeros({}, at::TensorOptions().dtype(dtype)));
+        v = g.op("SequenceErase", {g.op("SequenceInsert", {v, dummy}),
+                                   g.constant(at::scalar_tensor(int64_t{-1}, at::kLong))});
+      } else {
+        v = g.op("Identity", {v});
+      }
+      used.insert(v);
+    }
+    body.outputs.push_back({v, boundary_type(like)});
+  }
+}
+
+// Note [Lists built by a loop before opset 13]: ONNX Loop carries sequences from opset 13 only.
+// Before, a list the body only appends to (`res.append(x)` once per iteration, nothing else
+// reading it in the body) becomes a scan output of the Loop — the appended tensors stacked along
+// a new first axis — and after the loop the list is SplitToSequence of that, behind its initial
+// elements. Returns the append node when carried value k has that form.
+const torch::jit::Node* appended_list(GraphContext& g, const torch::jit::Node* loop, size_t k) {
+  const torch::jit::Block* block = loop->blocks()[0];
+  const torch::jit::Value* in = block->inputs()[1 + k];
+  const torch::jit::Value* out = block->outputs()[1 + k];
+  if (!is_tensor_list(in) || g.is_sequence(loop->input(2 + k))) return nullptr;
+  const torch::jit::Node* append = nullptr;
+  const torch::jit::Node* copy = nullptr;
+  for (const auto& use : in->uses()) {
+    const std::string kind = use.user->kind().toQualString();
+    if (use.offset != 0 || use.user->owningBlock() != block) return nullptr;
+    if (kind == "aten::append" && append == nullptr) {
+      append = use.user;
+    } else if (kind == "aten::list" && copy == nullptr) {
+      copy = use.user;  // the list after the append (FunctionalizeLists)
+    } else {
+      return nullptr;
+    }
+  }
+  if (!append || !copy || copy->output() != out || out->uses().size() != 1 ||
+      !append->output()->uses().empty() || !copy->isAfter(append)) {
+    return nullptr;
+  }
+  return append;
+}
+
+std::vector<const torch::jit::Value*> values_of(c10::ArrayRef<const torch::jit::Value*> values,
+                                                size_t first = 0) {
+  return {values.begin() + static_cast<std::ptrdiff_t>(first), values.end()};
+}
+
+}  // namespace
+
+void register_control(Registry& r) {
+  // prim::RaiseException(str msg, str? cls)  ⇒  nothing: ONNX cannot raise, the branch goes on
+  // (as in torch.onnx); its outputs come from prim::Uninitialized
+  r.add("prim::RaiseException", {}, [](GraphContext&, const Args&) -> Values { return {}; });
+  // prim::Uninitialized() -> Any  ⇒  a 0 of the type the value has where it is used (the
+  // outputs of a branch that raises)
+  r.add("prim::Uninitialized", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = at::kFloat;
+    std::vector<int64_t> shape;  // 0-d unless the value's static shape is known
+    for (const auto& use : a.node()->output()->uses()) {
+      // The control-flow output it becomes: a branch's or loop body's result, or a loop's
+      // initial carried value.
+      const torch::jit::Node* user = use.user;
+      const torch::jit::Node* owner = user->owningBlock()->owningNode();
+      const torch::jit::Value* becomes = nullptr;
+      if (user == user->owningBlock()->return_node() && owner != nullptr) {
+        size_t k = owner->kind() == c10::prim::Loop ? use.offset - 1 : use.offset;
+        if (k < owner->outputs().size()) becomes = owner->outputs()[k];
+      } else if (user->kind() == c10::prim::Loop && use.offset >= 2) {
+        becomes = user->outputs()[use.offset - 2];
+      }
+      if (becomes == nullptr) continue;
+      ir::TypeInfo info = value_type(becomes);
+      if (info.dtype != at::ScalarType::Undefined) type = info.dtype;
+      if (info.shape &&
+          std::all_of(info.shape->begin(), info.shape->end(), [](int64_t d) { return d >= 0; })) {
+        shape = *info.shape;
+      }
+    }
+    return {g.constant(at::zeros(shape, at::TensorOptions().dtype(type)))};
+  });
+
+  // prim::If(bool cond) -> (...) with two blocks  ⇒  If(cond) then_branch/else_branch
+  r.add("prim::If", {}, [](GraphContext& g, const Args& a) -> Values {
+    const torch::jit::Node* node = a.node();
+    for (size_t k = 0; k < node->outputs().size(); ++k) {
+      if (g.opset() < 13 && is_tensor_list(node->outputs()[k])) {
+        g.fail(
+            "the branches of this if produce a list of tensors; ONNX If passes lists (sequences) "
+            "from opset 13. Remedy: export with opset_version >= 13, or build the list after the "
+            "if");
+      }
+      auto then_type = value_type(node->blocks()[0]->outputs()[k]);
+      auto else_type = value_type(node->blocks()[1]->outputs()[k]);
+      auto known = [](const ir::TypeInfo& t) {
+        return t.shape &&
+               std::all_of(t.shape->begin(), t.shape->end(), [](int64_t d) { return d >= 0; });
+      };
+      if (g.opset() < 11 && known(then_type) && known(else_type) &&
+          then_type.shape != else_type.shape) {
+        g.fail(fmt::format(
+            "output {} of this if has shape [{}] in one branch and [{}] in the other; ONNX If "
+            "allows branches of different shapes from opset 11. Remedy: export with "
+            "opset_version >= 11",
+            k, fmt::join(*then_type.shape, ", "), fmt::join(*else_type.shape, ", ")));
+      }
+    }
+    Value cond = a.tensor_as(0, at::kBool);
+    auto outputs = values_of(node->outputs());
+    std::shared_ptr<ir::Graph> branches[2];
+    for (size_t b = 0; b < 2; ++b) {
+      branches[b] = new_subgraph(g, b == 0 ? "then" : "else");
+      SubgraphScope scope(g, *branches[b]);
+      g.convert_block(node->blocks()[b]);
+      g.set_current_node(node);
+      std::vector<std::pair<size_t, const torch::jit::Value*>> outs;
+      for (size_t k = 0; k < outputs.size(); ++k) outs.emplace_back(k, outputs[k]);
+      set_outputs(g, node->blocks()[b], outs, *branches[b]);
+    }
+    Values results =
+        g.op("If", {cond}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}},
+             node->outputs().size());
+    for (size_t k = 0; k < results.size(); ++k) bind_boundary(g, node->outputs()[k], results[k]);
+    return results;
+  });
+
+  // prim::Loop(int max_trip_count, bool cond, carried...) -> (carried...) with one block
+  // (int i, carried...) -> (bool cond, carried...)  ⇒  Loop(M, cond, carried...) body
+  r.add("prim::Loop", {}, [](GraphContext& g, const Args& a) -> Values {
+    const torch::jit::Node* node = a.node();
+    const torch::jit::Block* block = node->blocks()[0];
+    const size_t num_carried = node->outputs().size();
+    // Carried lists become scan outputs before opset 13 (see the note).
+    std::vector<const torch::jit::Node*> scanned(num_carried, nullptr);
+    for (size_t k = 0; k < num_carried; ++k) {
+      if (g.opset() >= 13 || !is_tensor_list(node->outputs()[k])) continue;
+      scanned[k] = appended_list(g, node, k);
+      if (scanned[k] == nullptr) {
+        g.fail(
+            "the loop changes a list of tensors other than by one append per iteration; ONNX "
+            "Loop carries lists (sequences) from opset 13. Remedy: export with opset_version >= "
+            "13, or only append to the list in the loop");
+      }
+    }
+    Values inputs{a.tensor_as(0, at::kLong), a.tensor_as(1, at::kBool)};
+    for (size_t k = 0; k < num_carried; ++k) {
+      if (!scanned[k]) inputs.push_back(boundary_value(a, 2 + k, node->outputs()[k]));
+    }
+    auto body = new_subgraph(g, "loop_body");
+    {
+      SubgraphScope scope(g, *body);
+      Value iteration = g.fresh_name("iteration");
+      Value cond_in = g.fresh_name("cond");
+      body->inputs.push_back({iteration, {at::kLong, std::vector<int64_t>{}}});
+      body->inputs.push_back({cond_in, {at::kBool, std::vector<int64_t>{}}});
+      g.bind(block->inputs()[0], {iteration});
+      for (size_t k = 0; k < num_carried; ++k) {
+        const torch::jit::Value* carried = block->inputs()[1 + k];
+        if (scanned[k]) {
+          g.bind(carried, {});  // the body's append then binds the list to [element]
+          continue;
+        }
+        Value name = g.fresh_name(carried->hasDebugName() ? carried->debugName() : "carried");
+        // The carried value has the loop output's type (merged over all iterations).
+        body->inputs.push_back({name, boundary_type(node->outputs()[k])});
+        bind_boundary(g, carried, name);
+      }
+      g.convert_block(block);
+      g.set_current_node(node);
+      std::vector<std::pair<size_t, const torch::jit::Value*>> outs{{0, block->outputs()[0]}};
+      for (size_t k = 0; k < num_carried; ++k) {
+        if (!scanned[k]) outs.emplace_back(1 + k, node->outputs()[k]);
+      }
+      set_outputs(g, block, outs, *body);
+      body->outputs[0].type = {at::kBool, std::vector<int64_t>{}};
+      for (size_t k = 0; k < num_carried; ++k) {
+        if (!scanned[k]) continue;
+        Value element = g.op("Identity", {Args(g, scanned[k]).tensor(1)});
+        body->outputs.push_back({element, {value_type(scanned[k]->input(1)).dtype, std::nullopt}});
+      }
+    }
+    Values loop = g.op("Loop", inputs, {{"body", body}}, num_carried);
+    // ONNX orders the Loop's outputs: final carried values, then scan outputs.
+    size_t next_carried = 0;
+    size_t next_scan = 0;
+    for (const auto* n : scanned) next_scan += n == nullptr ? 1 : 0;
+    Values results(num_carried);
+    for (size_t k = 0; k < num_carried; ++k) {
+      const torch::jit::Value* out = node->outputs()[k];
+      if (!scanned[k]) {
+        results[k] = loop[next_carried++];
+        bind_boundary(g, out, results[k]);
+        continue;
+      }
+      at::ScalarType dtype = value_type(scanned[k]->input(1)).dtype;
+      Value seq = g.op("SplitToSequence", {loop[next_scan++]}, {{"axis", 0}, {"keepdims", 0}});
+      Values initial = a.tensor_list(2 + k);
+      for (size_t j = 0; j < initial.size(); ++j) {
+        Value e = initial[j];
+        at::ScalarType t = value_type(node->input(2 + k)->node()->inputs().size() > j
+                                          ? node->input(2 + k)->node()->input(j)
+                                          : scanned[k]->input(1))
+                               .dtype;
+        if (t != dtype && dtype != at::ScalarType::Undefined) e = g.cast(e, dtype);
+        seq = g.op("SequenceInsert",
+                   {seq, e, g.constant(at::scalar_tensor(static_cast<int64_t>(j), at::kLong))});
+      }
+      g.bind_sequence(out, seq);
+      results[k] = seq;
+    }
+    return results;
+  });
+}
+
+}  // namespace torchonnx::symbolic::ops

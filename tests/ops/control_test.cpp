@@ -1,0 +1,497 @@
+// Scripted control flow (issue 5): prim::Loop → ONNX Loop, prim::If → ONNX If, lists of
+// run-time length → ONNX sequences, scalars in scripted code. Each model is exported once on an
+// example input and run in ONNX Runtime on other inputs too (other trip counts, other branches),
+// at opsets 11 and 17 (and 9 where the model has no list of run-time length).
+#include "ops/op_test_util.h"
+
+namespace torchonnx::testing {
+namespace {
+
+at::Tensor scalar(int64_t v) {
+  return at::scalar_tensor(v, at::kLong);
+}
+
+const std::vector<int> kWithLoops = {9, 11, 13, 17};  // Loop and If exist at every opset
+const std::vector<int> kWithLists = {11, 17};         // sequences need opset 11
+const std::vector<int> kWithCarriedLists = {13, 17};  // Loop/If pass sequences from opset 13
+
+// ----- loops ------------------------------------------------------------------------------------
+
+// The spec's LoopModel2 (the scripted loop; the traced wrapper is in scripted_models_test).
+TEST(Loop, TripCountFromTensor) {
+  expect_script_generalizes(
+      "prim::Loop", R"(
+def forward(self, x, y):
+    for i in range(int(y)):
+        x = x + i
+    return x
+)",
+      {at::ones({2, 3}, at::kLong), scalar(5)},
+      {{at::ones({2, 3}, at::kLong), scalar(9)}, {at::ones({2, 3}, at::kLong), scalar(0)}},
+      kWithLoops);
+}
+
+TEST(Loop, TripCountFromIntArgument) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    for i in range(n):
+        x = x * 2 + i
+    return x
+)",
+                            {at::randn({3}), scalar(3)},
+                            {{at::randn({3}), scalar(1)}, {at::randn({3}), scalar(6)}}, kWithLoops);
+}
+
+TEST(Loop, TripCountFromSize) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, h):
+    for t in range(x.size(0)):
+        h = torch.tanh(x[t] + h)
+    return h
+)",
+                            {at::randn({4, 3}), at::zeros({3})},
+                            {{at::randn({4, 3}), at::randn({3})}}, kWithLoops);
+}
+
+TEST(Loop, RangeWithStartAndStep) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    for i in range(2, n, 3):
+        x = x + i
+    return x
+)",
+                            {at::zeros({2}), scalar(10)},
+                            {{at::zeros({2}), scalar(2)}, {at::zeros({2}), scalar(15)}},
+                            kWithLoops);
+}
+
+TEST(Loop, CarriesSeveralValues) {
+  expect_script_generalizes(
+      "prim::Loop", R"(
+def forward(self, a, b, n: int):
+    for i in range(n):
+        c = a + b
+        a = b
+        b = c
+    return a, b
+)",
+      {at::ones({2}), at::ones({2}), scalar(5)},
+      {{at::ones({2}), at::full({2}, 2.0), scalar(0)}, {at::randn({2}), at::randn({2}), scalar(8)}},
+      kWithLoops);
+}
+
+TEST(Loop, Nested) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int, m: int):
+    for i in range(n):
+        for j in range(m):
+            x = x + i * j
+    return x
+)",
+                            {at::zeros({2}, at::kLong), scalar(3), scalar(4)},
+                            {{at::zeros({2}, at::kLong), scalar(5), scalar(2)},
+                             {at::zeros({2}, at::kLong), scalar(0), scalar(3)}},
+                            kWithLoops);
+}
+
+TEST(Loop, WhileTensorCondition) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x):
+    while bool(x.sum() < 100.0):
+        x = x * 2.0
+    return x
+)",
+                            {at::ones({3})}, {{at::full({3}, 10.0)}, {at::full({3}, 50.0)}},
+                            kWithLoops);
+}
+
+TEST(Loop, WhileIntCounter) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    i = 0
+    while i < n:
+        x = x + i
+        i += 2
+    return x, i
+)",
+                            {at::zeros({2}), scalar(5)},
+                            {{at::zeros({2}), scalar(0)}, {at::zeros({2}), scalar(8)}}, kWithLoops);
+}
+
+TEST(Loop, Break) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x):
+    for i in range(10):
+        if bool(x.sum() > 20.0):
+            break
+        x = x + 1.0
+    return x
+)",
+                            {at::zeros({2})}, {{at::full({2}, 8.0)}, {at::full({2}, 30.0)}},
+                            kWithLoops);
+}
+
+TEST(Loop, Continue) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    for i in range(n):
+        if i % 2 == 0:
+            continue
+        x = x + i
+    return x
+)",
+                            {at::zeros({2}), scalar(6)}, {{at::zeros({2}), scalar(3)}}, kWithLoops);
+}
+
+TEST(Loop, EarlyReturn) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    for i in range(n):
+        x = x * 2.0
+        if bool(x.max() > 10.0):
+            return x - 1.0
+    return x
+)",
+                            {at::ones({2}), scalar(10)},
+                            {{at::ones({2}), scalar(2)}, {at::full({2}, 4.0), scalar(5)}},
+                            kWithLoops);
+}
+
+TEST(Loop, TensorGrowsEachIteration) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    y = x
+    for i in range(n):
+        y = torch.cat([y, x * i], 0)
+    return y
+)",
+                            {at::randn({2, 3}), scalar(3)},
+                            {{at::randn({2, 3}), scalar(0)}, {at::randn({2, 3}), scalar(5)}},
+                            kWithLoops);
+}
+
+TEST(Loop, OverTensorRows) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x):
+    acc = torch.zeros(x.size(1))
+    for row in x:
+        acc = acc + row * row
+    return acc
+)",
+                            {at::randn({4, 3})}, {{at::randn({4, 3})}}, kWithLoops);
+}
+
+TEST(Loop, OverListOfTensors) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, y, z):
+    acc = torch.zeros_like(x)
+    for t in [x, y, z]:
+        acc = acc * 2.0 + t
+    return acc
+)",
+                            {at::randn({2}), at::randn({2}), at::randn({2})},
+                            {{at::randn({2}), at::randn({2}), at::randn({2})}}, kWithLists);
+}
+
+TEST(Loop, InPlaceUpdateOfOuterTensor) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    acc = torch.zeros(3, 4, dtype=4)
+    for i in range(n):
+        acc += 1
+        x.mul_(2.0)
+    return acc, x
+)",
+                            {at::ones({2}), scalar(3)},
+                            {{at::ones({2}), scalar(0)}, {at::ones({2}), scalar(6)}}, kWithLoops);
+}
+
+TEST(Loop, IndexAssignmentWithLoopIndex) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x):
+    y = torch.zeros_like(x)
+    for i in range(x.size(0)):
+        y[i] = x[i] * float(i)
+    return y
+)",
+                            {at::randn({4, 2})}, {{at::randn({4, 2})}}, kWithLists);
+}
+
+TEST(Loop, FloatScalarCarried) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    s = 0.5
+    for i in range(n):
+        s = s * 1.5 + float(i)
+    return x * s
+)",
+                            {at::ones({2}), scalar(3)},
+                            {{at::ones({2}), scalar(0)}, {at::ones({2}), scalar(7)}}, kWithLoops);
+}
+
+TEST(Loop, InsideIf) {
+  expect_script_generalizes("prim::If", R"(
+def forward(self, x, n: int):
+    if n > 2:
+        for i in range(n):
+            x = x + 1.0
+    else:
+        x = x - 1.0
+    return x
+)",
+                            {at::zeros({2}), scalar(4)},
+                            {{at::zeros({2}), scalar(1)}, {at::zeros({2}), scalar(3)}}, kWithLoops);
+}
+
+// ----- branches ---------------------------------------------------------------------------------
+
+TEST(If, OnTensorValue) {
+  expect_script_generalizes("prim::If", R"(
+def forward(self, x):
+    if bool(x.sum() > 0):
+        y = x * 2
+    else:
+        y = x - 1
+    return y
+)",
+                            {at::ones({2, 3})}, {{-at::ones({2, 3})}}, kWithLoops);
+}
+
+TEST(If, ElifElse) {
+  expect_script_generalizes("prim::If", R"(
+def forward(self, x):
+    s = x.sum()
+    if bool(s > 10.0):
+        return x * 3.0
+    elif bool(s > 0.0):
+        return x + 1.0
+    else:
+        return -x
+)",
+                            {at::full({2}, 1.0)}, {{at::full({2}, 8.0)}, {at::full({2}, -2.0)}},
+                            kWithLoops);
+}
+
+TEST(If, BranchesReturnSeveralValuesOfDifferentShapes) {
+  expect_script_generalizes("prim::If", R"(
+def forward(self, x):
+    if bool(x[0, 0] > 0):
+        a = x[:1]
+        b = x.sum(0)
+    else:
+        a = x * 2.0
+        b = x.sum(1)
+    return a, b
+)",
+                            {at::ones({3, 3})}, {{-at::ones({3, 3})}}, kWithLists);
+}
+
+TEST(If, BranchesOfDifferentShapesNeedOpset11) {
+  expect_script_fails(R"(
+def forward(self, x):
+    if bool(x[0, 0] > 0):
+        a = x[:1]
+    else:
+        a = x * 2.0
+    return a
+)",
+                      {at::ones({3, 3})}, 10, "opset 11");
+}
+
+TEST(If, OnBoolArgument) {
+  expect_script_generalizes("prim::If", R"(
+def forward(self, x, flag: bool):
+    if flag:
+        x = torch.relu(x)
+    return x
+)",
+                            {at::randn({4}), at::scalar_tensor(true, at::kBool)},
+                            {{at::randn({4}), at::scalar_tensor(false, at::kBool)}}, kWithLoops);
+}
+
+TEST(If, InsideLoop) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    for i in range(n):
+        if i % 3 == 0:
+            x = x * 2.0
+        else:
+            x = x + 1.0
+    return x
+)",
+                            {at::ones({2}), scalar(5)},
+                            {{at::ones({2}), scalar(1)}, {at::ones({2}), scalar(7)}}, kWithLoops);
+}
+
+TEST(If, RaiseInOneBranch) {
+  expect_script_generalizes("prim::If", R"(
+def forward(self, x):
+    assert bool(x.sum() > -1000.0), "too small"
+    y = x + 1.0
+    return y
+)",
+                            {at::ones({2})}, {{at::full({2}, 5.0)}}, kWithLoops);
+}
+
+// ----- lists
+// --------------------------------------------------------------------------------------
+
+// The spec's ListLoopModel (with `res.append(...)`: the spec's `res = res.append(...)` does not
+// script).
+TEST(List, SpecListLoopModel) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x):
+    res = []
+    res1 = []
+    arr = x.split(2, 0)
+    res2 = torch.zeros(3, 4, dtype=4)
+    for i in range(len(arr)):
+        res.append(arr[i].sum(0, False))
+        res1.append(arr[-1 - i].sum(0, False))
+        res2 += 1
+    return torch.stack(res), torch.stack(res1), res2
+)",
+                            {at::randn({16})}, {{at::randn({16})}}, kWithLists);
+}
+
+TEST(List, AppendInLoopThenCat) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    parts: List[torch.Tensor] = []
+    for i in range(n):
+        parts.append(x * float(i))
+    parts.append(x)
+    return torch.cat(parts, 0)
+)",
+                            {at::randn({2, 3}), scalar(3)},
+                            {{at::randn({2, 3}), scalar(0)}, {at::randn({2, 3}), scalar(5)}},
+                            kWithLists);
+}
+
+TEST(List, LenAndIndexOfListBuiltInLoop) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    items: List[torch.Tensor] = [x]
+    for i in range(n):
+        items.append(items[-1] + 1.0)
+    return items[len(items) - 1] * float(len(items))
+)",
+                            {at::randn({3}), scalar(2)},
+                            {{at::randn({3}), scalar(0)}, {at::randn({3}), scalar(6)}},
+                            kWithCarriedLists);
+}
+
+TEST(List, IntListBuiltInLoop) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    sizes: List[int] = []
+    for i in range(n):
+        sizes.append(i * 2)
+    return x + torch.tensor(sizes).sum()
+)",
+                            {at::zeros({2}, at::kLong), scalar(3)},
+                            {{at::zeros({2}, at::kLong), scalar(6)}}, kWithLists);
+}
+
+TEST(List, AppendInBranch) {
+  expect_script_generalizes("prim::If", R"(
+def forward(self, x):
+    out = [x]
+    if bool(x.sum() > 0):
+        out.append(x * 2.0)
+    return torch.stack(out).sum(0)
+)",
+                            {at::ones({3})}, {{-at::ones({3})}}, kWithCarriedLists);
+}
+
+TEST(List, PopInLoop) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    stack = [x, x * 2.0, x * 3.0, x * 4.0]
+    acc = torch.zeros_like(x)
+    for i in range(n):
+        acc = acc + stack.pop()
+    return acc
+)",
+                            {at::randn({2}), scalar(2)},
+                            {{at::randn({2}), scalar(4)}, {at::randn({2}), scalar(0)}},
+                            kWithCarriedLists);
+}
+
+TEST(List, ChangedOtherThanByAppendNeedsOpset13) {
+  expect_script_fails(R"(
+def forward(self, x, n: int):
+    items: List[torch.Tensor] = [x]
+    for i in range(n):
+        items.append(items[-1] + 1.0)
+    return items[-1]
+)",
+                      {at::randn({3}), scalar(2)}, 12, "opset 13");
+  expect_script_fails(R"(
+def forward(self, x):
+    out = [x]
+    if bool(x.sum() > 0):
+        out.append(x * 2.0)
+    return torch.stack(out).sum(0)
+)",
+                      {at::randn({3})}, 11, "opset 13");
+}
+
+TEST(List, RunTimeLengthNeedsOpset11) {
+  expect_script_fails(R"(
+def forward(self, x, n: int):
+    parts: List[torch.Tensor] = []
+    for i in range(n):
+        parts.append(x)
+    return torch.cat(parts, 0)
+)",
+                      {at::randn({2}), scalar(2)}, 10, "opset 11");
+}
+
+// ----- scalars
+// ------------------------------------------------------------------------------------
+
+// The spec's ImplicitCastType FAQ: 2 and 3 are exported in x's dtype without a manual cast.
+TEST(Scalar, ImplicitCastType) {
+  for (auto dtype : {at::kFloat, at::kLong, at::kDouble}) {
+    expect_script_generalizes("aten::add", R"(
+def forward(self, x):
+    y = x + 2
+    return y + 3
+)",
+                              {at::ones({1}, dtype)}, {{at::full({1}, 5, dtype)}}, kWithLoops);
+  }
+}
+
+TEST(Scalar, IntFromTensorInArithmetic) {
+  expect_script_generalizes("aten::Int", R"(
+def forward(self, x):
+    k = int(x.sum())
+    return x * (k * 2 + 1)
+)",
+                            {at::ones({3}, at::kLong)}, {{at::arange(3)}}, kWithLoops);
+}
+
+TEST(Scalar, ItemAndFloatArithmetic) {
+  expect_script_generalizes("aten::item", R"(
+def forward(self, x):
+    m = x.max().item()
+    s = m / 2.0 + 1.0
+    return x - s
+)",
+                            {at::randn({4})}, {{at::randn({4}) * 10}}, kWithLoops);
+}
+
+TEST(Scalar, SizeInArithmeticAndComparison) {
+  expect_script_generalizes("prim::If", R"(
+def forward(self, x, n: int):
+    m = x.size(0) * 2 + n
+    if m > 10:
+        return x * float(m)
+    return x - float(m)
+)",
+                            {at::ones({3}), scalar(1)}, {{at::ones({3}), scalar(9)}}, kWithLoops);
+}
+
+}  // namespace
+}  // namespace torchonnx::testing
