@@ -26,6 +26,7 @@ struct IValue;
 }
 namespace torch {
 namespace jit {
+struct Function;
 struct Module;
 }
 namespace nn {
@@ -84,6 +85,24 @@ std::string export_function_to_bytes(const TracedFunction& fn, const std::vector
 void export_module(torch::nn::Module& module, const TracedFunction& forward,
                    const std::vector<c10::IValue>& args, const std::string& path,
                    const ExportOptions& options = {});
+
+// Calls scripted code from a traced function, keeping its control flow. Outside tracing, runs
+// `method` of `module` (or `function`) on `args` (trailing arguments with defaults may be left
+// out) and returns its result. While torchonnx traces (export_function, export_module), runs it
+// with tracing paused and inserts its TorchScript graph, loops and ifs included, into the trace:
+// the traced ops that follow consume its outputs. Without it, the tracer would record the ops the
+// interpreter runs, unrolling loops and freezing branches. The module's tensors that the traced
+// function receives as `parameters` stay named graph inputs (initializers); its other tensors and
+// attributes become constants.
+//
+//   auto cu = torch::jit::compile("def loop(x, y):\n  for i in range(int(y)):\n    x = x + i\n"
+//                                 "  return x\n");
+//   export_function([&](const std::vector<c10::IValue>& in) {
+//     return call_scripted(cu->get_function("loop"), {in[0], in[1]});
+//   }, {x, count}, {}, "loop.onnx");
+c10::IValue call_scripted(const torch::jit::Module& module, std::vector<c10::IValue> args,
+                          const std::string& method = "forward");
+c10::IValue call_scripted(torch::jit::Function& function, std::vector<c10::IValue> args);
 
 // Writes DIR/input_<i>.pb and DIR/output_<i>.pb (serialized onnx.TensorProto, the ONNX test-data
 // layout) so that an export can be checked in any runtime. Creates DIR if needed.

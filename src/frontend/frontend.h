@@ -29,7 +29,10 @@ struct CapturedGraph {
 CapturedGraph capture_module(const torch::jit::Module& module,
                              const std::vector<c10::IValue>& args);
 
-// Traces `fn` on `args`; tensors of `parameters` that `fn` reads become named graph inputs.
+// Traces `fn` on `args`; tensors of `parameters` that `fn` reads become named graph inputs. The
+// tensors of tuple, list and dict arguments become graph inputs in order ("input_0.key"), str and
+// number arguments constants; dict outputs become their values and str outputs are dropped (each
+// with a warning on stderr, as torch.onnx does).
 CapturedGraph capture_trace(const TracedFunction& fn, const std::vector<c10::IValue>& args,
                             const NamedTensors& parameters);
 

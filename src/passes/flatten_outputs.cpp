@@ -1,5 +1,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <iostream>
+
 #include "passes/passes.h"
 #include "torchonnx/errors.h"
 
@@ -7,32 +9,59 @@ namespace torchonnx::passes {
 
 namespace {
 
-void flatten(torch::jit::Value* v, std::vector<torch::jit::Value*>& out) {
-  const auto kind = v->node()->kind();
-  if (kind == c10::prim::TupleConstruct || kind == c10::prim::ListConstruct) {
-    for (auto* in : v->node()->inputs()) flatten(in, out);
-  } else if (kind == c10::prim::DictConstruct) {
-    const auto inputs = v->node()->inputs();
-    for (size_t i = 1; i < inputs.size(); i += 2) flatten(inputs[i], out);
-  } else if (v->type()->kind() == c10::TypeKind::NoneType ||
-             v->type()->kind() == c10::TypeKind::StringType) {
-    // None and str outputs have no ONNX value: dropped, as torch.onnx does.
-  } else {
-    out.push_back(v);
+struct Flattener {
+  std::vector<torch::jit::Value*> out;
+  bool dropped_str = false;
+  bool flattened_dict = false;
+
+  void flatten(torch::jit::Value* v) {
+    const auto kind = v->node()->kind();
+    const auto type = v->type()->kind();
+    if (kind == c10::prim::TupleConstruct || kind == c10::prim::ListConstruct) {
+      for (auto* in : v->node()->inputs()) flatten(in);
+    } else if (kind == c10::prim::DictConstruct) {
+      // Keys and values alternate; a dict's values iterate in insertion order.
+      flattened_dict = true;
+      const auto inputs = v->node()->inputs();
+      for (size_t i = 1; i < inputs.size(); i += 2) flatten(inputs[i]);
+    } else if (type == c10::TypeKind::DictType) {
+      throw ExportError(ErrorCode::kConversion,
+                        "the model returns a dict built by " +
+                            std::string(v->node()->kind().toQualString()) +
+                            ", whose values cannot be listed when exporting (only dicts built in "
+                            "forward, {\"a\": x, ...}, are flattened into outputs). Remedy: return "
+                            "a tuple of the dict's values.");
+    } else if (type == c10::TypeKind::StringType) {
+      dropped_str = true;  // str outputs have no ONNX value: dropped, as torch.onnx does
+    } else if (type == c10::TypeKind::NoneType) {
+      // None outputs are dropped too.
+    } else {
+      out.push_back(v);
+    }
   }
-}
+};
 
 }  // namespace
 
 void FlattenOutputs(torch::jit::Graph& graph) {
-  std::vector<torch::jit::Value*> flat;
-  for (auto* out : graph.outputs()) flatten(out, flat);
+  Flattener f;
+  for (auto* out : graph.outputs()) f.flatten(out);
   while (!graph.outputs().empty()) graph.eraseOutput(graph.outputs().size() - 1);
-  for (auto* v : flat) graph.registerOutput(v);
-  if (flat.empty()) {
+  for (auto* v : f.out) graph.registerOutput(v);
+  if (f.out.empty()) {
     throw ExportError(ErrorCode::kConversion,
                       "the model returns no tensor, so the ONNX graph would have no output. "
                       "Remedy: return the tensors to export from forward().");
+  }
+  if (f.flattened_dict) {
+    std::cerr << "torchonnx: warning: the model returns a dict: it is replaced by the flattened "
+                 "sequence of its values (keys removed), as torch.onnx does."
+              << std::endl;
+  }
+  if (f.dropped_str) {
+    std::cerr << "torchonnx: warning: the model returns a str: str outputs have no ONNX value and "
+                 "are removed."
+              << std::endl;
   }
 }
 

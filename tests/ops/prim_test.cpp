@@ -200,26 +200,20 @@ TEST_F(Prim, NestedTupleOutputs) {
       {at::randn({2, 3})});
 }
 
-TEST_F(Prim, TupleInputIsUnpacked) {
-  // torch.onnx flattens a tuple argument into one ONNX input per tensor.
+TEST_F(Prim, TupleAndListInputsAreFlattened) {
+  // torch.onnx flattens tuple and list arguments into one ONNX input per tensor.
   auto m = script_module(
-      "def forward(self, xs: Tuple[Tensor, Tensor]):\n"
+      "def forward(self, xs: Tuple[Tensor, Tensor], ys: List[Tensor], z):\n"
       "  a, b = xs\n"
-      "  return a - b\n");
-  at::Tensor a = at::randn({2, 3}), b = at::randn({2, 3});
-  Inputs inputs{c10::ivalue::Tuple::create({a, b})};
-  try {
-    export_model_to_bytes(m, inputs);
-  } catch (const std::exception& e) {
-    GTEST_SKIP() << "core: a module's tuple input is not flattened into ONNX inputs (frontend / "
-                    "convert_graph bind it as one value): "
-                 << e.what();
-  }
-  auto kinds =
-      expect_has_op("prim::TupleUnpack", converted_ops(frontend::capture_module(m, inputs), true));
+      "  return a - b + ys[0] * ys[1] + z, len(ys)\n");
+  at::Tensor a = at::randn({2, 3}), b = at::randn({2, 3}), c = at::randn({3}), d = at::randn({3}),
+             z = at::randn({2, 3});
+  Inputs inputs{c10::ivalue::Tuple::create({a, b}), c10::List<at::Tensor>({c, d}), z};
+  auto kinds = expect_has_op("aten::sub", converted_ops(frontend::capture_module(m, inputs), true));
   expect_exports_match(
       [&](const std::string& path, const ExportOptions& o) { export_model(m, inputs, path, o); },
-      {a, b}, {a - b}, kDefaultOpset, kDefaultOpset, true, {}, kinds);
+      {a, b, c, d, z}, {a - b + c * d + z, at::scalar_tensor(2, at::kLong)}, kDefaultOpset,
+      kDefaultOpset, true, {}, kinds);
 }
 
 // ----- constants, dtype/device queries ----------------------------------------------------------
