@@ -516,6 +516,7 @@ struct Propagator {
     torch::jit::Stack stack, inputs_before;
     bool all_concrete = true;
     bool approx = false;
+    bool shapes_exact = false;  // approximate only through scalars that do not change the shapes
     for (Value* in : node->inputs()) {
       auto found = env.find(in);
       if (found == env.end()) {
@@ -546,6 +547,7 @@ struct Propagator {
         if (!all_concrete) {
           for (auto& v : stack) v = to_meta(v);
         }
+        shapes_exact = approx && shapes_independent_of_scalars(node, inputs, stack);
       } catch (const std::exception&) {
         if (all_concrete || !can_run_on_zeros(node, inputs)) {
           // Data-dependent results (nonzero, int(x), ...): run on zeros for dtype and rank only.
@@ -592,9 +594,57 @@ struct Propagator {
       // Tensors are known only when computed from known tensors; non-tensor results of meta
       // tensors (sizes, dims, dtypes) are always known because shapes are static here.
       bool known = deterministic && !approx && (all_concrete || !holds_tensor(stack[i]));
-      record(node->outputs()[i], std::move(stack[i]), known, approx);
+      bool out_approx = approx && !(shapes_exact && stack[i].isTensor());
+      record(node->outputs()[i], std::move(stack[i]), known, out_approx);
     }
     if (fold) fold_outputs(node);
+  }
+
+  // Note [Shapes independent of scalars]: an output computed from an approximate scalar (a loop's
+  // iteration number, int(x)) usually has a shape that does not depend on it (x * i, x[i]). When
+  // every approximate input is a scalar and the node gives tensors of the same sizes with other
+  // values of those scalars, its tensor outputs keep their sizes.
+  bool shapes_independent_of_scalars(Node* node, const torch::jit::Stack& inputs,
+                                     const torch::jit::Stack& outputs) {
+    torch::jit::Stack again;
+    bool changed = false;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Value* in = node->inputs()[i];
+      const c10::IValue& v = inputs[i];
+      const bool uncertain = !env.count(in) || approximate.count(in);
+      if (!uncertain) {
+        again.push_back(v);
+        continue;
+      }
+      if (v.isInt()) {
+        again.emplace_back(v.toInt() + 1);
+      } else if (v.isDouble()) {
+        again.emplace_back(v.toDouble() + 1.0);
+      } else if (v.isBool()) {
+        again.emplace_back(!v.toBool());
+      } else {
+        return false;  // an approximate tensor or list: its sizes are unknown already
+      }
+      changed = true;
+    }
+    if (!changed) return false;
+    try {
+      run_node(node, again);
+    } catch (const std::exception&) {
+      return false;
+    }
+    if (again.size() != outputs.size()) return false;
+    bool any_tensor = false;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (!outputs[i].isTensor()) continue;
+      if (!again[i].isTensor() || !outputs[i].toTensor().defined() ||
+          !again[i].toTensor().defined() ||
+          outputs[i].toTensor().sizes() != again[i].toTensor().sizes()) {
+        return false;
+      }
+      any_tensor = true;
+    }
+    return any_tensor;
   }
 
   void fold_outputs(Node* node) {

@@ -131,6 +131,12 @@ const torch::jit::Node* appended_list(GraphContext& g, const torch::jit::Node* l
       !append->output()->uses().empty() || !copy->isAfter(append)) {
     return nullptr;
   }
+  // Scan outputs stack the iterations' tensors: all must have one static shape.
+  auto element = value_type(append->input(1));
+  if (!element.shape ||
+      std::any_of(element.shape->begin(), element.shape->end(), [](int64_t d) { return d < 0; })) {
+    return nullptr;
+  }
   return append;
 }
 
@@ -189,6 +195,16 @@ void register_control(Registry& r) {
         return t.shape &&
                std::all_of(t.shape->begin(), t.shape->end(), [](int64_t d) { return d >= 0; });
       };
+      const bool uninitialized =
+          node->blocks()[0]->outputs()[k]->node()->kind() == c10::prim::Uninitialized ||
+          node->blocks()[1]->outputs()[k]->node()->kind() == c10::prim::Uninitialized;
+      if (g.opset() < 11 && uninitialized && !known(value_type(node->outputs()[k]))) {
+        g.fail(fmt::format(
+            "output {} of this if is set in one branch only (a return or raise inside a loop or "
+            "branch), with a shape known only at run time; ONNX If before opset 11 needs both "
+            "branches to have one shape. Remedy: export with opset_version >= 11",
+            k));
+      }
       if (g.opset() < 11 && known(then_type) && known(else_type) &&
           then_type.shape != else_type.shape) {
         g.fail(fmt::format(
@@ -230,9 +246,10 @@ void register_control(Registry& r) {
       scanned[k] = appended_list(g, node, k);
       if (scanned[k] == nullptr) {
         g.fail(
-            "the loop changes a list of tensors other than by one append per iteration; ONNX "
-            "Loop carries lists (sequences) from opset 13. Remedy: export with opset_version >= "
-            "13, or only append to the list in the loop");
+            "the loop changes a list of tensors other than by one append per iteration of a "
+            "tensor of static shape; ONNX Loop carries lists (sequences) from opset 13. Remedy: "
+            "export with opset_version >= 13, or only append same-shaped tensors to the list in "
+            "the loop");
       }
     }
     Values inputs{a.tensor_as(0, at::kLong), a.tensor_as(1, at::kBool)};
