@@ -28,7 +28,7 @@ namespace torch {
 namespace jit {
 struct Function;
 struct Module;
-}
+}  // namespace jit
 namespace nn {
 class Module;
 }

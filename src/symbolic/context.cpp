@@ -90,45 +90,27 @@ std::optional<at::ScalarType> list_element_dtype(
 
 ir::TypeInfo value_type(const torch::jit::Value* v) {
   ir::TypeInfo info;
+  info.dtype = dtype_of(v->type());
   if (auto t = v->type()->cast<c10::TensorType>()) {
-    info.dtype = t->scalarType().value_or(at::ScalarType::Undefined);
     if (auto rank = t->sizes().size()) {
       // Unknown dims (data-dependent sizes) are written as -1: dims without a value.
       std::vector<int64_t> shape;
       for (size_t i = 0; i < *rank; ++i) shape.push_back(t->sizes()[i].value_or(-1));
       info.shape = shape;
     }
-    return info;
-  }
-  switch (v->type()->kind()) {
-    case c10::TypeKind::IntType:
-      return {at::kLong, std::vector<int64_t>{}};
-    case c10::TypeKind::FloatType:
-      return {at::kDouble, std::vector<int64_t>{}};
-    case c10::TypeKind::BoolType:
-      return {at::kBool, std::vector<int64_t>{}};
-    case c10::TypeKind::ListType: {
-      auto element = v->type()->expectRef<c10::ListType>().getElementType();
-      switch (element->kind()) {
-        case c10::TypeKind::IntType:  // a scalar list is one 1-D tensor
-          return {at::kLong, std::vector<int64_t>{-1}};
-        case c10::TypeKind::FloatType:
-          return {at::kDouble, std::vector<int64_t>{-1}};
-        case c10::TypeKind::BoolType:
-          return {at::kBool, std::vector<int64_t>{-1}};
-        default:
-          break;
-      }
-      if (element->cast<c10::TensorType>()) {
-        std::unordered_set<const torch::jit::Value*> seen;
-        info.dtype = list_element_dtype(v, seen).value_or(at::ScalarType::Undefined);
-      }
+  } else if (info.dtype != at::ScalarType::Undefined) {
+    info.shape = std::vector<int64_t>{};  // an int/float/bool: a 0-d tensor
+  } else if (auto list = v->type()->cast<c10::ListType>()) {
+    info.dtype = dtype_of(list->getElementType());
+    if (info.dtype != at::ScalarType::Undefined) {
+      info.shape = std::vector<int64_t>{-1};  // a scalar list is one 1-D tensor
+    } else if (is_tensor_list(v)) {
+      std::unordered_set<const torch::jit::Value*> seen;
+      info.dtype = list_element_dtype(v, seen).value_or(at::ScalarType::Undefined);
       info.sequence = true;
-      return info;
     }
-    default:
-      return info;
   }
+  return info;
 }
 
 std::string GraphContext::fresh_name(const std::string& hint) {
@@ -320,9 +302,7 @@ std::optional<std::vector<int64_t>> Args::optional_int_list(size_t i) const {
   return int_list(i);
 }
 
-namespace {
-
-at::ScalarType scalar_dtype(const c10::TypePtr& type) {
+at::ScalarType dtype_of(const c10::TypePtr& type) {
   switch (type->kind()) {
     case c10::TypeKind::IntType:
       return at::kLong;
@@ -330,31 +310,33 @@ at::ScalarType scalar_dtype(const c10::TypePtr& type) {
       return at::kDouble;
     case c10::TypeKind::BoolType:
       return at::kBool;
+    case c10::TypeKind::TensorType:
+      return type->expectRef<c10::TensorType>().scalarType().value_or(at::ScalarType::Undefined);
     default:
       return at::ScalarType::Undefined;
   }
 }
 
-at::ScalarType value_dtype(const torch::jit::Value* v) {
-  if (auto t = v->type()->cast<c10::TensorType>()) {
-    return t->scalarType().value_or(at::ScalarType::Undefined);
-  }
-  return scalar_dtype(v->type());
+bool is_tensor_list(const torch::jit::Value* v) {
+  auto list = v->type()->cast<c10::ListType>();
+  return list && list->getElementType()->kind() == c10::TypeKind::TensorType;
 }
+
+namespace {
 
 std::optional<std::vector<int64_t>> value_sizes(const torch::jit::Value* v) {
   if (auto t = v->type()->cast<c10::TensorType>()) {
     if (auto sizes = t->sizes().concrete_sizes()) return *sizes;
     return std::nullopt;
   }
-  if (scalar_dtype(v->type()) != at::ScalarType::Undefined) return std::vector<int64_t>{};
+  if (dtype_of(v->type()) != at::ScalarType::Undefined) return std::vector<int64_t>{};
   return std::nullopt;
 }
 
 }  // namespace
 
 at::ScalarType Args::dtype(size_t i) const {
-  return value_dtype(jit(i));
+  return dtype_of(jit(i)->type());
 }
 
 std::optional<std::vector<int64_t>> Args::sizes(size_t i) const {
@@ -366,7 +348,7 @@ std::optional<int64_t> Args::rank(size_t i) const {
     if (auto dim = t->dim()) return static_cast<int64_t>(*dim);
     return std::nullopt;
   }
-  if (scalar_dtype(jit(i)->type()) != at::ScalarType::Undefined) return 0;
+  if (dtype_of(jit(i)->type()) != at::ScalarType::Undefined) return 0;
   return std::nullopt;
 }
 
@@ -382,7 +364,7 @@ int64_t Args::require_rank(size_t i) const {
 }
 
 at::ScalarType Args::output_dtype(size_t k) const {
-  return value_dtype(node_->output(k));
+  return dtype_of(node_->output(k)->type());
 }
 
 std::optional<std::vector<int64_t>> Args::output_sizes(size_t k) const {
@@ -454,6 +436,17 @@ bool Args::is_sequence(size_t i) const {
   return g_.is_sequence(jit(i));
 }
 
+Values Args::tensor_list_as(size_t i, at::ScalarType dtype) const {
+  Values items = tensor_list(i);
+  const torch::jit::Node* list = jit(i)->node();
+  if (list->kind() != c10::prim::ListConstruct) return items;
+  for (size_t k = 0; k < items.size() && k < list->inputs().size(); ++k) {
+    at::ScalarType t = dtype_of(list->input(k)->type());
+    if (t != at::ScalarType::Undefined && t != dtype) items[k] = g_.cast(items[k], dtype);
+  }
+  return items;
+}
+
 Value Args::sequence(size_t i, at::ScalarType dtype) const {
   if (g_.opset() < 11) {
     g_.fail(
@@ -462,17 +455,9 @@ Value Args::sequence(size_t i, at::ScalarType dtype) const {
         "or build the list with a fixed number of elements");
   }
   if (is_sequence(i)) return g_.lookup(jit(i))->front();
-  Values items = tensor_list(i);
+  Values items = tensor_list_as(i, dtype);  // elements of one sequence share a dtype
   if (items.empty()) {
     return g_.op("SequenceEmpty", {}, {{"dtype", static_cast<int64_t>(to_onnx_dtype(dtype))}});
-  }
-  for (size_t k = 0; k < items.size(); ++k) {
-    const torch::jit::Node* list = jit(i)->node();
-    // Elements of one sequence share a dtype.
-    if (list->kind() == c10::prim::ListConstruct && k < list->inputs().size()) {
-      auto t = list->input(k)->type()->cast<c10::TensorType>();
-      if (t && t->scalarType() && *t->scalarType() != dtype) items[k] = g_.cast(items[k], dtype);
-    }
   }
   return g_.op("SequenceConstruct", items);
 }

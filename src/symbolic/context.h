@@ -136,6 +136,8 @@ class Args {
   Value tensor_as(size_t i, at::ScalarType type) const;
   // The elements of a Tensor[] input (fails for a list of run-time length: is_sequence).
   Values tensor_list(size_t i) const;
+  // The same, each element cast to `dtype` where its known dtype differs.
+  Values tensor_list_as(size_t i, at::ScalarType dtype) const;
   // Whether input i is a list of run-time length, bound to an ONNX sequence.
   bool is_sequence(size_t i) const;
   // Input i (a Tensor[]) as an ONNX sequence of tensors of `dtype` (SequenceConstruct of a list of
@@ -175,6 +177,11 @@ namespace torchonnx::symbolic {
 // A prim::Constant's value, or a list built by prim::ListConstruct from constants (nested); never
 // a list mutated in place (append, ...).
 std::optional<c10::IValue> constant_value(const torch::jit::Value* v);
+// The element type a TorchScript type has in ONNX: a tensor's dtype, Long/Double/Bool for an
+// int/float/bool; Undefined otherwise (or for a tensor of unknown dtype).
+at::ScalarType dtype_of(const c10::TypePtr& type);
+// Whether `v` is a Tensor[].
+bool is_tensor_list(const torch::jit::Value* v);
 // What the exporter knows of a value's ONNX type: a tensor's dtype and sizes (-1 unknown), an
 // int/float/bool as a 0-d Long/Double/Bool tensor, a scalar list as a 1-D tensor, a tensor list as
 // a sequence (its element dtype when type propagation found one).

@@ -14,12 +14,6 @@ namespace {
 
 using Inputs = std::vector<c10::IValue>;
 
-onnx::ModelProto parse(const std::string& bytes) {
-  onnx::ModelProto proto;
-  EXPECT_TRUE(proto.ParseFromString(bytes));
-  return proto;
-}
-
 struct TinyNet {
   at::Tensor w = at::randn({4, 3}), b = at::randn({4}), unused = at::randn({2});
   NamedTensors params() const { return {{"fc.weight", w}, {"fc.bias", b}, {"extra", unused}}; }
@@ -30,7 +24,7 @@ struct TinyNet {
 
 TEST(Export, ParametersBecomeNamedInitializers) {
   TinyNet net;
-  auto proto = parse(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params()));
+  auto proto = parse_model(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params()));
   ASSERT_EQ(proto.graph().initializer_size(), 2) << "unused parameters are dropped";
   EXPECT_EQ(proto.graph().initializer(0).name(), "fc.weight");
   EXPECT_EQ(proto.graph().initializer(1).name(), "fc.bias");
@@ -45,7 +39,7 @@ TEST(Export, InputNamesCoverInputsThenParameters) {
   options.input_names = {"x", "learned_0"};
   options.output_names = {"y"};
   auto proto =
-      parse(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options));
+      parse_model(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options));
   EXPECT_EQ(proto.graph().input(0).name(), "x");
   EXPECT_EQ(proto.graph().initializer(0).name(), "learned_0");
   EXPECT_EQ(proto.graph().initializer(1).name(), "fc.bias");
@@ -57,12 +51,13 @@ TEST(Export, ExportParamsAndKeepInitializersAsInputs) {
   ExportOptions options;
   options.export_params = false;
   auto proto =
-      parse(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options));
+      parse_model(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options));
   EXPECT_EQ(proto.graph().initializer_size(), 0);
   EXPECT_EQ(proto.graph().input_size(), 3);
   options.export_params = true;
   options.keep_initializers_as_inputs = true;
-  proto = parse(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options));
+  proto =
+      parse_model(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options));
   EXPECT_EQ(proto.graph().initializer_size(), 2);
   EXPECT_EQ(proto.graph().input_size(), 3);
 }
@@ -87,8 +82,8 @@ TEST(Export, ConstantFoldingFoldsStaticShapeArithmetic) {
   };
   ExportOptions folded, unfolded;
   unfolded.do_constant_folding = false;
-  auto a = parse(export_model_to_bytes(m, {at::randn({2, 3, 4})}, folded));
-  auto b = parse(export_model_to_bytes(m, {at::randn({2, 3, 4})}, unfolded));
+  auto a = parse_model(export_model_to_bytes(m, {at::randn({2, 3, 4})}, folded));
+  auto b = parse_model(export_model_to_bytes(m, {at::randn({2, 3, 4})}, unfolded));
   EXPECT_EQ(count_shape_ops(a), 0);
   EXPECT_EQ(count_shape_ops(b), 1) << "without folding, x.size(0) is computed in the graph";
   EXPECT_LT(a.graph().node_size(), b.graph().node_size());
@@ -107,7 +102,7 @@ TEST(Export, TupleAndListOutputsAreFlattened) {
     at::Tensor x = in[0].toTensor();
     return c10::ivalue::Tuple::create({x.relu(), c10::ivalue::Tuple::create({x.neg(), x.exp()})});
   };
-  auto proto = parse(export_function_to_bytes(fn, {at::randn({3})}, {}));
+  auto proto = parse_model(export_function_to_bytes(fn, {at::randn({3})}, {}));
   EXPECT_EQ(proto.graph().output_size(), 3);
   expect_matches_at_opsets(fn, {at::randn({3})}, 11, 11);
 }
@@ -120,7 +115,7 @@ TEST(Export, ScriptedModuleWithSubmoduleParameters) {
   outer.register_module("layer", inner);
   outer.register_buffer("scale", at::full({5}, 2.0));
   outer.define("def forward(self, x):\n  return self.layer.forward(x) * self.scale\n");
-  auto proto = parse(export_model_to_bytes(outer, {at::randn({2, 5})}));
+  auto proto = parse_model(export_model_to_bytes(outer, {at::randn({2, 5})}));
   std::vector<std::string> names;
   for (const auto& init : proto.graph().initializer()) names.push_back(init.name());
   EXPECT_EQ(names, (std::vector<std::string>{"layer.weight", "scale"}));

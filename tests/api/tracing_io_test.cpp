@@ -19,12 +19,6 @@ namespace {
 
 using Inputs = std::vector<c10::IValue>;
 
-onnx::ModelProto parse(const std::string& bytes) {
-  onnx::ModelProto proto;
-  EXPECT_TRUE(proto.ParseFromString(bytes));
-  return proto;
-}
-
 std::vector<std::string> input_names(const onnx::ModelProto& p) {
   std::vector<std::string> out;
   for (const auto& i : p.graph().input()) out.push_back(i.name());
@@ -100,7 +94,7 @@ void expect_generalizes(const TracedFunction& fn, const Inputs& example,
       std::ifstream in(model, std::ios::binary);
       std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       SCOPED_TRACE(fmt::format("opset {}", opset));
-      check(parse(bytes));
+      check(parse_model(bytes));
     }
     bool all_ok = true;
     for (size_t c = 0; c < all.size(); ++c) {
@@ -128,7 +122,7 @@ std::pair<onnx::ModelProto, std::string> export_capturing_stderr(const TracedFun
     throw;
   }
   std::string err = ::testing::internal::GetCapturedStderr();
-  return {parse(bytes), err};
+  return {parse_model(bytes), err};
 }
 
 c10::impl::GenericDict string_dict(const c10::TypePtr& value_type) {
@@ -202,7 +196,7 @@ def forward(self, x):
 )");
   Inputs inputs{at::randn({2, 3})};
   ::testing::internal::CaptureStderr();
-  auto proto = parse(export_model_to_bytes(m, inputs));
+  auto proto = parse_model(export_model_to_bytes(m, inputs));
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(proto.graph().output_size(), 2);
   EXPECT_EQ(count(err, "torchonnx: warning:"), 2) << "dict and str: " << err;

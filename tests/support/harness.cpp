@@ -84,6 +84,12 @@ OrtResult run_in_ort(const std::string& model, const std::string& data_dir, doub
   return server().run(model, data_dir, rtol, atol);
 }
 
+onnx::ModelProto parse_model(const std::string& bytes) {
+  onnx::ModelProto proto;
+  EXPECT_TRUE(proto.ParseFromString(bytes));
+  return proto;
+}
+
 std::string temp_dir(const std::string& hint) {
   static std::atomic<int> counter{0};
   fs::path base = fs::temp_directory_path() / fmt::format("torchonnx_tests_{}", getpid());
@@ -102,10 +108,8 @@ void write_test_data(const std::string& dir, const std::vector<c10::IValue>& inp
   torchonnx::write_test_data(dir, tensors, outputs);
 }
 
-namespace {
-
 // Appends "op<TAB>opset" lines to $TORCHONNX_OP_COVERAGE; the first write of a process truncates.
-void record_coverage(const std::set<std::string>& ops, int opset) {
+void record_tested_ops(const std::set<std::string>& ops, int opset) {
   static const char* path = std::getenv("TORCHONNX_OP_COVERAGE");
   static std::mutex mutex;
   static bool truncated = false;
@@ -117,12 +121,6 @@ void record_coverage(const std::set<std::string>& ops, int opset) {
   for (const auto& op : ops) {
     if (recorded.insert({op, opset}).second) out << op << '\t' << opset << '\n';
   }
-}
-
-}  // namespace
-
-void record_tested_ops(const std::set<std::string>& ops, int opset) {
-  record_coverage(ops, opset);
 }
 
 void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IValue>& inputs,
@@ -144,7 +142,7 @@ void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IVal
     OrtResult result = run_in_ort(model, dir, tol.rtol, tol.atol);
     EXPECT_TRUE(result.ok) << "opset " << opset << ": " << result.report;
     if (result.ok) {
-      record_coverage(tested_ops, opset);
+      record_tested_ops(tested_ops, opset);
       fs::remove_all(dir);
     }
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ATen/core/ivalue.h>
+#include <onnx/onnx_pb.h>
 
 #include <functional>
 #include <set>
@@ -21,6 +22,9 @@ struct OrtResult {
 // Runs `model` in ONNX Runtime on DATA_DIR/input_*.pb and compares with DATA_DIR/output_*.pb.
 OrtResult run_in_ort(const std::string& model, const std::string& data_dir, double rtol,
                      double atol);
+
+// The model in `bytes` (a gtest failure when they do not parse).
+onnx::ModelProto parse_model(const std::string& bytes);
 
 // A fresh empty folder under the test temp dir.
 std::string temp_dir(const std::string& hint);

@@ -30,11 +30,6 @@ namespace torchonnx::symbolic::ops {
 
 namespace {
 
-bool is_tensor_list(const torch::jit::Value* v) {
-  auto list = v->type()->cast<c10::ListType>();
-  return list && list->getElementType()->kind() == c10::TypeKind::TensorType;
-}
-
 // The dtype a value crossing a block boundary has in ONNX (Undefined: keep the producer's).
 at::ScalarType boundary_dtype(const torch::jit::Value* v) {
   return value_type(v).dtype;
@@ -50,14 +45,17 @@ Value boundary_value(const Args& args, size_t i, const torch::jit::Value* like) 
   return dtype == at::ScalarType::Undefined ? args.tensor(i) : args.tensor_as(i, dtype);
 }
 
+// Whether every dim of the type's shape is known.
+bool static_shape(const ir::TypeInfo& type) {
+  return type.shape &&
+         std::all_of(type.shape->begin(), type.shape->end(), [](int64_t d) { return d >= 0; });
+}
+
 // The type a subgraph declares for a boundary value: its dtype, and its shape only when every
 // dim is known (a declared dim that an iteration or branch contradicts fails the model).
 ir::TypeInfo boundary_type(const torch::jit::Value* v) {
   ir::TypeInfo type = value_type(v);
-  if (type.shape &&
-      std::any_of(type.shape->begin(), type.shape->end(), [](int64_t d) { return d < 0; })) {
-    type.shape.reset();
-  }
+  if (!static_shape(type)) type.shape.reset();
   return type;
 }
 
@@ -132,17 +130,7 @@ const torch::jit::Node* appended_list(GraphContext& g, const torch::jit::Node* l
     return nullptr;
   }
   // Scan outputs stack the iterations' tensors: all must have one static shape.
-  auto element = value_type(append->input(1));
-  if (!element.shape ||
-      std::any_of(element.shape->begin(), element.shape->end(), [](int64_t d) { return d < 0; })) {
-    return nullptr;
-  }
-  return append;
-}
-
-std::vector<const torch::jit::Value*> values_of(c10::ArrayRef<const torch::jit::Value*> values,
-                                                size_t first = 0) {
-  return {values.begin() + static_cast<std::ptrdiff_t>(first), values.end()};
+  return static_shape(value_type(append->input(1))) ? append : nullptr;
 }
 
 }  // namespace
@@ -171,10 +159,7 @@ void register_control(Registry& r) {
       if (becomes == nullptr) continue;
       ir::TypeInfo info = value_type(becomes);
       if (info.dtype != at::ScalarType::Undefined) type = info.dtype;
-      if (info.shape &&
-          std::all_of(info.shape->begin(), info.shape->end(), [](int64_t d) { return d >= 0; })) {
-        shape = *info.shape;
-      }
+      if (static_shape(info)) shape = *info.shape;
     }
     return {g.constant(at::zeros(shape, at::TensorOptions().dtype(type)))};
   });
@@ -191,21 +176,17 @@ void register_control(Registry& r) {
       }
       auto then_type = value_type(node->blocks()[0]->outputs()[k]);
       auto else_type = value_type(node->blocks()[1]->outputs()[k]);
-      auto known = [](const ir::TypeInfo& t) {
-        return t.shape &&
-               std::all_of(t.shape->begin(), t.shape->end(), [](int64_t d) { return d >= 0; });
-      };
       const bool uninitialized =
           node->blocks()[0]->outputs()[k]->node()->kind() == c10::prim::Uninitialized ||
           node->blocks()[1]->outputs()[k]->node()->kind() == c10::prim::Uninitialized;
-      if (g.opset() < 11 && uninitialized && !known(value_type(node->outputs()[k]))) {
+      if (g.opset() < 11 && uninitialized && !static_shape(value_type(node->outputs()[k]))) {
         g.fail(fmt::format(
             "output {} of this if is set in one branch only (a return or raise inside a loop or "
             "branch), with a shape known only at run time; ONNX If before opset 11 needs both "
             "branches to have one shape. Remedy: export with opset_version >= 11",
             k));
       }
-      if (g.opset() < 11 && known(then_type) && known(else_type) &&
+      if (g.opset() < 11 && static_shape(then_type) && static_shape(else_type) &&
           then_type.shape != else_type.shape) {
         g.fail(fmt::format(
             "output {} of this if has shape [{}] in one branch and [{}] in the other; ONNX If "
@@ -215,16 +196,17 @@ void register_control(Registry& r) {
       }
     }
     Value cond = a.tensor_as(0, at::kBool);
-    auto outputs = values_of(node->outputs());
+    std::vector<std::pair<size_t, const torch::jit::Value*>> outputs;  // branch output k ↔ output k
+    for (size_t k = 0; k < node->outputs().size(); ++k) {
+      outputs.emplace_back(k, node->outputs()[k]);
+    }
     std::shared_ptr<ir::Graph> branches[2];
     for (size_t b = 0; b < 2; ++b) {
       branches[b] = new_subgraph(g, b == 0 ? "then" : "else");
       SubgraphScope scope(g, *branches[b]);
       g.convert_block(node->blocks()[b]);
       g.set_current_node(node);
-      std::vector<std::pair<size_t, const torch::jit::Value*>> outs;
-      for (size_t k = 0; k < outputs.size(); ++k) outs.emplace_back(k, outputs[k]);
-      set_outputs(g, node->blocks()[b], outs, *branches[b]);
+      set_outputs(g, node->blocks()[b], outputs, *branches[b]);
     }
     Values results =
         g.op("If", {cond}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}},
@@ -304,16 +286,13 @@ void register_control(Registry& r) {
       }
       at::ScalarType dtype = value_type(scanned[k]->input(1)).dtype;
       Value seq = g.op("SplitToSequence", {loop[next_scan++]}, {{"axis", 0}, {"keepdims", 0}});
-      Values initial = a.tensor_list(2 + k);
+      // The list's initial elements come first.
+      Values initial = dtype == at::ScalarType::Undefined ? a.tensor_list(2 + k)
+                                                          : a.tensor_list_as(2 + k, dtype);
       for (size_t j = 0; j < initial.size(); ++j) {
-        Value e = initial[j];
-        at::ScalarType t = value_type(node->input(2 + k)->node()->inputs().size() > j
-                                          ? node->input(2 + k)->node()->input(j)
-                                          : scanned[k]->input(1))
-                               .dtype;
-        if (t != dtype && dtype != at::ScalarType::Undefined) e = g.cast(e, dtype);
-        seq = g.op("SequenceInsert",
-                   {seq, e, g.constant(at::scalar_tensor(static_cast<int64_t>(j), at::kLong))});
+        seq = g.op(
+            "SequenceInsert",
+            {seq, initial[j], g.constant(at::scalar_tensor(static_cast<int64_t>(j), at::kLong))});
       }
       g.bind_sequence(out, seq);
       results[k] = seq;

@@ -146,22 +146,6 @@ void flatten_leaves(const c10::IValue& v, size_t depth, std::vector<int64_t>& sh
   for (const auto& e : list) flatten_leaves(e, depth + 1, shape, leaves, g);
 }
 
-// The dtype of a scalar (int/float/bool) or tensor value's ONNX form.
-at::ScalarType scalar_dtype(const c10::TypePtr& type) {
-  switch (type->kind()) {
-    case c10::TypeKind::IntType:
-      return at::kLong;
-    case c10::TypeKind::FloatType:
-      return at::kDouble;
-    case c10::TypeKind::BoolType:
-      return at::kBool;
-    case c10::TypeKind::TensorType:
-      return type->expectRef<c10::TensorType>().scalarType().value_or(at::ScalarType::Undefined);
-    default:
-      return at::ScalarType::Undefined;
-  }
-}
-
 at::ScalarType default_list_dtype(const c10::TypePtr& type) {
   c10::TypePtr t = type;
   while (auto list = t->cast<c10::ListType>()) t = list->getElementType();
@@ -198,7 +182,7 @@ Value tensor_data(GraphContext& g, const torch::jit::Value* v, at::ScalarType ty
     if (bound == nullptr || bound->size() != 1) {
       g.fail("an element of torch.tensor's data has no ONNX value");
     }
-    return scalar_dtype(v->type()) == type ? bound->front() : g.cast(bound->front(), type);
+    return dtype_of(v->type()) == type ? bound->front() : g.cast(bound->front(), type);
   }
   const torch::jit::Node* list = v->node();
   auto element = v->type()->expectRef<c10::ListType>().getElementType();
@@ -207,7 +191,7 @@ Value tensor_data(GraphContext& g, const torch::jit::Value* v, at::ScalarType ty
     // A flat list of scalars built elsewhere (appends in a loop, ...): its 1-D tensor.
     const Values* bound = g.lookup(v);
     if (bound == nullptr || bound->size() != 1) g.fail("torch.tensor's data has no ONNX value");
-    return scalar_dtype(element) == type ? bound->front() : g.cast(bound->front(), type);
+    return dtype_of(element) == type ? bound->front() : g.cast(bound->front(), type);
   }
   if (list->kind() != c10::prim::ListConstruct) {
     g.fail("torch.tensor's data must be a list literal (prim::ListConstruct) or a constant");

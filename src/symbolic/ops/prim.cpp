@@ -12,11 +12,6 @@ namespace torchonnx::symbolic::ops {
 
 namespace {
 
-bool is_tensor_list(const torch::jit::Value* v) {
-  auto list = v->type()->cast<c10::ListType>();
-  return list && list->getElementType()->kind() == c10::TypeKind::TensorType;
-}
-
 // An int[]/float[]/bool[] list is one 1-D tensor (Shape, Concat of its elements); element `i`
 // of it is Gather(list, i), a 0-d tensor (negative indices counted from Size(list) before opset
 // 11, whose Gather takes none).
@@ -36,15 +31,8 @@ bool is_optional_tensor_list(const torch::jit::Value* v) {
 // The element dtype of a scalar list (int[] → Long, float[] → Double, bool[] → Bool).
 at::ScalarType list_dtype(const torch::jit::Value* list) {
   auto type = list->type()->cast<c10::ListType>();
-  if (!type) return at::kLong;
-  switch (type->getElementType()->kind()) {
-    case c10::TypeKind::FloatType:
-      return at::kDouble;
-    case c10::TypeKind::BoolType:
-      return at::kBool;
-    default:
-      return at::kLong;
-  }
+  at::ScalarType dtype = type ? dtype_of(type->getElementType()) : at::ScalarType::Undefined;
+  return dtype == at::ScalarType::Undefined ? at::kLong : dtype;
 }
 
 // A list index made non-negative and checked against the list's (static) length.
