@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/ivalue.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -62,7 +63,11 @@ void FlattenOutputs(torch::jit::Graph& graph);
 // Gives every value a complete type by running each node on meta tensors (no arithmetic on weights)
 // starting from `inputs` (one per graph input). Values computable from constants and static shapes
 // (x.size(0), arithmetic on them, shape lists) become constants when `fold` is set.
-void PropagateTypes(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold);
+// `dynamic` maps graph input indices to their dynamic dims (dynamic_axes): values computed from
+// those dims are never folded, and those dims are unknown in the types (Note [Dynamic axes]).
+using DynamicDims = std::map<size_t, std::vector<int64_t>>;
+void PropagateTypes(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold,
+                    const DynamicDims& dynamic = {});
 
 }  // namespace passes
 }  // namespace torchonnx

@@ -7,7 +7,8 @@
 namespace torchonnx::passes {
 
 void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
-                  const std::vector<c10::IValue>& inputs, const ExportOptions& options) {
+                  const std::vector<c10::IValue>& inputs, const ExportOptions& options,
+                  const DynamicDims& dynamic) {
   torch::jit::EliminateDeadCode(graph);
   // Before RemoveEvalNoOps: clone() tells a copy from an alias (y = x.clone(); y[0] = v must
   // leave x unchanged), and writes through detach()/contiguous() views reach their base.
@@ -16,7 +17,7 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   RemoveEvalNoOps(*graph);
   FlattenOutputs(*graph);
   torch::jit::LowerSimpleTuples(graph);
-  PropagateTypes(*graph, inputs, options.do_constant_folding);
+  PropagateTypes(*graph, inputs, options.do_constant_folding, dynamic);
   torch::jit::EliminateDeadCode(graph);
 }
 

@@ -11,6 +11,7 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <unordered_map>
 #include <unordered_set>
@@ -238,12 +239,115 @@ bool is_foldable(const c10::IValue& v) {
   return false;
 }
 
+// Whether two results of a node agree (numbers and lists by value, tensors by sizes).
+bool same_value(const c10::IValue& a, const c10::IValue& b) {
+  if (a.tagKind() != b.tagKind()) return false;
+  if (a.isTensor()) {
+    const at::Tensor &x = a.toTensor(), &y = b.toTensor();
+    return x.defined() == y.defined() && (!x.defined() || x.sizes() == y.sizes());
+  }
+  if (a.isList()) {
+    auto x = a.toListRef(), y = b.toListRef();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!same_value(x[i], y[i])) return false;
+    }
+    return true;
+  }
+  if (a.isTuple()) {
+    const auto &x = a.toTupleRef().elements(), &y = b.toTupleRef().elements();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!same_value(x[i], y[i])) return false;
+    }
+    return true;
+  }
+  if (a.isInt()) return a.toInt() == b.toInt();
+  if (a.isDouble()) return a.toDouble() == b.toDouble();
+  if (a.isBool()) return a.toBool() == b.toBool();
+  if (a.isString()) return a.toStringRef() == b.toStringRef();
+  return true;  // None, devices, dtypes: not shapes
+}
+
 struct Propagator {
   torch::jit::Graph& graph;
   bool fold;
   std::unordered_map<Value*, c10::IValue> env;
   std::unordered_set<Value*> concrete;     // content known, not just type
   std::unordered_set<Value*> approximate;  // dtype and rank known, sizes not
+  // Note [Dynamic axes]: values that vary with the dynamic axes, with what they are when those
+  // axes have other sizes (None: not known, every dim of a tensor varies).
+  std::unordered_map<Value*, c10::IValue> shadow;
+  int shadow_failures = 0;
+
+  // Marks `v` as varying with the dynamic axes; the dims of a tensor that differ from its shadow
+  // become unknown in its type.
+  void set_shadow(Value* v, c10::IValue value) {
+    auto found = env.find(v);
+    if (found != env.end() && found->second.isTensor() && !approximate.count(v)) {
+      const at::Tensor& t = found->second.toTensor();
+      if (t.defined()) {
+        const bool comparable =
+            value.isTensor() && value.toTensor().defined() && value.toTensor().dim() == t.dim();
+        std::vector<c10::optional<int64_t>> sizes;
+        for (int64_t d = 0; d < t.dim(); ++d) {
+          if (comparable && value.toTensor().size(d) == t.size(d)) {
+            sizes.emplace_back(t.size(d));
+          } else {
+            sizes.emplace_back(c10::nullopt);
+          }
+        }
+        v->setType(c10::TensorType::create(t.scalar_type(), at::Device(at::kCPU),
+                                           c10::VaryingShape<int64_t>(sizes),
+                                           c10::VaryingShape<int64_t>(sizes.size()), false));
+      }
+    }
+    if (value.isNone()) concrete.erase(v);  // not known in the shadow run: not known
+    shadow[v] = std::move(value);
+  }
+
+  // An element of a list whose length or elements vary (x.split(2) over a dynamic axis): the
+  // element taken may be any of them, and its dims that differ between them vary.
+  bool picks_from_varying_list(Node* node) const {
+    static const std::unordered_set<std::string> kPicks = {"aten::__getitem__", "aten::pop",
+                                                           "aten::select"};
+    if (!kPicks.count(node->kind().toQualString()) || node->inputs().empty()) return false;
+    auto found = shadow.find(node->input(0));
+    return found != shadow.end() && found->second.isList() && env.count(node->input(0));
+  }
+
+  // A stand-in shadow for `element` whose dims differ where any tensor of `lists` differs.
+  static std::optional<c10::IValue> union_of_elements(const at::Tensor& element,
+                                                      const std::vector<c10::IValue>& lists) {
+    if (!element.defined()) return std::nullopt;
+    std::vector<int64_t> sizes = element.sizes().vec();
+    bool any = false;
+    for (const auto& list : lists) {
+      for (const auto& e : list.toListRef()) {
+        if (!e.isTensor() || !e.toTensor().defined() || e.toTensor().dim() != element.dim()) {
+          continue;
+        }
+        for (int64_t d = 0; d < element.dim(); ++d) {
+          if (e.toTensor().size(d) != element.size(d) && sizes[d] == element.size(d)) {
+            sizes[d] = element.size(d) + 1;
+            any = true;
+          }
+        }
+      }
+    }
+    if (!any) return std::nullopt;
+    return c10::IValue(at::empty(sizes, element.options().device(at::kMeta)));
+  }
+
+  // Known, and the same whatever the sizes of the dynamic axes: may become a constant.
+  bool foldable(Value* v) const { return concrete.count(v) && !shadow.count(v); }
+
+  // Gives `to` the shadow of `from`, if it has one.
+  void copy_shadow(Value* to, Value* from) {
+    auto found = shadow.find(from);
+    if (found != shadow.end())
+      set_shadow(to, found->second.isList() ? copy_list(found->second) : found->second);
+  }
 
   void set_tensor_type(Value* v, const at::Tensor& t) {
     if (!t.defined()) return;
@@ -255,6 +359,7 @@ struct Propagator {
     // A value may be recorded again (each pass over a loop body): the latest facts hold.
     concrete.erase(v);
     approximate.erase(v);
+    shadow.erase(v);
     if (value.isTensor() && is_approximate) {
       // Note [Approximate values]: computed from a placeholder (a scalar read from tensor data,
       // a data-dependent shape): its dtype and rank are right, its sizes are not known.
@@ -296,7 +401,7 @@ struct Propagator {
   }
 
   void visit_or_inline(Node* node) {
-    if (fold && node->kind() == c10::prim::If && concrete.count(node->input(0))) {
+    if (fold && node->kind() == c10::prim::If && foldable(node->input(0))) {
       inline_taken_branch(node);
     } else if (node->kind() == c10::prim::If) {
       visit_if(node);
@@ -341,6 +446,7 @@ struct Propagator {
                           : list ? copy_list(found->second)
                                  : found->second;
       record(in, start, false, scalar || list || approximate.count(init) > 0);
+      copy_shadow(in, init);
     }
     const bool saved_fold = fold;
     fold = false;
@@ -371,6 +477,8 @@ struct Propagator {
       Value* out = node->outputs()[k];
       if (auto found = env.find(in); found != env.end()) {
         record(out, found->second, false, approximate.count(in) > 0);
+        copy_shadow(out, in);
+        copy_shadow(out, node->inputs()[2 + k]);
       } else {
         forget(out);
       }
@@ -443,8 +551,16 @@ struct Propagator {
     record(in, widened, false, true);
   }
 
-  // The type of a control-flow output that is `a` or `b`.
+  // The type of a control-flow output that is `a` or `b`; it varies with the dynamic axes when
+  // either does.
   void merge_into(Value* out, Value* a, Value* b) {
+    merge_values(out, a, b);
+    if (!env.count(out)) return;
+    if (a->node()->kind() != c10::prim::Uninitialized) copy_shadow(out, a);
+    if (!shadow.count(out) && b->node()->kind() != c10::prim::Uninitialized) copy_shadow(out, b);
+  }
+
+  void merge_values(Value* out, Value* a, Value* b) {
     auto ea = env.find(a), eb = env.find(b);
     // A branch that raises leaves its outputs uninitialized: the other branch decides.
     if (a->node()->kind() == c10::prim::Uninitialized) ea = env.end();
@@ -538,37 +654,31 @@ struct Propagator {
     if (!all_concrete) {
       for (auto& v : stack) v = to_meta(v);
     }
+    // Note [Dynamic axes]: the same node on the shadow values, when an input has one.
+    torch::jit::Stack shadow_stack;
+    bool shadowed = false;
+    bool shadow_unknown = false;  // an input's shadow is not known: nor are the outputs'
+    bool scalar_input_varies = false;
+    for (size_t i = 0; i < node->inputs().size(); ++i) {
+      Value* in = node->inputs()[i];
+      auto found = shadow.find(in);
+      if (found == shadow.end()) {
+        // A list the node mutates must not be mutated twice.
+        shadow_stack.push_back(writes_input(node, i) ? copy_list(stack[i]) : stack[i]);
+        continue;
+      }
+      shadowed = true;
+      const c10::IValue& v = found->second;
+      shadow_unknown = shadow_unknown || v.isNone();
+      scalar_input_varies = scalar_input_varies || v.isInt() || v.isDouble() || v.isBool();
+      shadow_stack.push_back(v.isNone() ? stack[i] : copy_list(v));
+    }
+    if (!all_concrete) {
+      for (auto& v : shadow_stack) v = to_meta(v);
+    }
     try {
       inputs_before = stack;  // an operation pops its inputs even when it throws
-      const torch::jit::Stack& inputs = inputs_before;
-      try {
-        run_node(node, stack);
-        // Real inputs (quantized tensors) give real outputs: back to meta for the next nodes.
-        if (!all_concrete) {
-          for (auto& v : stack) v = to_meta(v);
-        }
-        shapes_exact = approx && shapes_independent_of_scalars(node, inputs, stack);
-      } catch (const std::exception&) {
-        if (all_concrete || !can_run_on_zeros(node, inputs)) {
-          // Data-dependent results (nonzero, int(x), ...): run on zeros for dtype and rank only.
-          if (all_concrete || !is_data_dependent(node) || !small_enough(inputs)) throw;
-          approx = true;
-        }
-        // Known inputs (constant index tensors, ...) keep their values; the others become zeros.
-        stack.clear();
-        for (size_t i = 0; i < inputs.size(); ++i) {
-          Value* in = node->inputs()[i];
-          stack.push_back(concrete.count(in) ? env.at(in) : meta_to_zeros(inputs[i]));
-        }
-        fix_zero_offsets(node, stack);
-        run_node(node, stack);
-        for (auto& v : stack) {
-          v = to_meta(v);
-          // A scalar read from zeros would make later sizes 0 (view(x, [n, -1]) fails).
-          if (approx && v.isInt()) v = int64_t{1};
-          if (approx && v.isDouble()) v = 1.0;
-        }
-      }
+      execute(node, stack, inputs_before, all_concrete, approx, shapes_exact, env);
     } catch (const std::exception& e) {
       // No meta kernel (e.g. data-dependent shapes): the converter sees an unknown shape.
       if (std::getenv("TORCHONNX_DEBUG_TYPES")) {
@@ -578,11 +688,33 @@ struct Propagator {
       }
       return;
     }
+    torch::jit::Stack shadow_before = shadow_stack;
+    // Approximate results (from placeholders) get a shadow too: later shadow runs need one.
+    bool shadow_ok = shadowed && !shadow_unknown;
+    if (shadow_ok) {
+      try {
+        bool shadow_approx = approx, unused = false;
+        execute(node, shadow_stack, shadow_before, all_concrete, shadow_approx, unused, shadow);
+        shadow_ok = shadow_stack.size() == stack.size();
+      } catch (const std::exception& e) {
+        shadow_ok = false;
+        ++shadow_failures;
+        if (std::getenv("TORCHONNX_DEBUG_TYPES")) {
+          std::string what = e.what();
+          std::cerr << "type propagation (dynamic axes): " << node->kind().toQualString() << ": "
+                    << what.substr(0, what.find('\n')) << "\n";
+        }
+      }
+    }
     // Note [Mutated lists]: list ops (append, insert, pop, ...) mutate their list argument; the
     // meta copy the op mutated becomes the list's value for later nodes.
     for (size_t i = 0; i < node->inputs().size(); ++i) {
-      if (writes_input(node, i) && inputs_before[i].isList())
+      if (writes_input(node, i) && inputs_before[i].isList()) {
         env[node->inputs()[i]] = inputs_before[i];
+        if (shadow.count(node->inputs()[i])) {
+          shadow[node->inputs()[i]] = shadow_ok ? shadow_before[i] : c10::IValue();
+        }
+      }
     }
     if (stack.size() != node->outputs().size()) return;
     // empty/empty_like/new_empty have undefined contents: never constants.
@@ -593,11 +725,78 @@ struct Propagator {
     for (size_t i = 0; i < stack.size(); ++i) {
       // Tensors are known only when computed from known tensors; non-tensor results of meta
       // tensors (sizes, dims, dtypes) are always known because shapes are static here.
+      // An output varies with the dynamic axes when the shadow run gives another value; a
+      // number computed from a varying number always varies (n // 100 may agree by chance).
+      std::optional<c10::IValue> varies;
+      if (shadowed && !shadow_ok) {
+        varies = c10::IValue();
+      } else if (shadowed) {
+        const c10::IValue& a = stack[i];
+        const c10::IValue& b = shadow_stack[i];
+        bool differ;
+        if (a.isTensor() && b.isTensor()) {
+          const at::Tensor &x = a.toTensor(), &y = b.toTensor();
+          differ = x.defined() != y.defined() || (x.defined() && x.sizes() != y.sizes());
+          // A known tensor (NumToTensor(x.size(0)), ...) varies with its contents too.
+          if (!differ && x.defined() && !x.is_meta() && !y.is_meta() && !x.is_quantized()) {
+            differ = x.scalar_type() != y.scalar_type() || !at::equal(x, y);
+          }
+        } else {
+          differ = scalar_input_varies || !same_value(a, b);
+        }
+        if (differ) varies = b;
+      }
       bool known = deterministic && !approx && (all_concrete || !holds_tensor(stack[i]));
       bool out_approx = approx && !(shapes_exact && stack[i].isTensor());
+      if (!varies && stack[i].isTensor() && picks_from_varying_list(node)) {
+        varies = union_of_elements(stack[i].toTensor(),
+                                   {env.at(node->input(0)), shadow.at(node->input(0))});
+      }
       record(node->outputs()[i], std::move(stack[i]), known, out_approx);
+      if (varies) set_shadow(node->outputs()[i], std::move(*varies));
     }
     if (fold) fold_outputs(node);
+  }
+
+  // Runs `node` on `stack` (its `inputs`), on meta tensors unless all inputs are concrete, falling
+  // back to zeros where libtorch has no meta kernel (Note [Zeros fallback]); sets `approx` when
+  // only dtypes and ranks of the results can be trusted.
+  void execute(Node* node, torch::jit::Stack& stack, const torch::jit::Stack& inputs,
+               bool all_concrete, bool& approx, bool& shapes_exact,
+               const std::unordered_map<Value*, c10::IValue>& values) {
+    try {
+      run_node(node, stack);
+      // Real inputs (quantized tensors) give real outputs: back to meta for the next nodes.
+      if (!all_concrete) {
+        for (auto& v : stack) v = to_meta(v);
+      }
+      shapes_exact = approx && shapes_independent_of_scalars(node, inputs, stack);
+    } catch (const std::exception&) {
+      if (all_concrete || !can_run_on_zeros(node, inputs)) {
+        // Data-dependent results (nonzero, int(x), ...): run on zeros for dtype and rank only.
+        if (all_concrete || !is_data_dependent(node) || !small_enough(inputs)) throw;
+        approx = true;
+      }
+      // Known inputs (constant index tensors, ...) keep their values; the others become zeros.
+      stack.clear();
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        Value* in = node->inputs()[i];
+        if (concrete.count(in)) {
+          auto found = values.find(in);
+          stack.push_back(found != values.end() ? found->second : env.at(in));
+        } else {
+          stack.push_back(meta_to_zeros(inputs[i]));
+        }
+      }
+      fix_zero_offsets(node, stack);
+      run_node(node, stack);
+      for (auto& v : stack) {
+        v = to_meta(v);
+        // A scalar read from zeros would make later sizes 0 (view(x, [n, -1]) fails).
+        if (approx && v.isInt()) v = int64_t{1};
+        if (approx && v.isDouble()) v = 1.0;
+      }
+    }
   }
 
   // Note [Shapes independent of scalars]: an output computed from an approximate scalar (a loop's
@@ -649,7 +848,7 @@ struct Propagator {
 
   void fold_outputs(Node* node) {
     for (Value* out : node->outputs()) {
-      if (!concrete.count(out) || !out->hasUses() || is_mutated(out)) continue;
+      if (!foldable(out) || !out->hasUses() || is_mutated(out)) continue;
       const c10::IValue& v = env[out];
       if (!is_foldable(v)) continue;
       torch::jit::WithInsertPoint guard(node);
@@ -664,15 +863,62 @@ struct Propagator {
 
 }  // namespace
 
-void PropagateTypes(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold) {
+namespace {
+
+// Propagates over `graph`, with the dynamic dims of input i given the sizes `shadow_size(size)`.
+int propagate(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold,
+              const DynamicDims& dynamic, const std::function<int64_t(int64_t)>& shadow_size) {
   Propagator p{graph, fold};
   for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i) {
     Value* in = graph.inputs()[i];
-    if (inputs[i].isTensor()) {
-      p.record(in, to_meta(inputs[i]), false);
-    }
+    if (!inputs[i].isTensor()) continue;
+    const at::Tensor& t = inputs[i].toTensor();
+    p.record(in, to_meta(t), false);
+    auto dims = dynamic.find(i);
+    if (dims == dynamic.end() || dims->second.empty() || !t.defined()) continue;
+    std::vector<int64_t> sizes = t.sizes().vec();
+    for (int64_t d : dims->second) sizes[d] = shadow_size(sizes[d]);
+    p.set_shadow(in, at::empty(sizes, t.options().device(at::kMeta)));
   }
   p.run_block(graph.block());
+  return p.shadow_failures;
+}
+
+}  // namespace
+
+// Note [Dynamic axes]
+// A dim named in dynamic_axes has the example's size only in the example. Every value is
+// propagated twice over: on the example, and on a shadow where the dynamic dims have other sizes.
+// A number, list or known tensor that differs between the two (x.size(0), [b, -1],
+// NumToTensor(b)) varies: it stays known in each run (so view(x, [b, -1]) still propagates), but
+// is never folded, so the converters compute it in the graph (Shape, Gather, Concat) instead of
+// baking the example's value; a tensor dim that differs is unknown in the value's type (written
+// as a dim without a value, or with the axis's name on graph inputs and outputs). A model whose
+// shadow run fails somewhere (a reshape to a fixed size, a broadcast against a fixed dim) is tried
+// with other shadow sizes; where every choice fails, the results of that node vary entirely.
+void PropagateTypes(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold,
+                    const DynamicDims& dynamic) {
+  bool any = false;
+  for (const auto& [i, dims] : dynamic) any = any || !dims.empty();
+  if (!any) {
+    propagate(graph, inputs, fold, dynamic, nullptr);
+    return;
+  }
+  const std::vector<std::function<int64_t(int64_t)>> choices = {
+      [](int64_t s) { return 2 * s + 1; }, [](int64_t s) { return s + 1; },
+      [](int64_t s) { return s > 1 ? s - 1 : s + 2; }};
+  size_t best = 0;
+  int fewest = -1;
+  for (size_t c = 0; c < choices.size(); ++c) {
+    auto trial = graph.copy();
+    int failures = propagate(*trial, inputs, false, dynamic, choices[c]);
+    if (fewest < 0 || failures < fewest) {
+      fewest = failures;
+      best = c;
+    }
+    if (failures == 0) break;
+  }
+  propagate(graph, inputs, fold, dynamic, choices[best]);
 }
 
 }  // namespace torchonnx::passes

@@ -69,9 +69,20 @@ struct CeilLowering {
   std::vector<int64_t> extra;
 };
 
+// The input's sizes when its last `n` (spatial) dims are known at export; batch and channels may
+// be dynamic (-1). The pooling windows depend on the spatial dims only.
+std::optional<std::vector<int64_t>> spatial_sizes(const Args& a, size_t n) {
+  auto sizes = value_type(a.jit(0)).shape;
+  if (!sizes || sizes->size() < n ||
+      std::any_of(sizes->end() - n, sizes->end(), [](int64_t d) { return d < 0; })) {
+    return std::nullopt;
+  }
+  return sizes;
+}
+
 CeilLowering lower_ceil_mode(GraphContext& g, const Args& a, const PoolGeometry& p) {
   CeilLowering l;
-  auto sizes = a.sizes(0);
+  auto sizes = spatial_sizes(a, p.kernel.size());
   if (!sizes) {
     if (g.opset() < 10) g.fail("ceil_mode at opset 9 needs the input's static shape");
     l.attribute = true;
@@ -186,7 +197,7 @@ Value avg_pool(GraphContext& g, const Args& a, size_t n) {
   if (ceil_mode) ceil = lower_ceil_mode(g, a, p);
   bool unbatched = false;
   Value x = batched_input(g, a, n, unbatched);
-  auto sizes = a.sizes(0);
+  auto sizes = spatial_sizes(a, n);
   if (!divisor && !integral && !(count_include_pad && any_nonzero(ceil.extra))) {
     // ONNX's divisor is PyTorch's (ONNX's ceil_mode windows clip their counts as PyTorch's do).
     for (size_t i = 0; i < ceil.extra.size(); ++i) p.pads[n + i] += ceil.extra[i];
@@ -250,8 +261,13 @@ Value adaptive_pool(GraphContext& g, const Args& a, size_t n, const std::string&
   if (std::all_of(out.begin(), out.end(), [](int64_t o) { return o == 1; })) {
     return unbatch(g, g.op("Global" + kind + "Pool", {x}), unbatched);
   }
-  auto sizes = a.sizes(0);  // static shape: the windows depend on the input size
-  if (!sizes) g.fail("adaptive pooling to a size other than 1 needs the input's static shape");
+  // static shape: the windows depend on the input's spatial size (batch and channels may vary).
+  auto sizes = spatial_sizes(a, n);
+  if (!sizes) {
+    g.fail(
+        "adaptive pooling to a size other than 1 needs the input's spatial size at export "
+        "(it is a dynamic axis or unknown). Remedy: keep height/width static, or pool to 1");
+  }
   std::vector<int64_t> kernel(n, 1);
   std::vector<size_t> uneven;
   for (size_t i = 0; i < n; ++i) {
@@ -288,8 +304,13 @@ Values adaptive_max_pool_with_indices(GraphContext& g, const Args& a, size_t n) 
   auto out = expand_param(a.int_list(1), n);
   bool unbatched = false;
   Value x = batched_input(g, a, n, unbatched);
-  auto sizes = a.sizes(0);  // static shape: the windows depend on the input size
-  if (!sizes) g.fail("adaptive max pooling with indices needs the input's static shape");
+  // static shape: the windows depend on the input's spatial size.
+  auto sizes = spatial_sizes(a, n);
+  if (!sizes) {
+    g.fail(
+        "adaptive max pooling with indices needs the input's spatial size at export (it is a "
+        "dynamic axis or unknown)");
+  }
   std::vector<int64_t> in(sizes->end() - n, sizes->end());
   bool even = true;
   for (size_t i = 0; i < n; ++i) {

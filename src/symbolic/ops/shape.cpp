@@ -7,6 +7,7 @@
 // the lowering needs only the input's rank; ops whose number of outputs or gather indices depend
 // on a dim size read it from type propagation (marked "static shape").
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <limits>
@@ -72,9 +73,21 @@ Value reshape_to(GraphContext& g, const Args& a, const Value& x, size_t i) {
 }
 
 int64_t dim_size(GraphContext& g, const Args& a, size_t i, int64_t dim) {
-  auto sizes = a.sizes(i);
-  if (!sizes) g.fail("the shape of argument " + std::to_string(i) + " is unknown");
-  return (*sizes)[normalize_dim(dim, static_cast<int64_t>(sizes->size()))];
+  const auto shape = value_type(a.jit(i)).shape;
+  const int64_t d = shape ? shape->at(normalize_dim(dim, static_cast<int64_t>(shape->size()))) : -1;
+  if (d < 0) {
+    g.fail(
+        fmt::format("the size of dim {} of argument {} is not known at export (a dynamic axis, "
+                    "or computed from data)",
+                    dim, i));
+  }
+  return d;
+}
+
+// Whether dim `dim` of argument i has a size known at export.
+bool dim_known(const Args& a, size_t i, int64_t dim) {
+  const auto shape = value_type(a.jit(i)).shape;
+  return shape && shape->at(normalize_dim(dim, static_cast<int64_t>(shape->size()))) >= 0;
 }
 
 Ints chunk_sizes(int64_t n, int64_t size) {
@@ -470,6 +483,15 @@ void register_shape(Registry& r) {
       const int64_t rank = a.require_rank(0);
       int64_t dim = normalize_dim(a.int_arg(2), rank);
       c10::IValue arg = a.constant(1);
+      if (arg.isInt() && !dim_known(a, 0, dim) && g.opset() >= 11) {
+        // A dynamic dim: as many pieces as the run-time size asks, as an ONNX sequence.
+        Value seq =
+            g.op("SplitToSequence",
+                 {a.tensor(0), g.constant_scalar(static_cast<double>(arg.toInt()), at::kLong)},
+                 {{"axis", dim}, {"keepdims", int64_t{1}}});
+        g.bind_sequence(a.node()->output(), seq);
+        return {seq};
+      }
       Ints sizes =
           arg.isInt() ? chunk_sizes(dim_size(g, a, 0, dim), arg.toInt()) : arg.toIntVector();
       return split_pieces(g, a.tensor(0), sizes, dim);

@@ -1,0 +1,106 @@
+// dynamic_axes: which input dims are dynamic, and their names on the ONNX graph's inputs and
+// outputs. What follows from them inside the graph is type propagation's part
+// (Note [Dynamic axes] in passes/propagate_types.cpp).
+#include "export/dynamic_axes.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <iostream>
+#include <set>
+
+#include "torchonnx/errors.h"
+
+namespace torchonnx {
+
+// The label of each dynamic axis: the given one, or "<name>_dynamic_axes_<k>" (torch.onnx's names
+// for its list form).
+std::map<int64_t, std::string> axis_labels(const std::string& name,
+                                           const std::map<int64_t, std::string>& axes) {
+  std::map<int64_t, std::string> labels;
+  int k = 0;
+  for (const auto& [axis, label] : axes) {
+    ++k;
+    labels[axis] = label.empty() ? fmt::format("{}_dynamic_axes_{}", name, k) : label;
+  }
+  return labels;
+}
+
+int64_t checked_axis(const std::string& name, int64_t axis, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      fmt::format("dynamic_axes: '{}' has {} dims, so axis {} does not exist. "
+                                  "Remedy: give axes from 0 to {}.",
+                                  name, rank, axis, r - 1));
+  }
+  return axis < 0 ? axis + r : axis;
+}
+
+// Which dims of which graph inputs are dynamic; warns about names that are no input or output,
+// as torch.onnx does.
+passes::DynamicDims dynamic_input_dims(const frontend::CapturedGraph& c,
+                                       const std::vector<std::string>& input_names,
+                                       const ExportOptions& options) {
+  passes::DynamicDims dims;
+  if (options.dynamic_axes.empty()) return dims;
+  std::set<std::string> matched;
+  for (size_t i = 0; i < input_names.size(); ++i) {
+    const std::string& name = input_names[i];
+    auto found = options.dynamic_axes.find(name);
+    if (found == options.dynamic_axes.end()) continue;
+    matched.insert(name);
+    if (i >= c.example_inputs.size() || !c.example_inputs[i].isTensor()) {
+      throw ExportError(ErrorCode::kInvalidArgument,
+                        fmt::format("dynamic_axes names input '{}', which is not a tensor", name));
+    }
+    const size_t rank = c.example_inputs[i].toTensor().dim();
+    for (const auto& [axis, label] : found->second) {
+      dims[i].push_back(checked_axis(name, axis, rank));
+    }
+  }
+  for (const auto& [name, axes] : options.dynamic_axes) {
+    const bool is_output = std::find(options.output_names.begin(), options.output_names.end(),
+                                     name) != options.output_names.end() ||
+                           name.rfind("output_", 0) == 0;
+    if (!matched.count(name) && !is_output) {
+      std::cerr << fmt::format(
+          "torchonnx: warning: provided key {} for dynamic axes is not a valid input/output "
+          "name\n",
+          name);
+    }
+  }
+  return dims;
+}
+
+// Names the dynamic dims of the graph's inputs and outputs (dim_param).
+void name_dynamic_dims(ir::Graph& graph, const DynamicAxes& dynamic_axes) {
+  for (auto* values : {&graph.inputs, &graph.outputs}) {
+    for (auto& value : *values) {
+      auto found = dynamic_axes.find(value.name);
+      if (found == dynamic_axes.end() || !value.type.shape) continue;
+      auto& shape = *value.type.shape;
+      value.type.dim_params.assign(shape.size(), "");
+      for (const auto& [axis, label] : axis_labels(value.name, found->second)) {
+        const int64_t d = checked_axis(value.name, axis, shape.size());
+        shape[d] = -1;
+        value.type.dim_params[d] = label;
+      }
+    }
+  }
+}
+
+void rename_dynamic_outputs(onnx::ModelProto& proto, const DynamicAxes& dynamic_axes) {
+  for (auto& output : *proto.mutable_graph()->mutable_output()) {
+    auto found = dynamic_axes.find(output.name());
+    if (found == dynamic_axes.end()) continue;
+    auto* dims = output.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
+    for (const auto& [axis, label] : axis_labels(output.name(), found->second)) {
+      const int64_t d = checked_axis(output.name(), axis, dims->size());
+      dims->Mutable(static_cast<int>(d))->set_dim_param(label);
+    }
+  }
+}
+
+}  // namespace torchonnx
