@@ -8,6 +8,8 @@
 #include <unordered_set>
 
 #include "symbolic/context.h"
+#include "symbolic/export_types.h"
+#include "symbolic/functions.h"
 #include "symbolic/registry.h"
 #include "torchonnx/errors.h"
 
@@ -18,30 +20,51 @@ using torch::jit::Node;
 namespace {
 
 void collect_unconvertible(const torch::jit::Block* block, int opset, const Registry& registry,
-                           std::map<std::string, UnconvertibleOp>& found) {
+                           OperatorExportType mode, std::map<std::string, UnconvertibleOp>& found) {
   for (const Node* node : block->nodes()) {
-    for (const auto* sub : node->blocks()) collect_unconvertible(sub, opset, registry, found);
+    for (const auto* sub : node->blocks()) collect_unconvertible(sub, opset, registry, mode, found);
     if (node->kind() == c10::prim::Constant) continue;
     std::string kind = node->kind().toQualString();
-    if (registry.find_for_node(kind, opset)) continue;
+    if (resolve_converter(node, opset, registry, mode)) continue;
     auto& op = found[kind];
     op.kind = kind;
     op.locations.push_back(source_location(node));
   }
 }
 
-// Converts the nodes of `block` into g's current graph.
-void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Registry& registry) {
+// Converts the nodes of `block` into g's current graph. With `failures` (collect-errors mode),
+// nodes that cannot be converted are recorded and their outputs bound to placeholders.
+void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Registry& registry,
+                   OperatorExportType mode, std::vector<ConversionFailure>* failures) {
   for (const Node* node : block->nodes()) {
     // Scalar, list and None constants are made by their consumers, in the type each needs (so
-    // `x + 2` adds a float 2 to a float x); tensor constants are converted once and shared.
-    if (node->kind() == c10::prim::Constant && !node->output()->type()->cast<c10::TensorType>()) {
+    // `x + 2` adds a float 2 to a float x); tensor constants are converted once and shared. RAW
+    // keeps every constant as a prim::Constant node.
+    if (node->kind() == c10::prim::Constant && !node->output()->type()->cast<c10::TensorType>() &&
+        mode != OperatorExportType::kRaw) {
       continue;
     }
     g.set_current_node(node);
-    const Converter* fn = registry.find_for_node(node->kind().toQualString(), g.opset());
+    const Converter fn = resolve_converter(node, g.opset(), registry, mode);
     Args args(g, node);
-    Values results = (*fn)(g, args);
+    const size_t first_new = g.graph().nodes.size();
+    Values results;
+    if (failures == nullptr) {
+      results = fn(g, args);
+    } else {
+      std::string message;
+      try {
+        if (fn) results = fn(g, args);
+      } catch (const ExportError& e) {
+        message = e.what();
+      }
+      if (!fn || !message.empty()) {
+        failures->push_back({node->kind().toQualString(), source_location(node), message});
+        for (const auto* out : node->outputs()) g.bind(out, {g.fresh_name("unconvertible")});
+        continue;
+      }
+    }
+    tag_module_scope(g.graph(), first_new, node);  // for export_modules_as_functions
     g.set_current_node(node);
     const auto outs = node->outputs();
     if (outs.size() == 1 && results.size() != 1 &&
@@ -122,18 +145,22 @@ void remove_dead_nodes(ir::Graph& graph) {
 }  // namespace
 
 std::vector<UnconvertibleOp> find_unconvertible_ops(const torch::jit::Graph& graph, int opset,
-                                                    const Registry& registry) {
+                                                    const Registry& registry,
+                                                    OperatorExportType mode) {
   std::map<std::string, UnconvertibleOp> found;
-  collect_unconvertible(graph.block(), opset, registry, found);
+  collect_unconvertible(graph.block(), opset, registry, mode, found);
   std::vector<UnconvertibleOp> out;
   for (auto& [kind, op] : found) out.push_back(std::move(op));
   return out;
 }
 
 ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,
-                        const ExportOptions& options, const Registry& registry) {
-  if (auto missing = find_unconvertible_ops(graph, options.opset_version, registry);
-      !missing.empty()) {
+                        const ExportOptions& options, const Registry& registry,
+                        std::vector<ConversionFailure>* failures) {
+  ConversionScope conversion_scope(options, signature);
+  const OperatorExportType mode = options.operator_export_type;
+  if (auto missing = find_unconvertible_ops(graph, options.opset_version, registry, mode);
+      !missing.empty() && failures == nullptr) {
     std::string list;
     for (const auto& op : missing) {
       std::vector<std::string> locs;
@@ -177,10 +204,12 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     }
   }
 
-  g.set_block_converter([&registry](GraphContext& ctx, const torch::jit::Block* block) {
-    convert_nodes(ctx, block, registry);
-  });
-  convert_nodes(g, graph.block(), registry);
+  g.set_block_converter(
+      [&registry, mode, failures](GraphContext& ctx, const torch::jit::Block* block) {
+        convert_nodes(ctx, block, registry, mode, failures);
+      });
+  convert_nodes(g, graph.block(), registry, mode, failures);
+  if (failures != nullptr) return model;  // collect-errors mode: the nodes were what counted
 
   // Outputs: rename the producing value to the requested name; Identity where a value is an input,
   // an initializer or already used as another output.
@@ -213,7 +242,8 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
       v = g.constant(c->isTensor() ? c->toTensor() : at::scalar_to_tensor(c->toScalar()));
     }
     if (graph_inputs.count(v) || taken.count(v) || renames.count(v)) {
-      g.graph().nodes.push_back({"Identity", "", g.fresh_name("Identity"), {v}, {name}, {}, ""});
+      g.graph().nodes.push_back(
+          {"Identity", "", g.fresh_name("Identity"), {v}, {name}, {}, "", {}});
     } else {
       renames[v] = name;
     }
@@ -222,6 +252,7 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
   }
   rename_values(out, renames);
   remove_dead_nodes(out);
+  add_domain_opsets(model, options);  // custom domains, ATen, RAW/fallthrough namespaces
   return model;
 }
 

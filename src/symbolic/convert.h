@@ -21,9 +21,18 @@ struct UnconvertibleOp {
   std::vector<std::string> locations;  // one per node, "" where the graph has no source info
 };
 
-// Every op in `graph` that has no converter at `opset` (all of them at once).
-std::vector<UnconvertibleOp> find_unconvertible_ops(const torch::jit::Graph& graph, int opset,
-                                                    const Registry& registry);
+// Every op in `graph` that has no converter at `opset` (all of them at once), custom symbolics
+// and the fallbacks of `mode` (export_types.h) included.
+std::vector<UnconvertibleOp> find_unconvertible_ops(
+    const torch::jit::Graph& graph, int opset, const Registry& registry,
+    OperatorExportType mode = OperatorExportType::kOnnx);
+
+// A node that could not be converted, recorded by convert_graph's collect-errors mode.
+struct ConversionFailure {
+  std::string kind;
+  std::string location;  // "" where the graph has no source info
+  std::string message;   // the converter's ExportError; "" when no converter exists
+};
 
 struct GraphSignature {
   std::vector<std::string> input_names;    // one per graph input (user inputs, then parameters)
@@ -31,7 +40,11 @@ struct GraphSignature {
   std::vector<std::string> output_names;   // one per graph output
 };
 
+// With `failures`, runs in collect-errors mode: a node without converter or whose converter throws
+// an ExportError is recorded there and the conversion goes on (the model returned is incomplete,
+// only for unconvertible_ops).
 ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,
-                        const ExportOptions& options, const Registry& registry);
+                        const ExportOptions& options, const Registry& registry,
+                        std::vector<ConversionFailure>* failures = nullptr);
 
 }  // namespace torchonnx::symbolic

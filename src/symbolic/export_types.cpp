@@ -1,0 +1,339 @@
+// operator_export_type (torch.onnx.OperatorExportTypes): converters made on the fly for a node —
+// an ATen node (ONNX_ATEN, ONNX_ATEN_FALLBACK), the op kept as is in its own domain (RAW,
+// ONNX_FALLTHROUGH) — and unconvertible_ops.
+#include "symbolic/export_types.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <map>
+#include <set>
+
+#include "frontend/frontend.h"
+#include "passes/pipeline.h"
+#include "symbolic/context.h"
+#include "symbolic/convert.h"
+#include "torchonnx/errors.h"
+#include "torchonnx/symbolic.h"
+
+namespace torchonnx::symbolic {
+
+using torch::jit::Node;
+
+namespace {
+
+// The domain torch.onnx gives ATen nodes in the ModelProto.
+constexpr const char* kAtenDomain = "org.pytorch.aten";
+
+struct ConversionState {
+  const ExportOptions* options;
+  const GraphSignature* signature;
+};
+thread_local const ConversionState* t_state = nullptr;
+
+std::pair<std::string, std::string> split_kind(const Node* node) {
+  const std::string kind = node->kind().toQualString();
+  auto sep = kind.find("::");
+  if (sep == std::string::npos) return {"", kind};
+  return {kind.substr(0, sep), kind.substr(sep + 2)};
+}
+
+// The name of argument i in the node's schema, or "arg<i>".
+std::string argument_name(const Node* node, size_t i) {
+  if (const auto* schema = node->maybeSchema()) {
+    if (i < schema->arguments().size()) return schema->arguments()[i].name();
+  }
+  return fmt::format("arg{}", i);
+}
+
+// A constant argument as an ONNX tensor, or nullopt when it has no tensor form (str, device).
+std::optional<at::Tensor> constant_tensor(const c10::IValue& c) {
+  if (c.isTensor()) return c.toTensor();
+  if (c.isInt() || c.isDouble() || c.isBool()) return at::scalar_to_tensor(c.toScalar());
+  if (c.isIntList()) return at::tensor(c.toIntVector(), at::kLong);
+  if (c.isDoubleList()) return at::tensor(c.toDoubleVector(), at::kDouble);
+  if (c.isBoolList()) {
+    std::vector<int64_t> v;
+    for (bool b : c.toBoolList()) v.push_back(b);
+    return at::tensor(v, at::kLong).to(at::kBool);
+  }
+  return std::nullopt;
+}
+
+// The inputs of a node kept as one node (ATen, fallthrough): its tensors (a Tensor[] as one input
+// per element), constants as Constant tensors, None as an omitted input, str and device constants
+// as string attributes named after the schema argument.
+Values node_inputs(GraphContext& g, const Args& args, ir::Attributes& attributes) {
+  const Node* node = args.node();
+  Values inputs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const torch::jit::Value* v = args.jit(i);
+    if (const Values* bound = g.lookup(v)) {
+      inputs.insert(inputs.end(), bound->begin(), bound->end());
+      continue;
+    }
+    if (auto c = constant_value(v)) {
+      if (c->isNone()) {
+        inputs.emplace_back("");
+      } else if (auto t = constant_tensor(*c)) {
+        inputs.push_back(g.constant(*t));
+      } else if (c->isTensorList()) {
+        for (const at::Tensor& t : c->toTensorVector()) inputs.push_back(g.constant(t));
+      } else if (c->isString()) {
+        attributes.emplace_back(argument_name(node, i), c->toStringRef());
+      } else if (c->isDevice()) {
+        attributes.emplace_back(argument_name(node, i), c->toDevice().str());
+      } else {
+        g.fail(fmt::format("argument {} ({}) is a constant {} that has no ONNX form", i,
+                           argument_name(node, i), c->tagKind()));
+      }
+      continue;
+    }
+    if (v->node()->kind() == c10::prim::ListConstruct) {
+      Values items = args.tensor_list(i);
+      inputs.insert(inputs.end(), items.begin(), items.end());
+      continue;
+    }
+    g.fail(fmt::format("argument {} (%{}) has no ONNX value; its producer was not converted", i,
+                       v->debugName()));
+  }
+  return inputs;
+}
+
+// The TorchScript node's own attributes (prim::Constant's value, ...), as ONNX attributes.
+void copy_node_attributes(const Node* node, ir::Attributes& attributes) {
+  for (const auto& name : node->attributeNames()) {
+    const std::string n = name.toUnqualString();
+    switch (node->kindOf(name)) {
+      case torch::jit::AttributeKind::i:
+        attributes.emplace_back(n, node->i(name));
+        break;
+      case torch::jit::AttributeKind::f:
+        attributes.emplace_back(n, node->f(name));
+        break;
+      case torch::jit::AttributeKind::s:
+        attributes.emplace_back(n, node->s(name));
+        break;
+      case torch::jit::AttributeKind::t:
+        attributes.emplace_back(n, node->t(name));
+        break;
+      case torch::jit::AttributeKind::is:
+        attributes.emplace_back(n, ir::Ints(node->is(name)));
+        break;
+      case torch::jit::AttributeKind::fs: {
+        ir::Floats fs;
+        for (double f : node->fs(name)) fs.push_back(static_cast<float>(f));
+        attributes.emplace_back(n, std::move(fs));
+        break;
+      }
+      case torch::jit::AttributeKind::ss:
+        attributes.emplace_back(n, ir::Strings(node->ss(name)));
+        break;
+      case torch::jit::AttributeKind::ival: {
+        const c10::IValue& v = node->ival(name);
+        if (v.isInt() || v.isBool()) {
+          attributes.emplace_back(n, v.isInt() ? v.toInt() : int64_t{v.toBool()});
+        } else if (v.isDouble()) {
+          attributes.emplace_back(n, v.toDouble());
+        } else if (v.isString()) {
+          attributes.emplace_back(n, v.toStringRef());
+        } else if (v.isIntList()) {
+          attributes.emplace_back(n, ir::Ints(v.toIntVector()));
+        } else if (v.isDevice()) {
+          attributes.emplace_back(n, v.toDevice().str());
+        } else if (auto t = constant_tensor(v)) {
+          attributes.emplace_back(n, *t);
+        } else {
+          attributes.emplace_back(n, v.tagKind());  // the type, where the value has no ONNX form
+        }
+        break;
+      }
+      default:
+        attributes.emplace_back(n, std::string("<") + toString(node->kindOf(name)) + ">");
+    }
+  }
+}
+
+void reject_blocks(GraphContext& g, const Node* node, const char* mode) {
+  if (!node->blocks().empty()) {
+    g.fail(fmt::format(
+        "operator_export_type {} cannot keep a node with blocks (prim::If, prim::Loop) as is. "
+        "Remedy: export with operator_export_type ONNX or ONNX_ATEN_FALLBACK, or trace the "
+        "model so that its control flow is unrolled",
+        mode));
+  }
+}
+
+// aten::foo → org.pytorch.aten::ATen[operator="foo", overload_name="..."].
+Values aten_node(GraphContext& g, const Args& args) {
+  const Node* node = args.node();
+  reject_blocks(g, node, "ONNX_ATEN");
+  ir::Attributes attributes;
+  Values inputs = node_inputs(g, args, attributes);
+  const auto* schema = node->maybeSchema();
+  attributes.insert(attributes.begin(),
+                    {ir::Attribute("operator", split_kind(node).second),
+                     ir::Attribute("overload_name", schema ? schema->overload_name() : "")});
+  return g.op(std::string(kAtenDomain) + "::ATen", inputs, std::move(attributes),
+              node->outputs().size());
+}
+
+// ns::op kept as the node "op" of domain "ns" (ONNX_FALLTHROUGH; RAW, where constants are kept
+// as prim::Constant nodes too).
+Values kept_node(GraphContext& g, const Args& args, const char* mode) {
+  const Node* node = args.node();
+  reject_blocks(g, node, mode);
+  auto [ns, op] = split_kind(node);
+  ir::Attributes attributes;
+  Values inputs = node_inputs(g, args, attributes);
+  copy_node_attributes(node, attributes);
+  return g.op(ns + "::" + op, inputs, std::move(attributes), node->outputs().size());
+}
+
+// `primary`, and where it throws an ExportError, `fallback` (the nodes `primary` added dropped).
+Converter with_fallback(Converter primary, Converter fallback) {
+  return [primary = std::move(primary), fallback = std::move(fallback)](
+             GraphContext& g, const Args& args) -> Values {
+    const size_t mark = g.graph().nodes.size();
+    ir::Graph* graph = &g.graph();
+    try {
+      return primary(g, args);
+    } catch (const ExportError&) {
+      if (&g.graph() == graph && graph->nodes.size() >= mark) graph->nodes.resize(mark);
+      g.set_current_node(args.node());
+      return fallback(g, args);
+    }
+  };
+}
+
+}  // namespace
+
+Converter resolve_converter(const Node* node, int opset, const Registry& registry,
+                            OperatorExportType mode) {
+  if (mode == OperatorExportType::kRaw) {
+    return [](GraphContext& g, const Args& a) { return kept_node(g, a, "RAW"); };
+  }
+  const std::string kind = node->kind().toQualString();
+  const bool is_aten = kind.rfind("aten::", 0) == 0;
+  if (mode == OperatorExportType::kOnnxAten && is_aten) return aten_node;
+  Converter primary;
+  if (auto custom = find_custom_symbolic(kind, opset)) {
+    primary = *custom;
+  } else if (const Converter* builtin = registry.find_for_node(kind, opset)) {
+    primary = *builtin;
+  }
+  if (mode == OperatorExportType::kOnnxAtenFallback && is_aten) {
+    return primary ? with_fallback(std::move(primary), aten_node) : Converter(aten_node);
+  }
+  if (mode == OperatorExportType::kOnnxFallthrough && node->kind() != c10::prim::Constant) {
+    Converter keep = [](GraphContext& g, const Args& a) {
+      return kept_node(g, a, "ONNX_FALLTHROUGH");
+    };
+    return primary ? with_fallback(std::move(primary), std::move(keep)) : keep;
+  }
+  return primary;
+}
+
+namespace {
+void collect_domains(const std::vector<ir::Node>& nodes, std::set<std::string>& domains) {
+  for (const auto& node : nodes) {
+    if (!node.domain.empty()) domains.insert(node.domain);
+    for (const auto& attr : node.attributes) {
+      if (auto* sub = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
+        collect_domains((*sub)->nodes, domains);
+      }
+    }
+  }
+}
+}  // namespace
+
+void add_domain_opsets(ir::Model& model, const ExportOptions& options) {
+  std::set<std::string> domains;
+  collect_domains(model.graph.nodes, domains);
+  for (const auto& f : model.functions) collect_domains(f.nodes, domains);
+  for (const auto& domain : domains) {
+    if (domain == "ai.onnx") continue;
+    if (auto it = options.custom_opsets.find(domain); it != options.custom_opsets.end()) {
+      model.extra_opsets[domain] = it->second;
+    } else {
+      model.extra_opsets.emplace(domain, 1);
+    }
+  }
+}
+
+ConversionScope::ConversionScope(const ExportOptions& options, const GraphSignature& signature)
+    : previous_(t_state) {
+  t_state = new ConversionState{&options, &signature};
+}
+
+ConversionScope::~ConversionScope() {
+  delete t_state;
+  t_state = static_cast<const ConversionState*>(previous_);
+}
+
+SymbolicContext make_symbolic_context(const GraphContext& g) {
+  SymbolicContext ctx;
+  ctx.cur_node = g.current_node();
+  ctx.opset = g.opset();
+  if (t_state != nullptr) {
+    const auto& sig = *t_state->signature;
+    const size_t first = sig.input_names.size() - sig.parameters.size();
+    for (size_t k = 0; k < sig.parameters.size(); ++k) {
+      ctx.params_dict[sig.input_names.at(first + k)] = sig.parameters[k].tensor;
+    }
+    ctx.custom_opsets = t_state->options->custom_opsets;
+    ctx.operator_export_type = t_state->options->operator_export_type;
+  }
+  return ctx;
+}
+
+}  // namespace torchonnx::symbolic
+
+namespace torchonnx {
+
+std::vector<UnconvertibleOp> unconvertible_ops(const torch::jit::Module& model,
+                                               const std::vector<c10::IValue>& args,
+                                               const ExportOptions& options) {
+  if (options.opset_version < kMinOpset || options.opset_version > kMaxOpset) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      fmt::format("opset_version {} is not supported; torchonnx exports opsets {} "
+                                  "to {}",
+                                  options.opset_version, kMinOpset, kMaxOpset));
+  }
+  frontend::CapturedGraph captured = frontend::capture_module(model, args);
+  std::vector<c10::IValue> inputs = captured.example_inputs;
+  for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
+  passes::PrepareGraph(captured.graph, inputs, options);
+
+  symbolic::GraphSignature sig;
+  sig.parameters = captured.parameters;
+  const size_t num_user = captured.graph->inputs().size() - captured.parameters.size();
+  for (size_t i = 0; i < captured.graph->inputs().size(); ++i) {
+    sig.input_names.push_back(i < num_user ? fmt::format("input_{}", i)
+                                           : captured.parameters[i - num_user].name);
+  }
+  for (size_t k = 0; k < captured.graph->outputs().size(); ++k) {
+    sig.output_names.push_back(fmt::format("output_{}", k));
+  }
+  std::vector<symbolic::ConversionFailure> failures;
+  symbolic::convert_graph(*captured.graph, sig, options, symbolic::Registry::builtin(), &failures);
+
+  std::map<std::string, UnconvertibleOp> by_kind;
+  for (const auto& f : failures) {
+    auto& op = by_kind[f.kind];
+    op.name = f.kind;
+    ++op.count;
+    if (!f.location.empty()) op.locations.push_back(f.location);
+    if (!f.message.empty() &&
+        std::find(op.errors.begin(), op.errors.end(), f.message) == op.errors.end()) {
+      op.errors.push_back(f.message);
+    }
+  }
+  std::vector<UnconvertibleOp> out;
+  for (auto& [kind, op] : by_kind) out.push_back(std::move(op));
+  return out;
+}
+
+}  // namespace torchonnx

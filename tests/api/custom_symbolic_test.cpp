@@ -1,0 +1,325 @@
+// Custom symbolics (torchonnx/symbolic.h): registration by opset, precedence over built-ins,
+// SymbolicContext, custom domains and their opset imports, thread safety, and the custom-op
+// example library (examples/custom_op) end to end through the CLI's --load-library.
+#include "torchonnx/symbolic.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <torch/library.h>
+#include <torch/script.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ops/op_test_util.h"
+#include "support/harness.h"
+#include "torchonnx/export.h"
+
+namespace torchonnx::testing {
+namespace {
+
+// A custom TorchScript op for the in-process tests: test_ops::scale(x, factor) = x * factor.
+at::Tensor scale(const at::Tensor& x, double factor) {
+  return x * factor;
+}
+TORCH_LIBRARY(test_ops, m) {
+  m.def("scale(Tensor x, float factor) -> Tensor", scale);
+}
+
+constexpr const char* kScaleIr =
+    "graph(%x : Tensor):\n"
+    "  %f : float = prim::Constant[value=2.5]()\n"
+    "  %y : Tensor = test_ops::scale(%x, %f)\n"
+    "  %z : Tensor = aten::relu(%y)\n"
+    "  return (%z)\n";
+
+std::vector<std::string> op_types(const onnx::ModelProto& model) {
+  std::vector<std::string> out;
+  for (const auto& n : model.graph().node()) {
+    if (n.op_type() != "Constant")
+      out.push_back((n.domain().empty() ? "" : n.domain() + "::") + n.op_type());
+  }
+  return out;
+}
+
+std::map<std::string, int64_t> opset_imports(const onnx::ModelProto& model) {
+  std::map<std::string, int64_t> out;
+  for (const auto& o : model.opset_import()) out[o.domain()] = o.version();
+  return out;
+}
+
+onnx::ModelProto export_at(const torch::jit::Module& m, const std::vector<c10::IValue>& args,
+                           int opset, std::map<std::string, int> custom_opsets = {}) {
+  ExportOptions options;
+  options.opset_version = opset;
+  options.custom_opsets = std::move(custom_opsets);
+  return parse_model(export_model_to_bytes(m, args, options));
+}
+
+// Unregisters at the end of a test even when it fails.
+struct Registered {
+  std::string name;
+  std::vector<int> opsets;
+  ~Registered() {
+    for (int o : opsets) unregister_custom_op_symbolic(name, o);
+  }
+};
+
+Values relu_as_max(GraphContext& g, const Args& a) {
+  return {g.op("Max", {a.tensor(0), g.constant_scalar(0.0, a.dtype(0))})};
+}
+Values relu_as_clip(GraphContext& g, const Args& a) {
+  return {g.op("Clip", {a.tensor(0), g.constant_scalar(0.0, a.dtype(0))})};
+}
+
+void expect_runs(const torch::jit::Module& m, const std::vector<c10::IValue>& args, int opset) {
+  std::string dir = temp_dir(fmt::format("custom_runs_{}", opset));
+  ExportOptions options;
+  options.opset_version = opset;
+  export_model(m, args, dir + "/model.onnx", options);
+  write_test_data(dir, args, frontend::run_module(m, cloned(args)));
+  auto result = run_in_ort(dir + "/model.onnx", dir, 1e-3, 1e-5);
+  EXPECT_TRUE(result.ok) << "opset " << opset << ": " << result.report;
+}
+
+TEST(CustomSymbolic, OverridesTheBuiltinConverterUntilUnregistered) {
+  auto m = script_module("def forward(self, x):\n  return torch.relu(x)\n");
+  std::vector<c10::IValue> args{at::randn({3, 4})};
+  EXPECT_EQ(op_types(export_at(m, args, 13)), std::vector<std::string>{"Relu"});
+  {
+    Registered r{"aten::relu", {9}};
+    register_custom_op_symbolic("aten::relu", relu_as_max, 9);
+    EXPECT_EQ(op_types(export_at(m, args, 13)), std::vector<std::string>{"Max"});
+    expect_runs(m, args, 13);
+    EXPECT_TRUE(unregister_custom_op_symbolic("aten::relu", 9));
+    EXPECT_FALSE(unregister_custom_op_symbolic("aten::relu", 9));  // already gone
+  }
+  EXPECT_EQ(op_types(export_at(m, args, 13)), std::vector<std::string>{"Relu"});
+  // In-place relu_ uses the symbolic of relu, as with built-ins.
+  auto inplace = script_module("def forward(self, x):\n  y = x * 2.0\n  y.relu_()\n  return y\n");
+  Registered r{"aten::relu", {9}};
+  register_custom_op_symbolic("aten::relu", relu_as_max, 9);
+  EXPECT_EQ(op_types(export_at(inplace, args, 13)), (std::vector<std::string>{"Mul", "Max"}));
+}
+
+TEST(CustomSymbolic, ARegistrationAppliesFromItsOpsetUntilAHigherOne) {
+  auto m = script_module("def forward(self, x):\n  return torch.relu(x)\n");
+  std::vector<c10::IValue> args{at::randn({5})};
+  Registered r{"aten::relu", {10, 13}};
+  register_custom_op_symbolic("aten::relu", relu_as_max, 10);
+  register_custom_op_symbolic("aten::relu", relu_as_clip, 13);
+  EXPECT_EQ(op_types(export_at(m, args, 9)), std::vector<std::string>{"Relu"});  // built-in
+  EXPECT_EQ(op_types(export_at(m, args, 10)), std::vector<std::string>{"Max"});
+  EXPECT_EQ(op_types(export_at(m, args, 12)), std::vector<std::string>{"Max"});
+  EXPECT_EQ(op_types(export_at(m, args, 13)), std::vector<std::string>{"Clip"});
+  EXPECT_EQ(op_types(export_at(m, args, 17)), std::vector<std::string>{"Clip"});
+  expect_runs(m, args, 11);
+  expect_runs(m, args, 17);
+  EXPECT_TRUE(unregister_custom_op_symbolic("aten::relu", 13));
+  EXPECT_EQ(op_types(export_at(m, args, 17)), std::vector<std::string>{"Max"});
+  // Registering again at the same opset replaces the function.
+  register_custom_op_symbolic("aten::relu", relu_as_clip, 10);
+  EXPECT_EQ(op_types(export_at(m, args, 12)), std::vector<std::string>{"Clip"});
+}
+
+TEST(CustomSymbolic, CustomOpInACustomDomainWithItsOpsetImport) {
+  auto m = ir_module(kScaleIr);
+  std::vector<c10::IValue> args{at::randn({2, 3})};
+  // No symbolic: the op is unconvertible, named in the error and by unconvertible_ops.
+  try {
+    export_at(m, args, 17);
+    ADD_FAILURE() << "expected an ExportError";
+  } catch (const ExportError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupportedOp);
+    EXPECT_NE(std::string(e.what()).find("test_ops::scale"), std::string::npos) << e.what();
+  }
+  auto before = unconvertible_ops(m, args);
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0].name, "test_ops::scale");
+
+  Registered r{"test_ops::scale", {9}};
+  register_custom_op_symbolic(
+      "test_ops::scale",
+      [](GraphContext& g, const Args& a) -> Values {
+        return {g.op("my_domain::Scale", {a.tensor(0)},
+                     {{"factor", static_cast<float>(a.float_arg(1))}})};
+      },
+      9);
+  EXPECT_TRUE(unconvertible_ops(m, args).empty());
+  auto model = export_at(m, args, 17);  // passes onnx's checker: export ran it
+  EXPECT_EQ(op_types(model), (std::vector<std::string>{"my_domain::Scale", "Relu"}));
+  const auto& node = model.graph().node(0);
+  ASSERT_EQ(node.attribute_size(), 1);
+  EXPECT_EQ(node.attribute(0).name(), "factor");
+  EXPECT_EQ(node.attribute(0).type(), onnx::AttributeProto_AttributeType_FLOAT);
+  EXPECT_FLOAT_EQ(node.attribute(0).f(), 2.5f);
+  EXPECT_EQ(opset_imports(model), (std::map<std::string, int64_t>{{"", 17}, {"my_domain", 1}}));
+  EXPECT_EQ(opset_imports(export_at(m, args, 11, {{"my_domain", 3}})),
+            (std::map<std::string, int64_t>{{"", 11}, {"my_domain", 3}}));
+}
+
+TEST(CustomSymbolic, ContextSymbolicSeesNodeOpsetParamsAndCustomOpsets) {
+  auto m = script_module("def forward(self, x):\n  return torch.mul(x, self.weight)\n",
+                         {{"weight", at::randn({4})}});
+  std::vector<c10::IValue> args{at::randn({3, 4})};
+  std::vector<SymbolicContext> seen;
+  std::vector<std::string> kinds;  // cur_node lives only during the export
+  Registered r{"aten::mul", {9}};
+  register_custom_op_symbolic(
+      "aten::mul",
+      [&seen, &kinds](const SymbolicContext& ctx, GraphContext& g, const Args& a) -> Values {
+        seen.push_back(ctx);
+        kinds.push_back(ctx.cur_node == a.node() ? ctx.cur_node->kind().toQualString() : "?");
+        return {g.op("Mul", {a.tensor(0), a.tensor(1)})};
+      },
+      9);
+  ExportOptions options;
+  options.opset_version = 15;
+  options.custom_opsets = {{"my_domain", 2}};
+  options.operator_export_type = OperatorExportType::kOnnxFallthrough;
+  export_model_to_bytes(m, args, options);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(kinds, std::vector<std::string>{"aten::mul"});
+  EXPECT_EQ(seen[0].opset, 15);
+  ASSERT_EQ(seen[0].params_dict.size(), 1u);
+  ASSERT_TRUE(seen[0].params_dict.count("weight"));
+  EXPECT_TRUE(seen[0].params_dict.at("weight").equal(m.attr("weight").toTensor()));
+  EXPECT_EQ(seen[0].custom_opsets, (std::map<std::string, int>{{"my_domain", 2}}));
+  EXPECT_EQ(seen[0].operator_export_type, OperatorExportType::kOnnxFallthrough);
+  expect_runs(m, args, 15);
+}
+
+TEST(CustomSymbolic, RejectsInvalidRegistrations) {
+  auto expect_invalid = [](const std::function<void()>& fn, const std::string& needle) {
+    try {
+      fn();
+      ADD_FAILURE() << "expected an ExportError mentioning " << needle;
+    } catch (const ExportError& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_invalid([] { register_custom_op_symbolic("relu", relu_as_max, 9); }, "namespace::op");
+  expect_invalid([] { register_custom_op_symbolic("a::b::c", relu_as_max, 9); }, "a::b::c");
+  expect_invalid([] { register_custom_op_symbolic("onnx::Relu", relu_as_max, 9); }, "onnx");
+  expect_invalid([] { register_custom_op_symbolic("aten::relu", relu_as_max, 0); }, "opset");
+  expect_invalid([] { register_custom_op_symbolic("aten::relu", relu_as_max, kMaxOpset + 1); },
+                 "opset");
+  expect_invalid([] { register_custom_op_symbolic("aten::relu", SymbolicFunction(), 9); }, "empty");
+  EXPECT_FALSE(unregister_custom_op_symbolic("nothing::here", 9));
+}
+
+TEST(CustomSymbolic, ConcurrentRegistrationsAndExports) {
+  auto m = script_module("def forward(self, x):\n  return torch.relu(x)\n");
+  std::vector<c10::IValue> args{at::randn({4})};
+  Registered r{"aten::relu", {9}};
+  register_custom_op_symbolic("aten::relu", relu_as_max, 9);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &stop] {
+      const std::string name = fmt::format("thread_ops::op{}", t);
+      while (!stop) {
+        for (int o = 9; o <= kMaxOpset; ++o) register_custom_op_symbolic(name, relu_as_clip, o);
+        for (int o = 9; o <= kMaxOpset; ++o) unregister_custom_op_symbolic(name, o);
+      }
+    });
+  }
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(op_types(export_at(m, args, 9 + i % 9)), std::vector<std::string>{"Max"});
+  }
+  stop = true;
+  for (auto& th : threads) th.join();
+}
+
+// ----- examples/custom_op through the CLI -------------------------------------------------------
+
+onnx::ModelProto read_model(const std::string& path) {
+  onnx::ModelProto model;
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(model.ParseFromIstream(&in)) << path;
+  return model;
+}
+
+class CustomOpLibrary : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+#if !defined(TORCHONNX_CUSTOM_FOO_LIB) || !defined(TORCHONNX_CUSTOM_OP_FIXTURE_DIR)
+    GTEST_SKIP() << "built without examples (TORCHONNX_BUILD_EXAMPLES=OFF)";
+#else
+    if (!std::getenv("TORCHONNX_CLI")) GTEST_SKIP() << "TORCHONNX_CLI is not set (run via ctest)";
+    lib_ = TORCHONNX_CUSTOM_FOO_LIB;
+    pt_ = fmt::format("{}/{}.pt", TORCHONNX_CUSTOM_OP_FIXTURE_DIR, GetParam());
+    inputs_ = fmt::format("{}/{}", TORCHONNX_CUSTOM_OP_FIXTURE_DIR, GetParam());
+    ASSERT_TRUE(std::filesystem::exists(pt_)) << pt_ << " is missing: run make_custom_op_fixtures";
+#endif
+  }
+  std::string lib_, pt_, inputs_;
+};
+
+TEST_P(CustomOpLibrary, CustomDomainNodeWithCustomOpsetVersion) {
+  std::string dir = temp_dir("foo_custom_" + GetParam());
+  auto r =
+      run_cli(fmt::format("export {} -o {}/foo.onnx --inputs {} --load-library {} "
+                          "--custom-opset custom_domain=2",
+                          pt_, dir, inputs_, lib_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto model = read_model(dir + "/foo.onnx");
+  EXPECT_EQ(op_types(model), std::vector<std::string>{"custom_domain::Foo"});
+  const auto& foo = model.graph().node(0);
+  EXPECT_EQ(foo.input(0), model.graph().input(0).name());
+  EXPECT_EQ(foo.input(1), model.graph().input(1).name());
+  std::map<std::string, const onnx::AttributeProto*> attrs;
+  for (const auto& a : foo.attribute()) attrs[a.name()] = &a;
+  ASSERT_TRUE(attrs.count("attr1") && attrs.count("attr2")) << foo.DebugString();
+  EXPECT_EQ(attrs["attr1"]->type(), onnx::AttributeProto_AttributeType_FLOAT);
+  EXPECT_FLOAT_EQ(attrs["attr1"]->f(), 2.0f);
+  EXPECT_EQ(attrs["attr2"]->type(), onnx::AttributeProto_AttributeType_INT);
+  EXPECT_EQ(attrs["attr2"]->i(), 3);
+  EXPECT_EQ(opset_imports(model),
+            (std::map<std::string, int64_t>{{"", kDefaultOpset}, {"custom_domain", 2}}));
+}
+
+TEST_P(CustomOpLibrary, StandardLoweringRunsInOrtAndMatchesLibtorch) {
+  std::string dir = temp_dir("foo_onnx_" + GetParam());
+  for (int opset : {9, 17}) {
+    auto r =
+        run_cli(fmt::format("export {0} -o {1}/foo{2}.onnx --inputs {3} --load-library {4} "
+                            "--opset {2} --save-test-data {1}/data",
+                            pt_, dir, opset, inputs_, lib_));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    auto model = read_model(fmt::format("{}/foo{}.onnx", dir, opset));
+    EXPECT_EQ(op_types(model), (std::vector<std::string>{"Mul", "Add", "Mul"}));
+    auto result = run_in_ort(fmt::format("{}/foo{}.onnx", dir, opset), dir + "/data", 1e-3, 1e-5);
+    EXPECT_TRUE(result.ok) << "opset " << opset << ": " << result.report;
+  }
+}
+
+TEST_P(CustomOpLibrary, UnconvertibleAndLoadErrors) {
+  auto ok =
+      run_cli(fmt::format("unconvertible {} --inputs {} --load-library {}", pt_, inputs_, lib_));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  // Without the library the model does not load, with a remedy.
+  auto missing = run_cli(fmt::format("export {} -o /dev/null --inputs {}", pt_, inputs_));
+  EXPECT_EQ(missing.exit_code, static_cast<int>(ErrorCode::kModelLoad)) << missing.output;
+  auto bad =
+      run_cli(fmt::format("export {} -o /dev/null --inputs {} --load-library "
+                          "/nonexistent/libfoo.so",
+                          pt_, inputs_));
+  EXPECT_EQ(bad.exit_code, static_cast<int>(ErrorCode::kModelLoad)) << bad.output;
+  EXPECT_NE(bad.output.find("/nonexistent/libfoo.so"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("Remedy"), std::string::npos) << bad.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, CustomOpLibrary,
+                         ::testing::Values("foo_scripted", "foo_traced"));
+
+}  // namespace
+}  // namespace torchonnx::testing
