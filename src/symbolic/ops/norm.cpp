@@ -95,12 +95,36 @@ Normalized group_norm_parts(GraphContext& g, const Value& x, int64_t groups, dou
 void register_norm(Registry& r) {
   // aten::batch_norm(input, weight?, bias?, running_mean?, running_var?, bool training,
   //                  float momentum, float eps, bool cudnn_enabled)
-  //   ⇒  BatchNormalization (inference); batch statistics composition (training: the running
-  //   statistics' in-place update is a side effect the exported model does not reproduce)
+  //   ⇒  BatchNormalization (inference); in training, as torch.onnx: BatchNormalization with
+  //   training_mode=1 and its 3 outputs (14+), with the 5 outputs that mean training mode
+  //   (9–13); ONNX Runtime (inference build) runs both, normalizing with the batch statistics.
+  //   The updated running statistics (outputs 1, 2) are dead: the model's in-place update of
+  //   its buffers is a side effect the exported graph does not reproduce. Without running
+  //   statistics (track_running_stats=False: nothing to update), other float dtypes (Half,
+  //   BFloat16: ORT's CPU kernel lacks them) and ranks < 2: the batch statistics composition.
+  //   (torch.onnx feeds zeros/ones as running statistics there; ONNX Runtime 1.30 then computes
+  //   the inference form whenever bias, mean and var are constant 0, 0 and 1.)
   r.add("aten::batch_norm", {}, [](GraphContext& g, const Args& a) -> Values {
     at::ScalarType type = float_type(g, a, 0);
     if (a.bool_arg(5)) {
       const int64_t rank = a.require_rank(0);
+      if (rank >= 2 && (type == at::kFloat || type == at::kDouble) && !a.is_none(3) &&
+          !a.is_none(4)) {
+        auto channel_constant = [&](double value) {
+          return g.op("ConstantOfShape", {dims_of(g, a.tensor(0), {1})},
+                      {{"value", at::full({1}, value, at::TensorOptions().dtype(type))}});
+        };
+        Value scale = a.is_none(1) ? channel_constant(1) : a.tensor(1);
+        Value bias = a.is_none(2) ? channel_constant(0) : a.tensor(2);
+        ir::Attributes attrs{{"epsilon", a.float_arg(7)}, {"momentum", 1.0 - a.float_arg(6)}};
+        if (g.opset() >= 14) {
+          attrs.emplace_back("training_mode", int64_t{1});
+          return {g.op("BatchNormalization", {a.tensor(0), scale, bias, a.tensor(3), a.tensor(4)},
+                       attrs, 3)[0]};
+        }
+        return {g.op("BatchNormalization", {a.tensor(0), scale, bias, a.tensor(3), a.tensor(4)},
+                     attrs, 5)[0]};
+      }
       std::vector<int64_t> axes{0};
       for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
       Normalized n = normalize_over(g, a.tensor(0), axes, a.float_arg(7), type);

@@ -1,0 +1,136 @@
+// TrainingMode (torch.onnx's select_model_mode_for_export and its warnings).
+#include "export/training_mode.h"
+
+#include <fmt/format.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "symbolic/context.h"
+#include "torchonnx/logging.h"
+
+namespace torchonnx {
+namespace {
+
+void warn(const std::string& message) {
+  std::cerr << "torchonnx: warning: " << message << std::endl;
+}
+
+}  // namespace
+
+const char* mode_name(TrainingMode mode) {
+  switch (mode) {
+    case TrainingMode::kEval:
+      return "EVAL";
+    case TrainingMode::kPreserve:
+      return "PRESERVE";
+    case TrainingMode::kTraining:
+      return "TRAINING";
+  }
+  return "?";
+}
+
+namespace {
+
+// Where the train flag of an op that behaves differently in training is (input index), or -1.
+int train_flag_index(const torch::jit::Node* node) {
+  static const std::map<std::string, int> kFlags = {{"aten::dropout", 2},
+                                                    {"aten::dropout_", 2},
+                                                    {"aten::feature_dropout", 2},
+                                                    {"aten::feature_dropout_", 2},
+                                                    {"aten::alpha_dropout", 2},
+                                                    {"aten::alpha_dropout_", 2},
+                                                    {"aten::feature_alpha_dropout", 2},
+                                                    {"aten::feature_alpha_dropout_", 2},
+                                                    {"aten::native_dropout", 2},
+                                                    {"aten::batch_norm", 5}};
+  auto it = kFlags.find(node->kind().toQualString());
+  return it == kFlags.end() ? -1 : it->second;
+}
+
+void find_training_ops(const torch::jit::Block* block,
+                       std::vector<std::pair<const torch::jit::Node*, std::optional<bool>>>& out) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    for (const auto* sub : node->blocks()) find_training_ops(sub, out);
+    const int i = train_flag_index(node);
+    if (i < 0 || static_cast<size_t>(i) >= node->inputs().size()) continue;
+    auto flag = torch::jit::toIValue(node->input(i));
+    std::optional<bool> train;
+    if (flag && flag->isBool()) train = flag->toBool();
+    if (flag && flag->isNone()) train = true;  // native_dropout(train=None)
+    out.emplace_back(node, train);
+  }
+}
+
+}  // namespace
+
+// torch.onnx's warnings about the training mode: an op whose train flag disagrees with the
+// requested mode (check_training_mode), and a training export of a model without any op that
+// depends on the mode.
+// `training`: whether the model is exported in training mode.
+void check_training_mode(const torch::jit::Graph& graph, const ExportOptions& options,
+                         bool training) {
+  std::vector<std::pair<const torch::jit::Node*, std::optional<bool>>> ops;
+  find_training_ops(graph.block(), ops);
+  std::set<std::string> warned;
+  for (const auto& [node, train] : ops) {
+    if (options.training == TrainingMode::kPreserve || !train || *train == training) continue;
+    const std::string kind = node->kind().toQualString();
+    if (!warned.insert(kind + (*train ? "1" : "0")).second) continue;
+    const std::string where = symbolic::source_location(node);
+    warn(
+        fmt::format("the export mode is {}, but operator '{}'{} is set to train={}. Exporting "
+                    "with train={} (its output in the ONNX graph is the one libtorch computes "
+                    "with that flag).",
+                    mode_name(options.training), kind, where.empty() ? "" : " (" + where + ")",
+                    *train ? "True" : "False", *train ? "True" : "False"));
+  }
+  if (!training) return;
+  log(fmt::format("torchonnx: exporting in training mode: {} op(s) depend on it", ops.size()));
+  const bool any_dropout = std::any_of(ops.begin(), ops.end(), [](const auto& op) {
+    return op.first->kind() != torch::jit::aten::batch_norm && op.second.value_or(true);
+  });
+  if (any_dropout && options.opset_version < 12) {
+    // torch.onnx warns that opsets < 12 cannot export dropout in training correctly (its Dropout
+    // without training_mode is the identity in inference runtimes).
+    warn(
+        fmt::format("exporting in training mode at opset {}: ONNX has Dropout with a "
+                    "training_mode input from opset 12 only, so torchonnx writes each training "
+                    "dropout as a RandomUniformLike mask (x * mask / (1 - p)), which runtimes "
+                    "run correctly but training tools will not recognize as Dropout. Remedy: "
+                    "opset_version >= 12.",
+                    options.opset_version));
+  }
+  if (ops.empty()) {
+    warn(
+        fmt::format("training={} but the model has no op that behaves differently in training "
+                    "(dropout, batch_norm): the ONNX graph is the same as in eval mode.",
+                    mode_name(options.training)));
+  }
+  // torch.onnx also warns here that constant folding may fold learnable parameters; torchonnx's
+  // folding (passes/propagate_types.cpp) folds only values computed from constants and static
+  // shapes, never parameters, so the warning does not apply.
+}
+
+ModuleModeGuard::ModuleModeGuard(const torch::jit::Module& model, TrainingMode mode) {
+  for (torch::jit::Module m : model.modules()) {
+    if (m.hasattr("training")) saved_.emplace_back(m, m.attr("training").toBool());
+  }
+  if (model.hasattr("training")) training_ = model.attr("training").toBool();
+  if (mode != TrainingMode::kPreserve) {
+    training_ = mode == TrainingMode::kTraining;
+    for (auto& [m, was] : saved_) m.setattr("training", training_);
+  }
+}
+
+ModuleModeGuard::~ModuleModeGuard() {
+  for (auto& [m, was] : saved_) m.setattr("training", was);
+}
+
+}  // namespace torchonnx
