@@ -1,0 +1,282 @@
+// export_modules_as_functions (issue 6, item 7): instances of selected module types become ONNX
+// local functions. Fixtures by tests/fixtures/make_functions.py; each export is checked for its
+// functions and call nodes, validated by onnx (the exporter runs the checker and strict shape
+// inference) and run in ONNX Runtime against libtorch.
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <sys/wait.h>
+#include <torch/script.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "frontend/frontend.h"
+#include "onnx/tensor_proto.h"
+#include "support/harness.h"
+
+namespace torchonnx::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using Inputs = std::vector<c10::IValue>;
+
+struct Fixture {
+  torch::jit::Module model;
+  Inputs inputs;
+  std::string reference;  // folder with input_*.pb and libtorch's output_*.pb
+};
+
+Fixture load_fixture(const std::string& name) {
+  const fs::path dir = fs::path(TORCHONNX_FUNCTION_FIXTURE_DIR);
+  const fs::path pt = dir / (name + ".pt");
+  if (!fs::exists(pt)) {
+    ADD_FAILURE() << pt << " is missing: run the make_function_fixtures test";
+    return {torch::jit::Module("missing"), {}, ""};
+  }
+  Fixture f{load_model(pt.string()), {}, ""};
+  f.model.eval();
+  for (int i = 0; fs::exists(dir / name / fmt::format("input_{}.pb", i)); ++i) {
+    f.inputs.emplace_back(read_tensor_file((dir / name / fmt::format("input_{}.pb", i)).string()));
+  }
+  f.reference = temp_dir(name + "_reference");
+  write_test_data(f.reference, f.inputs, frontend::run_module(f.model, f.inputs));
+  return f;
+}
+
+ExportOptions function_options(std::set<std::string> types, int opset = 17) {
+  ExportOptions options;
+  options.opset_version = opset;
+  options.export_modules_as_functions = std::move(types);
+  return options;
+}
+
+// Exports, runs in ORT against libtorch, returns the model.
+onnx::ModelProto export_and_run(const Fixture& f, const ExportOptions& options,
+                                Tolerance tol = {}) {
+  const std::string path = temp_dir("functions") + "/model.onnx";
+  export_model(f.model, f.inputs, path, options);
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  OrtResult result = run_in_ort(path, f.reference, tol.rtol, tol.atol);
+  EXPECT_TRUE(result.ok) << result.report;
+  return parse_model(bytes);
+}
+
+// op_type → count of the nodes of `nodes` in `domain`.
+template <typename Nodes>
+std::map<std::string, int> calls_in(const Nodes& nodes, const std::string& domain) {
+  std::map<std::string, int> out;
+  for (const auto& n : nodes) {
+    if (n.domain() == domain) ++out[n.op_type()];
+  }
+  return out;
+}
+
+const onnx::FunctionProto* find_function(const onnx::ModelProto& m, const std::string& name) {
+  for (const auto& f : m.functions()) {
+    if (f.name() == name) return &f;
+  }
+  return nullptr;
+}
+
+int opset_of(const onnx::ModelProto& m, const std::string& domain) {
+  for (const auto& o : m.opset_import()) {
+    if (o.domain() == domain) return static_cast<int>(o.version());
+  }
+  return -1;
+}
+
+TEST(ModuleFunctions, TracedBlocksShareOneFunction) {
+  Fixture f = load_fixture("blocks");
+  if (f.inputs.empty()) return;
+  auto m = export_and_run(f, function_options({"Block"}));
+  ASSERT_EQ(m.functions_size(), 1);
+  const auto& fn = m.functions(0);
+  EXPECT_EQ(fn.name(), "Block");
+  EXPECT_EQ(fn.domain(), "__main__");  // the fixture script's classes live in __main__
+  EXPECT_EQ(opset_of(m, "__main__"), 1);
+  // Linear + ReLU inside; the weight and bias are inputs, as torch.onnx passes parameters.
+  EXPECT_EQ(fn.input_size(), 3);
+  EXPECT_EQ(fn.output_size(), 1);
+  EXPECT_EQ(calls_in(fn.node(), "")["Relu"], 1);
+  // block1 (4→8), block2 and nested.inner (8→8): one body, three calls.
+  EXPECT_EQ(calls_in(m.graph().node(), "__main__")["Block"], 3);
+  EXPECT_EQ(calls_in(m.graph().node(), "")["Relu"], 0) << "every ReLU is inside a Block";
+  // head (a Linear outside any Block) and the Wrapper's Tanh stay in the main graph.
+  EXPECT_EQ(calls_in(m.graph().node(), "")["Tanh"], 1);
+}
+
+TEST(ModuleFunctions, NestedSelectedTypesBecomeNestedCalls) {
+  Fixture f = load_fixture("blocks");
+  if (f.inputs.empty()) return;
+  auto m = export_and_run(f, function_options({"Block", "Wrapper"}));
+  ASSERT_EQ(m.functions_size(), 2);
+  const auto* block = find_function(m, "Block");
+  const auto* wrapper = find_function(m, "Wrapper");
+  ASSERT_TRUE(block && wrapper);
+  EXPECT_EQ(calls_in(wrapper->node(), "__main__")["Block"], 1) << "Wrapper calls Block";
+  EXPECT_EQ(calls_in(wrapper->node(), "")["Tanh"], 1);
+  const auto main_calls = calls_in(m.graph().node(), "__main__");
+  EXPECT_EQ(main_calls.at("Block"), 2);
+  EXPECT_EQ(main_calls.at("Wrapper"), 1);
+  // Wrapper's function imports the domain of the function it calls.
+  bool imports = false;
+  for (const auto& o : wrapper->opset_import()) imports = imports || o.domain() == "__main__";
+  EXPECT_TRUE(imports);
+}
+
+TEST(ModuleFunctions, QualifiedNamesAndLibraryModules) {
+  Fixture f = load_fixture("blocks");
+  if (f.inputs.empty()) return;
+  // The qualified TorchScript name, and Block around Linear: Block's body calls Linear.
+  auto m =
+      export_and_run(f, function_options({"__torch__.torch.nn.modules.linear.Linear", "Block"}));
+  const auto* linear = find_function(m, "Linear");
+  const auto* block = find_function(m, "Block");
+  ASSERT_TRUE(linear && block);
+  EXPECT_EQ(linear->domain(), "torch.nn.modules.linear");
+  EXPECT_EQ(opset_of(m, "torch.nn.modules.linear"), 1);
+  EXPECT_EQ(calls_in(block->node(), "torch.nn.modules.linear")["Linear"], 1);
+  EXPECT_EQ(calls_in(m.graph().node(), "torch.nn.modules.linear")["Linear"], 1) << "the head";
+  EXPECT_EQ(calls_in(m.graph().node(), "__main__")["Block"], 3);
+  // The Python form of the name (torch.typename) selects the same type.
+  auto again = export_and_run(f, function_options({"torch.nn.modules.linear.Linear"}));
+  EXPECT_EQ(calls_in(again.graph().node(), "torch.nn.modules.linear")["Linear"], 4);
+}
+
+TEST(ModuleFunctions, DifferentBodiesGetTheirOwnFunctions) {
+  Fixture f = load_fixture("scaled_blocks");
+  if (f.inputs.empty()) return;
+  // a and c scale by 2.0, b by 3.0: the scale is a constant of the body, so two functions.
+  auto m = export_and_run(f, function_options({"ScaledBlock"}));
+  ASSERT_EQ(m.functions_size(), 2);
+  EXPECT_EQ(m.functions(0).name(), "ScaledBlock");
+  EXPECT_EQ(m.functions(1).name(), "ScaledBlock_1");
+  const auto calls = calls_in(m.graph().node(), "__main__");
+  EXPECT_EQ(calls.at("ScaledBlock"), 2);
+  EXPECT_EQ(calls.at("ScaledBlock_1"), 1);
+  // Call order follows the module order: a, b, c.
+  std::vector<std::string> order;
+  for (const auto& n : m.graph().node()) {
+    if (n.domain() == "__main__") order.push_back(n.op_type());
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"ScaledBlock", "ScaledBlock_1", "ScaledBlock"}));
+}
+
+TEST(ModuleFunctions, TransformerEncoderLayers) {
+  Fixture f = load_fixture("transformer_encoder");
+  if (f.inputs.empty()) return;
+  auto m = export_and_run(f, function_options({"TransformerEncoderLayer"}), {1e-3, 1e-4});
+  ASSERT_EQ(m.functions_size(), 1);
+  EXPECT_EQ(m.functions(0).name(), "TransformerEncoderLayer");
+  EXPECT_EQ(m.functions(0).domain(), "torch.nn.modules.transformer");
+  EXPECT_EQ(calls_in(m.graph().node(), "torch.nn.modules.transformer")["TransformerEncoderLayer"],
+            2);
+  EXPECT_GT(calls_in(m.functions(0).node(), "")["LayerNormalization"], 0);
+  // Everything of the encoder is inside its two layers.
+  EXPECT_EQ(calls_in(m.graph().node(), "")["LayerNormalization"], 0);
+  // Nested: the attention of each layer as a function of its own.
+  auto nested = export_and_run(
+      f, function_options({"TransformerEncoderLayer", "MultiheadAttention"}), {1e-3, 1e-4});
+  const auto* layer = find_function(nested, "TransformerEncoderLayer");
+  ASSERT_NE(layer, nullptr);
+  EXPECT_EQ(calls_in(layer->node(), "torch.nn.modules.activation")["MultiheadAttention"], 1);
+}
+
+TEST(ModuleFunctions, ScriptedModuleWithALoop) {
+  Fixture f = load_fixture("scripted_blocks");
+  if (f.inputs.empty()) return;
+  auto m = export_and_run(f, function_options({"Block"}));
+  ASSERT_EQ(m.functions_size(), 1);
+  EXPECT_EQ(m.functions(0).name(), "Block");
+  // block2 is called in the main graph, block1 inside the Loop's body.
+  EXPECT_EQ(calls_in(m.graph().node(), "__main__")["Block"], 1);
+  int in_loop = 0;
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() != "Loop") continue;
+    for (const auto& attr : n.attribute())
+      in_loop += calls_in(attr.g().node(), "__main__")["Block"];
+  }
+  EXPECT_EQ(in_loop, 1);
+}
+
+TEST(ModuleFunctions, ModuleListElementsOfDifferentListsAreDifferentInstances) {
+  // enc.0 and dec.0: TorchScript's call stack names both "0"; they must stay two calls.
+  for (const char* name : {"two_lists_traced", "two_lists_scripted"}) {
+    SCOPED_TRACE(name);
+    Fixture f = load_fixture(name);
+    if (f.inputs.empty()) continue;
+    auto m = export_and_run(f, function_options({"Block"}));
+    EXPECT_EQ(m.functions_size(), 1);
+    EXPECT_EQ(calls_in(m.graph().node(), "__main__")["Block"], 2);
+    EXPECT_EQ(calls_in(m.graph().node(), "")["Mul"], 1) << "dec's * 2.0 stays in the main graph";
+  }
+}
+
+TEST(ModuleFunctions, OpsetBelow15IsAnError) {
+  Fixture f = load_fixture("blocks");
+  if (f.inputs.empty()) return;
+  try {
+    export_model_to_bytes(f.model, f.inputs, function_options({"Block"}, 14));
+    FAIL() << "opset 14 must be rejected";
+  } catch (const ExportError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("opset_version 14 < 15"), std::string::npos) << e.what();
+  }
+  // Without the option, opset 14 exports.
+  EXPECT_NO_THROW(export_model_to_bytes(f.model, f.inputs, function_options({}, 14)));
+}
+
+TEST(ModuleFunctions, UnknownTypeNamesTheModelsTypes) {
+  Fixture f = load_fixture("blocks");
+  if (f.inputs.empty()) return;
+  try {
+    export_model_to_bytes(f.model, f.inputs, function_options({"Conv2d"}));
+    FAIL() << "a type the model does not have must be rejected";
+  } catch (const ExportError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("Conv2d"), std::string::npos) << what;
+    EXPECT_NE(what.find("__torch__.Block"), std::string::npos) << what;
+  }
+}
+
+TEST(ModuleFunctions, TracedCppFunctionsHaveNoModules) {
+  at::Tensor w = at::randn({4, 3});
+  TracedFunction fn = [&](const Inputs& in) { return at::relu(at::linear(in[0].toTensor(), w)); };
+  try {
+    export_function_to_bytes(fn, {at::randn({2, 3})}, {{"w", w}}, function_options({"Linear"}));
+    FAIL() << "a traced C++ function has no module structure";
+  } catch (const ExportError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("records no module calls"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ModuleFunctions, CliFlag) {
+  const fs::path dir = fs::path(TORCHONNX_FUNCTION_FIXTURE_DIR);
+  const std::string out = temp_dir("functions_cli") + "/model.onnx";
+  const std::string common = fmt::format(
+      "export {} -o {} --inputs {}", (dir / "blocks.pt").string(), out, (dir / "blocks").string());
+  auto r = run_cli(common + " --modules-as-functions Block,Wrapper");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(out, std::ios::binary);
+  auto m = parse_model(
+      std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  EXPECT_EQ(m.functions_size(), 2);
+  EXPECT_EQ(calls_in(m.graph().node(), "__main__")["Wrapper"], 1);
+
+  r = run_cli(common + " --opset 13 --modules-as-functions Block");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("< 15"), std::string::npos) << r.output;
+  r = run_cli("export --help");
+  EXPECT_NE(r.output.find("--modules-as-functions"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace torchonnx::testing
