@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +41,27 @@ inline constexpr int kMinOpset = 9;
 inline constexpr int kMaxOpset = 17;
 inline constexpr int kDefaultOpset = 17;
 
+// torch.onnx.OperatorExportTypes: how ops are exported.
+enum class OperatorExportType {
+  kOnnx,              // every op as standard ONNX ops (the default)
+  kOnnxAten,          // every ATen op as an ATen node (domain org.pytorch.aten)
+  kOnnxAtenFallback,  // ONNX where a converter exists, an ATen node otherwise
+  kRaw,               // the TorchScript ops as they are, in their own domains (aten, prim, ...)
+  kOnnxFallthrough,   // ONNX where a converter exists, the op as is in its own domain otherwise
+};
+
+// torch.onnx.TrainingMode: the mode the model is exported in.
+enum class TrainingMode {
+  kEval,      // switch to eval() for the export (the default), restore the mode after
+  kPreserve,  // keep the module's current mode
+  kTraining,  // switch to train() for the export (dropout, batch norm in training form)
+};
+
+// dynamic_axes: input or output name → axis → label. An empty label gets a generated name
+// ("<name>_dynamic_axes_<k>", k counting the axes of that name from 1, as torch.onnx names the
+// axes of its list form).
+using DynamicAxes = std::map<std::string, std::map<int64_t, std::string>>;
+
 // Mirrors the keyword arguments of torch.onnx.export (PyTorch 1.13).
 struct ExportOptions {
   // Names for the graph inputs in order: the flattened example arguments, then the parameters
@@ -56,6 +78,17 @@ struct ExportOptions {
   bool do_constant_folding = true;
   // Also list the initializers among the graph inputs (needed by some old runtimes).
   bool keep_initializers_as_inputs = false;
+  // Axes of inputs and outputs whose size is known only at run time: the graph computes every
+  // shape that depends on them (Shape/Gather/...) instead of baking the example's sizes.
+  DynamicAxes dynamic_axes;
+  OperatorExportType operator_export_type = OperatorExportType::kOnnx;
+  TrainingMode training = TrainingMode::kEval;
+  // Opset versions of custom domains used by custom symbolics (domain → version; default 1).
+  std::map<std::string, int> custom_opsets;
+  // Module types (qualified TorchScript class names such as "__torch__.torch.nn.modules.linear.
+  // Linear", or the bare class name "Linear") whose instances become ONNX local functions
+  // (opset 15+). torch.onnx's export_modules_as_functions.
+  std::set<std::string> export_modules_as_functions;
 };
 
 // A model's forward pass over flattened arguments, for tracing.
@@ -86,6 +119,25 @@ void export_module(torch::nn::Module& module, const TracedFunction& forward,
                    const std::vector<c10::IValue>& args, const std::string& path,
                    const ExportOptions& options = {});
 
+// How export_to_pretty_string prints the exported graph.
+enum class PrettyFormat {
+  kText,  // torch.onnx's format: "%y : Float(2, 4) = onnx::Gemm[alpha=1, ...](%x, %w, %b)"
+  kDot,   // Graphviz DOT: one box per node, tensor types and shapes on the edges
+};
+
+// torch.onnx.export_to_pretty_string: exports as export_model does (same options, including the
+// training mode) and returns the ONNX graph printed as text instead of the serialized model.
+std::string export_to_pretty_string(const torch::jit::Module& model,
+                                    const std::vector<c10::IValue>& args,
+                                    const ExportOptions& options = {},
+                                    PrettyFormat format = PrettyFormat::kText);
+// The same for a traced function (as export_function).
+std::string export_function_to_pretty_string(const TracedFunction& fn,
+                                             const std::vector<c10::IValue>& args,
+                                             const NamedTensors& parameters,
+                                             const ExportOptions& options = {},
+                                             PrettyFormat format = PrettyFormat::kText);
+
 // Calls scripted code from a traced function, keeping its control flow. Outside tracing, runs
 // `method` of `module` (or `function`) on `args` (trailing arguments with defaults may be left
 // out) and returns its result. While torchonnx traces (export_function, export_module), runs it
@@ -108,6 +160,20 @@ c10::IValue call_scripted(torch::jit::Function& function, std::vector<c10::IValu
 // layout) so that an export can be checked in any runtime. Creates DIR if needed.
 void write_test_data(const std::string& dir, const std::vector<at::Tensor>& inputs,
                      const std::vector<at::Tensor>& outputs);
+
+// torch.onnx.utils.unconvertible_ops: the ops of `model` that cannot be exported with `options`
+// (opset_version, operator_export_type, custom symbolics), all of them at once — ops without a
+// converter, and ops whose converter rejects some of their nodes (the conversion runs on, recording
+// each node's error). Sorted by name; empty when the model can be exported.
+struct UnconvertibleOp {
+  std::string name;                    // TorchScript kind, "aten::erfinv"
+  int64_t count = 0;                   // how many nodes of this kind cannot be converted
+  std::vector<std::string> locations;  // "file.py:12" of each such node that has source info
+  std::vector<std::string> errors;     // the converter's messages (distinct); empty: no converter
+};
+std::vector<UnconvertibleOp> unconvertible_ops(const torch::jit::Module& model,
+                                               const std::vector<c10::IValue>& args,
+                                               const ExportOptions& options = {});
 
 // Loads a TorchScript file with a clear ExportError for missing, corrupt or non-TorchScript files.
 torch::jit::Module load_model(const std::string& path);

@@ -49,13 +49,23 @@ struct Node {
   std::vector<std::string> outputs;
   Attributes attributes;
   std::string source;  // TorchScript source location, for messages and verbose printing
+  // The module instances the TorchScript node ran in, outermost first, each
+  // "path:QualifiedType@callsite" ("encoder.layers.0:__torch__.torch.nn.modules.transformer.
+  // TransformerEncoderLayer@1234"); for export_modules_as_functions (symbolic/functions.cpp).
+  std::vector<std::string> scope;
 };
 
 // Element type and shape of a value; a dim of -1 is unknown, a missing shape is unknown rank.
 struct TypeInfo {
+  TypeInfo(at::ScalarType dtype = at::ScalarType::Undefined,
+           std::optional<std::vector<int64_t>> shape = std::nullopt, bool sequence = false)
+      : dtype(dtype), shape(std::move(shape)), sequence(sequence) {}
+
   at::ScalarType dtype = at::ScalarType::Undefined;
   std::optional<std::vector<int64_t>> shape;
   bool sequence = false;  // a sequence of tensors of this type (a list of run-time length)
+  // Names of dims known only at run time (dynamic axes), one per dim of `shape` ("" for none).
+  std::vector<std::string> dim_params;
 };
 
 struct ValueInfo {
@@ -77,8 +87,19 @@ struct Graph {
   std::map<std::string, TypeInfo> value_types;  // what the exporter knows about inner values
 };
 
+// An ONNX local function (FunctionProto), for export_modules_as_functions.
+struct Function {
+  std::string name;
+  std::string domain;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::vector<std::string> attributes;
+  std::vector<Node> nodes;
+};
+
 struct Model {
   Graph graph;
+  std::vector<Function> functions;
   int opset = 17;
   std::map<std::string, int> extra_opsets;  // custom domains → version
   std::string producer_name = "torchonnx";

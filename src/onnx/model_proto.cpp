@@ -27,9 +27,13 @@ void set_type(const ir::TypeInfo& type, onnx::TypeProto* proto) {
   }
   if (type.shape) {
     auto* shape = tensor_type->mutable_shape();  // an empty shape is a 0-d tensor
-    for (int64_t d : *type.shape) {
+    for (size_t i = 0; i < type.shape->size(); ++i) {
       auto* dim = shape->add_dim();
-      if (d >= 0) dim->set_dim_value(d);
+      if (i < type.dim_params.size() && !type.dim_params[i].empty()) {
+        dim->set_dim_param(type.dim_params[i]);
+      } else if ((*type.shape)[i] >= 0) {
+        dim->set_dim_value((*type.shape)[i]);
+      }
     }
   }
 }
@@ -75,6 +79,16 @@ void fill_attribute(const ir::Attribute& attr, onnx::AttributeProto* proto) {
       attr.value);
 }
 
+void fill_node(const ir::Node& node, onnx::NodeProto* n) {
+  n->set_op_type(node.op_type);
+  if (!node.domain.empty()) n->set_domain(node.domain);
+  n->set_name(node.name);
+  for (const auto& in : node.inputs) n->add_input(in);
+  for (const auto& out : node.outputs) n->add_output(out);
+  for (const auto& attr : node.attributes) fill_attribute(attr, n->add_attribute());
+  if (!node.source.empty()) n->set_doc_string(node.source);
+}
+
 void fill_graph(const ir::Graph& graph, onnx::GraphProto* proto) {
   proto->set_name(graph.name);
   for (const auto& input : graph.inputs) fill_value_info(input, proto->add_input());
@@ -82,16 +96,7 @@ void fill_graph(const ir::Graph& graph, onnx::GraphProto* proto) {
   for (const auto& init : graph.initializers) {
     to_tensor_proto(init.tensor, init.name, proto->add_initializer());
   }
-  for (const auto& node : graph.nodes) {
-    auto* n = proto->add_node();
-    n->set_op_type(node.op_type);
-    if (!node.domain.empty()) n->set_domain(node.domain);
-    n->set_name(node.name);
-    for (const auto& in : node.inputs) n->add_input(in);
-    for (const auto& out : node.outputs) n->add_output(out);
-    for (const auto& attr : node.attributes) fill_attribute(attr, n->add_attribute());
-    if (!node.source.empty()) n->set_doc_string(node.source);
-  }
+  for (const auto& node : graph.nodes) fill_node(node, proto->add_node());
 }
 
 }  // namespace
@@ -111,8 +116,49 @@ onnx::ModelProto to_model_proto(const ir::Model& model) {
     extra->set_version(version);
   }
   fill_graph(model.graph, proto.mutable_graph());
+  // Local functions (export_modules_as_functions), importing the model's opsets (function
+  // domains included: the extraction adds them to extra_opsets).
+  for (const auto& fn : model.functions) {
+    auto* f = proto.add_functions();
+    f->set_name(fn.name);
+    f->set_domain(fn.domain);
+    for (const auto& in : fn.inputs) f->add_input(in);
+    for (const auto& out : fn.outputs) f->add_output(out);
+    for (const auto& attr : fn.attributes) f->add_attribute(attr);
+    for (const auto& node : fn.nodes) fill_node(node, f->add_node());
+    *f->mutable_opset_import() = proto.opset_import();
+  }
   return proto;
 }
+
+namespace {
+
+void strip_generated_dims(onnx::TypeProto* type) {
+  if (type->has_sequence_type()) {
+    strip_generated_dims(type->mutable_sequence_type()->mutable_elem_type());
+    return;
+  }
+  if (!type->has_tensor_type() || !type->tensor_type().has_shape()) return;
+  for (auto& dim : *type->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+    if (dim.has_dim_param() && dim.dim_param().rfind("unk__", 0) == 0) dim.clear_dim_param();
+  }
+}
+
+// ONNX shape inference names the dims it cannot compute "unk__N" and may give two values the same
+// name though their sizes differ at run time (the pieces of SplitToSequence): ONNX Runtime then
+// plans one buffer for both and fails. Those dims are left unnamed instead.
+void strip_generated_dims(onnx::GraphProto* graph) {
+  for (auto* values : {graph->mutable_value_info(), graph->mutable_output()}) {
+    for (auto& value : *values) strip_generated_dims(value.mutable_type());
+  }
+  for (auto& node : *graph->mutable_node()) {
+    for (auto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) strip_generated_dims(attr.mutable_g());
+    }
+  }
+}
+
+}  // namespace
 
 void validate_model(onnx::ModelProto& model) {
   try {
@@ -126,6 +172,7 @@ void validate_model(onnx::ModelProto& model) {
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    strip_generated_dims(model.mutable_graph());
   } catch (const std::exception& e) {
     throw ExportError(ErrorCode::kInvalidOnnx,
                       std::string("the exported model fails ONNX shape inference: ") + e.what() +

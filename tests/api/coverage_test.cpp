@@ -8,7 +8,6 @@
 //    The ops_<family> tests record what they tested in TORCHONNX_OP_COVERAGE_DIR (ctest runs them
 //    first: the op_coverage fixture).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "support/harness.h"
 #include "torchonnx/export.h"
 #include "torchonnx/operators.h"
 
@@ -103,35 +103,11 @@ bool serves(const std::vector<OperatorSupport>& ranges, int opset) {
   return false;
 }
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-// Runs `torchonnx ARGS` ($TORCHONNX_CLI), capturing stdout.
-CommandResult run_cli(const std::string& args) {
-  const char* cli = std::getenv("TORCHONNX_CLI");
-  if (cli == nullptr) {
-    ADD_FAILURE() << "set TORCHONNX_CLI to the torchonnx binary";
-    return {};
-  }
-  std::string command = std::string(cli) + " " + args + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return {};
-  CommandResult result;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
 TEST(OperatorCoverage, OpsCommandFiltersByOpset) {
   for (int opset : {9, 13, 17}) {
-    CommandResult r = run_cli("ops --opset " + std::to_string(opset));
+    CliResult r = run_cli("ops --opset " + std::to_string(opset), false);
     ASSERT_EQ(r.exit_code, 0);
-    std::istringstream lines(r.out);
+    std::istringstream lines(r.output);
     std::string line;
     size_t count = 0;
     while (std::getline(lines, line)) {
@@ -144,14 +120,14 @@ TEST(OperatorCoverage, OpsCommandFiltersByOpset) {
     }
     EXPECT_EQ(count, supported_operators(opset).size());
   }
-  EXPECT_EQ(run_cli("ops --opset 18").exit_code, 2);
-  EXPECT_EQ(run_cli("ops --opset 8").exit_code, 2);
+  EXPECT_EQ(run_cli("ops --opset 18", false).exit_code, 2);
+  EXPECT_EQ(run_cli("ops --opset 8", false).exit_code, 2);
 }
 
 TEST(OperatorCoverage, OpsCommandMatchesGoldenList) {
-  CommandResult r = run_cli("ops");
+  CliResult r = run_cli("ops", false);
   ASSERT_EQ(r.exit_code, 0);
-  const std::string& listed = r.out;
+  const std::string& listed = r.output;
   const char* cli = std::getenv("TORCHONNX_CLI");
 
   const std::string golden_path = std::string(TORCHONNX_SOURCE_DIR) + "/tests/golden/ops.txt";

@@ -16,23 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int exit_code;
-  std::string output;
-};
-
-CliResult run_cli(const std::string& args) {
-  const char* cli = std::getenv("TORCHONNX_CLI");
-  if (cli == nullptr) throw std::runtime_error("TORCHONNX_CLI is not set (run through ctest)");
-  std::string cmd = fmt::format("{} {} 2>&1", cli, args);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 std::string save_module(const std::string& name, const std::string& source) {
   torch::jit::Module m(name);
   m.define(source);

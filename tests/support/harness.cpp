@@ -171,4 +171,25 @@ void expect_export_matches(const TracedFunction& fn, const std::vector<c10::IVal
   expect_matches_at_opsets(fn, inputs, opset, opset, params, tol);
 }
 
+CliResult run_cli(const std::string& args, bool with_stderr) {
+  const char* cli = std::getenv("TORCHONNX_CLI");
+  if (cli == nullptr) {
+    ADD_FAILURE() << "TORCHONNX_CLI is not set: run the test through ctest";
+    return {};
+  }
+  const std::string command =
+      std::string(cli) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    ADD_FAILURE() << "cannot run " << command;
+    return {};
+  }
+  CliResult result;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
 }  // namespace torchonnx::testing

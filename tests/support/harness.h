@@ -26,6 +26,17 @@ OrtResult run_in_ort(const std::string& model, const std::string& data_dir, doub
 // The model in `bytes` (a gtest failure when they do not parse).
 onnx::ModelProto parse_model(const std::string& bytes);
 
+// What `torchonnx ARGS` printed and its exit code.
+struct CliResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+// Runs the torchonnx command line ($TORCHONNX_CLI, set by ctest) with `args` (shell words),
+// capturing stdout and, when `with_stderr`, stderr too. A gtest failure when TORCHONNX_CLI is not
+// set.
+CliResult run_cli(const std::string& args, bool with_stderr = true);
+
 // A fresh empty folder under the test temp dir.
 std::string temp_dir(const std::string& hint);
 

@@ -2,16 +2,23 @@
 //   torchonnx export MODEL.pt -o OUT.onnx (--inputs DIR | --input SHAPE[:DTYPE] ...) [--opset N]
 //             [--input-names a,b] [--output-names y,z] [--verbose] [--save-test-data DIR]
 //   torchonnx ops [--opset N]
+//   torchonnx unconvertible MODEL.pt (--inputs DIR | --input SHAPE ...) [--opset N] [--json]
+//             [--load-library LIB.so]   (exit 0: all convert, 4: some do not)
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <torch/script.h>
 #include <CLI/CLI.hpp>
 
+#include <dlfcn.h>
+
+#include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "frontend/frontend.h"
 #include "onnx/dtype.h"
+#include "onnx/file_util.h"
 #include "onnx/tensor_proto.h"
 #include "torchonnx/export.h"
 #include "torchonnx/operators.h"
@@ -66,6 +73,39 @@ at::Tensor make_input(const std::string& spec) {
   return at::randint(0, 10, dims, opts);
 }
 
+// "input:0,1=seq" → dynamic_axes["input"] = {0: "", 1: "seq"} (an empty label is generated).
+void add_dynamic_axes(const std::string& spec, torchonnx::DynamicAxes& axes) {
+  auto colon = spec.rfind(':');
+  auto fail = [&](const std::string& why) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      fmt::format("--dynamic-axes '{}': {}; write NAME:AXIS[=LABEL][,AXIS[=LABEL]"
+                                  "...], e.g. input:0=batch,1=sequence",
+                                  spec, why));
+  };
+  if (colon == std::string::npos || colon == 0) fail("no NAME: before the axes");
+  auto& out = axes[spec.substr(0, colon)];
+  std::string rest = spec.substr(colon + 1);
+  if (rest.empty()) fail("no axes after NAME:");
+  size_t start = 0;
+  while (start <= rest.size()) {
+    size_t comma = rest.find(',', start);
+    std::string item = rest.substr(start, comma == std::string::npos ? comma : comma - start);
+    auto eq = item.find('=');
+    std::string axis_text = item.substr(0, eq);
+    size_t used = 0;
+    long long axis = 0;
+    try {
+      axis = std::stoll(axis_text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (axis_text.empty() || used != axis_text.size()) fail("'" + axis_text + "' is not an axis");
+    out[axis] = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+}
+
 std::vector<c10::IValue> read_inputs(const std::string& dir) {
   if (!fs::is_directory(dir)) {
     throw ExportError(ErrorCode::kIo, "--inputs: '" + dir + "' is not a folder");
@@ -108,6 +148,90 @@ int print_operators(int opset) {
   return 0;
 }
 
+// --load-library: a shared library registering TorchScript custom ops (TORCH_LIBRARY) and their
+// symbolics (a static initializer calling torchonnx::register_custom_op_symbolic).
+void load_library(const std::string& path) {
+  // A bare file name would make dlopen search the library path only: name the file as given.
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  if (dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    const char* why = dlerror();
+    throw ExportError(ErrorCode::kModelLoad,
+                      fmt::format("--load-library {}: {}\nRemedy: check the path, and that the "
+                                  "library was built against this libtorch and torchonnx (ldd "
+                                  "shows the libraries it needs)",
+                                  path, why ? why : "dlopen failed"));
+  }
+}
+
+// "ONNX_ATEN_FALLBACK" → OperatorExportType (the names of torch.onnx.OperatorExportTypes).
+torchonnx::OperatorExportType parse_export_type(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  using T = torchonnx::OperatorExportType;
+  if (text == "ONNX") return T::kOnnx;
+  if (text == "ONNX_ATEN") return T::kOnnxAten;
+  if (text == "ONNX_ATEN_FALLBACK") return T::kOnnxAtenFallback;
+  if (text == "RAW") return T::kRaw;
+  if (text == "ONNX_FALLTHROUGH") return T::kOnnxFallthrough;
+  throw ExportError(ErrorCode::kInvalidArgument,
+                    "--operator-export-type '" + text +
+                        "': use ONNX, ONNX_ATEN, ONNX_ATEN_FALLBACK, RAW or ONNX_FALLTHROUGH");
+}
+
+// "custom_domain=2" → custom_opsets["custom_domain"] = 2.
+void add_custom_opset(const std::string& spec, std::map<std::string, int>& opsets) {
+  auto eq = spec.find('=');
+  size_t used = 0;
+  int version = 0;
+  if (eq != std::string::npos && eq > 0) {
+    try {
+      version = std::stoi(spec.substr(eq + 1), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+  }
+  if (eq == std::string::npos || eq == 0 || used == 0 || used != spec.size() - eq - 1 ||
+      version < 1) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      fmt::format("--custom-opset '{}': write DOMAIN=VERSION with a version >= 1, "
+                                  "e.g. --custom-opset custom_domain=2",
+                                  spec));
+  }
+  opsets[spec.substr(0, eq)] = version;
+}
+
+// `torchonnx unconvertible`: one line (or a JSON object) per unconvertible op; exit 0 when there
+// are none, ErrorCode::kUnsupportedOp (4) when there are.
+int print_unconvertible(const torch::jit::Module& model, const std::vector<c10::IValue>& inputs,
+                        const torchonnx::ExportOptions& options, bool json) {
+  auto ops = torchonnx::unconvertible_ops(model, inputs, options);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& op : ops) {
+      out.push_back({{"op", op.name},
+                     {"count", op.count},
+                     {"locations", op.locations},
+                     {"errors", op.errors}});
+    }
+    std::cout << nlohmann::json{{"opset", options.opset_version}, {"unconvertible", out}}.dump(2)
+              << "\n";
+  } else {
+    for (const auto& op : ops) {
+      std::string where =
+          op.locations.empty() ? "-" : fmt::format("{}", fmt::join(op.locations, ","));
+      std::cout << fmt::format("{}\t{} node{}\t{}", op.name, op.count, op.count == 1 ? "" : "s",
+                               where);
+      std::cout << "\t"
+                << (op.errors.empty() ? "no converter at this opset"
+                                      : "converter failed: " + op.errors.front())
+                << "\n";
+    }
+    if (ops.empty()) {
+      std::cerr << fmt::format("torchonnx: every op converts at opset {}\n", options.opset_version);
+    }
+  }
+  return ops.empty() ? 0 : static_cast<int>(ErrorCode::kUnsupportedOp);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,10 +260,114 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   exp->add_option("--output-names", output_names, "Names of the graph outputs, in order")
       ->delimiter(',');
+  std::vector<std::string> dynamic_axes_specs;
+  exp->add_option("--dynamic-axes", dynamic_axes_specs,
+                  "NAME:AXIS[=LABEL][,AXIS[=LABEL]...]: axes of an input or output whose size "
+                  "varies at run time (repeat per name), e.g. --dynamic-axes input:0=batch,1 "
+                  "--dynamic-axes output:0=batch; an axis without a label gets "
+                  "NAME_dynamic_axes_K");
+  std::vector<std::string> function_types;
+  exp->add_option("--modules-as-functions", function_types,
+                  "TYPE[,TYPE...]: export every instance of these nn.Module types as an ONNX "
+                  "local function (opset 15+; torch.onnx's export_modules_as_functions). A TYPE "
+                  "is a bare class name (Linear, TransformerEncoderLayer) or a qualified one "
+                  "(torch.nn.modules.linear.Linear or __torch__.torch.nn.modules.linear.Linear)")
+      ->delimiter(',');
   exp->add_flag("--verbose", options.verbose, "Print the exported graph");
   exp->add_option("--save-test-data", save_dir,
                   "Write the example inputs and libtorch's outputs as DIR/input_*.pb and "
                   "DIR/output_*.pb");
+
+  // The flags of torch.onnx.export's training, do_constant_folding, export_params and
+  // keep_initializers_as_inputs, on `export` and `print`.
+  std::string training_text = "EVAL";
+  bool no_folding = false, no_params = false;
+  auto add_mode_flags = [&](CLI::App* sub) {
+    sub->add_option("--training", training_text,
+                    "EVAL (default: the module in eval mode), PRESERVE (the mode the .pt was saved "
+                    "in) or TRAINING (train mode: dropout as Dropout with training_mode, "
+                    "batch_norm as BatchNormalization in training form, from batch statistics); "
+                    "the module's mode is restored after")
+        ->check(CLI::IsMember({"EVAL", "PRESERVE", "TRAINING"}, CLI::ignore_case));
+    sub->add_flag("--no-constant-folding", no_folding,
+                  "Keep shape and constant arithmetic (Shape, Gather, ...) in the graph instead of "
+                  "folding it (torch.onnx's do_constant_folding=False)");
+    sub->add_flag("--no-export-params", no_params,
+                  "Make the parameters graph inputs without values (no initializers): feed the "
+                  "weights at run time (export_params=False)");
+    sub->add_flag("--keep-initializers-as-inputs", options.keep_initializers_as_inputs,
+                  "Also list the initializers among the graph inputs, so that a runtime may "
+                  "override them (keep_initializers_as_inputs=True; some old runtimes need it)");
+  };
+  add_mode_flags(exp);
+  std::string export_type_text = "ONNX";
+  std::vector<std::string> custom_opset_specs, libraries;
+  exp->add_option("--operator-export-type", export_type_text,
+                  "ONNX (default: standard ONNX ops only), ONNX_ATEN (every aten op as an ATen "
+                  "node of domain org.pytorch.aten), ONNX_ATEN_FALLBACK (ATen nodes only for aten "
+                  "ops that do not convert), RAW (the TorchScript ops as they are, domains aten, "
+                  "prim, ...) or ONNX_FALLTHROUGH (ops that do not convert kept as they are, in "
+                  "their namespace's domain). Only ONNX models run in standard runtimes")
+      ->check(CLI::IsMember({"ONNX", "ONNX_ATEN", "ONNX_ATEN_FALLBACK", "RAW", "ONNX_FALLTHROUGH"},
+                            CLI::ignore_case));
+  exp->add_option("--custom-opset", custom_opset_specs,
+                  "DOMAIN=VERSION: the opset version of a custom domain used by custom symbolics "
+                  "(repeat per domain; default 1), e.g. --custom-opset custom_domain=2");
+  exp->add_option("--load-library", libraries,
+                  "FILE.so: a library registering TorchScript custom ops (TORCH_LIBRARY) and "
+                  "their ONNX symbolics (torchonnx::register_custom_op_symbolic), loaded before "
+                  "the model (repeatable)");
+
+  auto* unconv = app.add_subcommand(
+      "unconvertible",
+      "List every op of the model that cannot be exported at the opset (no converter, or a "
+      "converter that rejects the node), with counts and source locations. Exit status: 0 when "
+      "all convert, 4 when some do not (other errors as for export)");
+  bool unconv_json = false;
+  unconv->add_option("model", model_path, "TorchScript file")->required();
+  unconv->add_option("--inputs", inputs_dir, "As for export")
+      ->excludes(
+          unconv->add_option("--input", input_specs, "As for export: SHAPE[:DTYPE], per argument"));
+  unconv->add_option("--opset", options.opset_version, "ONNX opset version (9-17)")
+      ->default_val(torchonnx::kDefaultOpset);
+  unconv->add_flag("--json", unconv_json,
+                   "Print JSON: {\"opset\": N, \"unconvertible\": [{\"op\", \"count\", "
+                   "\"locations\", \"errors\"}, ...]} instead of one OP<TAB>COUNT<TAB>LOCATIONS"
+                   "<TAB>REASON line per op");
+  unconv->add_option("--load-library", libraries, "As for export: FILE.so (repeatable)");
+
+  auto* print = app.add_subcommand(
+      "print",
+      "Export as `export` does and print the ONNX graph instead of writing the model: as text "
+      "(torch.onnx.export_to_pretty_string's format) or as Graphviz DOT (render with "
+      "`dot -Tsvg`)");
+  std::string print_format = "text";
+  print->add_option("model", model_path, "TorchScript file")->required();
+  print->add_option("-o,--output", out_path, "Write to FILE instead of stdout");
+  print
+      ->add_option("--format", print_format,
+                   "text (one line per node with types) or dot (Graphviz: a box per node, "
+                   "tensor types and shapes on the edges, initializers listed in their node)")
+      ->check(CLI::IsMember({"text", "dot"}))
+      ->default_val("text");
+  print->add_option("--inputs", inputs_dir, "As for export")
+      ->excludes(
+          print->add_option("--input", input_specs, "As for export: SHAPE[:DTYPE], per argument"));
+  print->add_option("--opset", options.opset_version, "ONNX opset version (9-17)")
+      ->default_val(torchonnx::kDefaultOpset);
+  print->add_option("--input-names", input_names, "Names of the graph inputs, in order")
+      ->delimiter(',');
+  print->add_option("--output-names", output_names, "Names of the graph outputs, in order")
+      ->delimiter(',');
+  print->add_option("--dynamic-axes", dynamic_axes_specs, "As for export: NAME:AXIS[=LABEL],...");
+  print->add_option("--modules-as-functions", function_types, "As for export: TYPE[,TYPE...]")
+      ->delimiter(',');
+  add_mode_flags(print);
+  print->add_option("--operator-export-type", export_type_text, "As for export")
+      ->check(CLI::IsMember({"ONNX", "ONNX_ATEN", "ONNX_ATEN_FALLBACK", "RAW", "ONNX_FALLTHROUGH"},
+                            CLI::ignore_case));
+  print->add_option("--custom-opset", custom_opset_specs, "As for export: DOMAIN=VERSION");
+  print->add_option("--load-library", libraries, "As for export: FILE.so (repeatable)");
 
   auto* ops = app.add_subcommand(
       "ops", "List the operators torchonnx converts, one line per converter: OP<TAB>SINCE-UNTIL");
@@ -162,6 +390,18 @@ int main(int argc, char** argv) {
     }
     options.input_names = input_names;
     options.output_names = output_names;
+    std::string mode = training_text;
+    for (auto& c : mode) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    options.training = mode == "TRAINING"   ? torchonnx::TrainingMode::kTraining
+                       : mode == "PRESERVE" ? torchonnx::TrainingMode::kPreserve
+                                            : torchonnx::TrainingMode::kEval;
+    options.do_constant_folding = !no_folding;
+    options.export_params = !no_params;
+    for (const auto& spec : dynamic_axes_specs) add_dynamic_axes(spec, options.dynamic_axes);
+    options.export_modules_as_functions.insert(function_types.begin(), function_types.end());
+    options.operator_export_type = parse_export_type(export_type_text);
+    for (const auto& spec : custom_opset_specs) add_custom_opset(spec, options.custom_opsets);
+    for (const auto& lib : libraries) load_library(lib);
     at::manual_seed(0);
     std::vector<c10::IValue> inputs;
     if (!inputs_dir.empty()) {
@@ -170,7 +410,23 @@ int main(int argc, char** argv) {
       for (const auto& spec : input_specs) inputs.emplace_back(make_input(spec));
     }
     torch::jit::Module model = torchonnx::load_model(model_path);
-    model.eval();
+    if (unconv->parsed()) return print_unconvertible(model, inputs, options, unconv_json);
+    if (print->parsed()) {
+      std::string text = torchonnx::export_to_pretty_string(
+          model, inputs, options,
+          print_format == "dot" ? torchonnx::PrettyFormat::kDot : torchonnx::PrettyFormat::kText);
+      if (out_path.empty()) {
+        std::cout << text << std::flush;
+      } else {
+        torchonnx::write_file_atomically(out_path, text);
+      }
+      return 0;
+    }
+    // export_model switches the mode for the export and restores it; --save-test-data runs the
+    // module in the mode it was exported in.
+    if (options.training != torchonnx::TrainingMode::kPreserve && model.hasattr("training")) {
+      model.train(options.training == torchonnx::TrainingMode::kTraining);
+    }
     torchonnx::export_model(model, inputs, out_path, options);
     if (!save_dir.empty()) save_test_data(model, inputs, save_dir);
     std::cerr << "torchonnx: wrote " << out_path << "\n";
