@@ -309,8 +309,7 @@ struct Propagator {
   // An element of a list whose length or elements vary (x.split(2) over a dynamic axis): the
   // element taken may be any of them, and its dims that differ between them vary.
   bool picks_from_varying_list(Node* node) const {
-    static const std::unordered_set<std::string> kPicks = {"aten::__getitem__", "aten::pop",
-                                                           "aten::select"};
+    static const std::unordered_set<std::string> kPicks = {"aten::__getitem__", "aten::pop"};
     if (!kPicks.count(node->kind().toQualString()) || node->inputs().empty()) return false;
     auto found = shadow.find(node->input(0));
     return found != shadow.end() && found->second.isList() && env.count(node->input(0));
@@ -477,8 +476,9 @@ struct Propagator {
       Value* out = node->outputs()[k];
       if (auto found = env.find(in); found != env.end()) {
         record(out, found->second, false, approximate.count(in) > 0);
+        // Widening drops the shadow of a carried value: the initial value's then says it varies.
         copy_shadow(out, in);
-        copy_shadow(out, node->inputs()[2 + k]);
+        if (!shadow.count(out)) copy_shadow(out, node->inputs()[2 + k]);
       } else {
         forget(out);
       }

@@ -241,13 +241,6 @@ TEST(CustomSymbolic, ConcurrentRegistrationsAndExports) {
 
 // ----- examples/custom_op through the CLI -------------------------------------------------------
 
-onnx::ModelProto read_model(const std::string& path) {
-  onnx::ModelProto model;
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(model.ParseFromIstream(&in)) << path;
-  return model;
-}
-
 class CustomOpLibrary : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -271,7 +264,7 @@ TEST_P(CustomOpLibrary, CustomDomainNodeWithCustomOpsetVersion) {
                           "--custom-opset custom_domain=2",
                           pt_, dir, inputs_, lib_));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  auto model = read_model(dir + "/foo.onnx");
+  auto model = read_model_file(dir + "/foo.onnx");
   EXPECT_EQ(op_types(model), std::vector<std::string>{"custom_domain::Foo"});
   const auto& foo = model.graph().node(0);
   EXPECT_EQ(foo.input(0), model.graph().input(0).name());
@@ -295,7 +288,7 @@ TEST_P(CustomOpLibrary, StandardLoweringRunsInOrtAndMatchesLibtorch) {
                             "--opset {2} --save-test-data {1}/data",
                             pt_, dir, opset, inputs_, lib_));
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    auto model = read_model(fmt::format("{}/foo{}.onnx", dir, opset));
+    auto model = read_model_file(fmt::format("{}/foo{}.onnx", dir, opset));
     EXPECT_EQ(op_types(model), (std::vector<std::string>{"Mul", "Add", "Mul"}));
     auto result = run_in_ort(fmt::format("{}/foo{}.onnx", dir, opset), dir + "/data", 1e-3, 1e-5);
     EXPECT_TRUE(result.ok) << "opset " << opset << ": " << result.report;

@@ -167,9 +167,7 @@ TEST_P(DynamicAxesTest, RunsInOrtAtThreeOtherShapes) {
   const std::string path = dir + "/model.onnx";
   export_model(model, shapes[0], path, options);
 
-  std::ifstream file(path, std::ios::binary);
-  onnx::ModelProto proto = parse_model(
-      std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()));
+  onnx::ModelProto proto = read_model_file(path);
   auto check_dims = [&](const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& values) {
     for (const auto& value : values) {
       auto found = m.axes.find(value.name());
@@ -272,9 +270,7 @@ TEST(DynamicAxes, CliFlagNamesTheAxes) {
                   "--dynamic-axes c0:1=batch --dynamic-axes output:0=sequence,1",
                   pt, out, data));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::ifstream file(out, std::ios::binary);
-  onnx::ModelProto proto = parse_model(
-      std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()));
+  onnx::ModelProto proto = read_model_file(out);
   EXPECT_EQ(proto.graph().input(0).type().tensor_type().shape().dim(0).dim_param(), "sequence");
   EXPECT_EQ(proto.graph().input(0).type().tensor_type().shape().dim(1).dim_param(), "batch");
   EXPECT_EQ(proto.graph().input(0).type().tensor_type().shape().dim(2).dim_value(), 10);

@@ -366,11 +366,7 @@ TEST(OperatorExportTypeCli, FlagsReachTheExport) {
                           "onnx_aten_fallback --custom-opset org.pytorch.aten=3",
                           dir));
   ASSERT_EQ(fallback.exit_code, 0) << fallback.output;
-  onnx::ModelProto model;
-  {
-    std::ifstream in(dir + "/fb.onnx", std::ios::binary);
-    ASSERT_TRUE(model.ParseFromIstream(&in));
-  }
+  onnx::ModelProto model = read_model_file(dir + "/fb.onnx");
   EXPECT_EQ(without_constants(node_kinds(model)),
             (std::vector<std::string>{"org.pytorch.aten::ATen", "onnx::Mul"}));
   EXPECT_EQ(opset_imports(model)["org.pytorch.aten"], 3);

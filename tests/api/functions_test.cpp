@@ -60,8 +60,7 @@ onnx::ModelProto export_and_run(const Fixture& f, const ExportOptions& options,
                                 Tolerance tol = {}) {
   const std::string path = temp_dir("functions") + "/model.onnx";
   export_model(f.model, f.inputs, path, options);
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes = read_file(path);
   OrtResult result = run_in_ort(path, f.reference, tol.rtol, tol.atol);
   EXPECT_TRUE(result.ok) << result.report;
   return parse_model(bytes);
@@ -265,9 +264,7 @@ TEST(ModuleFunctions, CliFlag) {
       "export {} -o {} --inputs {}", (dir / "blocks.pt").string(), out, (dir / "blocks").string());
   auto r = run_cli(common + " --modules-as-functions Block,Wrapper");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::ifstream in(out, std::ios::binary);
-  auto m = parse_model(
-      std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  auto m = read_model_file(out);
   EXPECT_EQ(m.functions_size(), 2);
   EXPECT_EQ(calls_in(m.graph().node(), "__main__")["Wrapper"], 1);
 

@@ -14,6 +14,7 @@
 #include <regex>
 #include <set>
 
+#include "alexnet_model.h"
 #include "onnx/dot.h"
 #include "onnx/model_proto.h"
 #include "support/harness.h"
@@ -22,33 +23,6 @@ namespace torchonnx::testing {
 namespace {
 
 using Inputs = std::vector<c10::IValue>;
-
-// AlexNet as in examples/alexnet.cpp (torchvision's layout: the initializer names match).
-struct AlexNetImpl : torch::nn::Module {
-  AlexNetImpl() {
-    using namespace torch::nn;
-    features = register_module(
-        "features", Sequential(Conv2d(Conv2dOptions(3, 64, 11).stride(4).padding(2)), ReLU(),
-                               MaxPool2d(MaxPool2dOptions(3).stride(2)),
-                               Conv2d(Conv2dOptions(64, 192, 5).padding(2)), ReLU(),
-                               MaxPool2d(MaxPool2dOptions(3).stride(2)),
-                               Conv2d(Conv2dOptions(192, 384, 3).padding(1)), ReLU(),
-                               Conv2d(Conv2dOptions(384, 256, 3).padding(1)), ReLU(),
-                               Conv2d(Conv2dOptions(256, 256, 3).padding(1)), ReLU(),
-                               MaxPool2d(MaxPool2dOptions(3).stride(2))));
-    avgpool = register_module("avgpool", AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions({6, 6})));
-    classifier = register_module(
-        "classifier", Sequential(Dropout(0.5), Linear(256 * 6 * 6, 4096), ReLU(), Dropout(0.5),
-                                 Linear(4096, 4096), ReLU(), Linear(4096, 1000)));
-  }
-  torch::Tensor forward(torch::Tensor x) {
-    x = avgpool(features->forward(x));
-    return classifier->forward(torch::flatten(x, 1));
-  }
-  torch::nn::Sequential features{nullptr}, classifier{nullptr};
-  torch::nn::AdaptiveAvgPool2d avgpool{nullptr};
-};
-TORCH_MODULE(AlexNet);
 
 NamedTensors parameters_of(torch::nn::Module& m) {
   NamedTensors out;
@@ -222,8 +196,7 @@ TEST(Dot, AlexNetHasOneBoxPerNodeShapesOnEdgesAndCollapsedInitializers) {
   if (!has_dot()) GTEST_SKIP() << "graphviz's dot is not installed: apt-get install graphviz";
   const std::string svg = temp_dir("alexnet") + "/alexnet.svg";
   ASSERT_EQ(render(dot, svg), 0) << "dot -Tsvg rejected the DOT";
-  std::ifstream f(svg);
-  std::string content((std::istreambuf_iterator<char>(f)), {});
+  std::string content = read_file(svg);
   EXPECT_NE(content.find("<svg"), std::string::npos);
   EXPECT_NE(content.find("Conv"), std::string::npos);
 }
@@ -294,8 +267,7 @@ TEST(PrintCommand, TextAndDot) {
   r = run_cli("print " + model + " --format dot -o " + dir + "/m.dot", false);
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.output, "") << "written to the file";
-  std::ifstream f(dir + "/m.dot");
-  std::string dot((std::istreambuf_iterator<char>(f)), {});
+  std::string dot = read_file(dir + "/m.dot");
   DotGraph g = read_dot(dot);
   EXPECT_EQ(g.error, "") << dot;
   EXPECT_EQ(dot.rfind("digraph ", 0), 0u) << dot;

@@ -91,8 +91,7 @@ void expect_generalizes(const TracedFunction& fn, const Inputs& example,
       continue;
     }
     if (check) {
-      std::ifstream in(model, std::ios::binary);
-      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      std::string bytes = read_file(model);
       SCOPED_TRACE(fmt::format("opset {}", opset));
       check(parse_model(bytes));
     }

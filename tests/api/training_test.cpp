@@ -135,9 +135,7 @@ TEST(TrainingMode, NnModuleFollowsTheOptionAndIsRestored) {
     options.opset_version = 15;
     std::string dir = temp_dir("nn_module");
     export_module(*net, forward, {at::randn({8, 4})}, dir + "/m.onnx", options);
-    std::ifstream f(dir + "/m.onnx", std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(f)), {});
-    auto proto = parse_model(bytes);
+    auto proto = read_model_file(dir + "/m.onnx");
     auto dropouts = nodes_of(proto, "Dropout");
     auto norms = nodes_of(proto, "BatchNormalization");
     ASSERT_EQ(norms.size(), 1u);
@@ -394,8 +392,7 @@ TEST(ExportFlags, ExportParamsFalseRunsWhenTheWeightsAreFed) {
   options.export_params = false;
   std::string dir = temp_dir("no_params");
   export_function(net.fn(), {x}, net.params(), dir + "/model.onnx", options);
-  std::ifstream f(dir + "/model.onnx", std::ios::binary);
-  auto proto = parse_model(std::string((std::istreambuf_iterator<char>(f)), {}));
+  auto proto = read_model_file(dir + "/model.onnx");
   EXPECT_EQ(proto.graph().initializer_size(), 0);
   EXPECT_EQ(input_names(proto), (std::vector<std::string>{"input_0", "fc.weight", "fc.bias"}));
   // Fed other weights than the example's: the graph uses what it is given.
@@ -412,8 +409,7 @@ TEST(ExportFlags, KeepInitializersAsInputsListsThemAsInputs) {
   options.keep_initializers_as_inputs = true;
   std::string dir = temp_dir("keep_inits");
   export_function(net.fn(), {x}, net.params(), dir + "/model.onnx", options);
-  std::ifstream f(dir + "/model.onnx", std::ios::binary);
-  auto proto = parse_model(std::string((std::istreambuf_iterator<char>(f)), {}));
+  auto proto = read_model_file(dir + "/model.onnx");
   EXPECT_EQ(proto.graph().initializer_size(), 2);
   EXPECT_EQ(input_names(proto), (std::vector<std::string>{"input_0", "fc.weight", "fc.bias"}));
   // Only x fed: the initializers are the inputs' defaults.
@@ -527,11 +523,6 @@ TEST(ExportLog, OffByDefaultAndWritesToTheChosenStream) {
 
 // ----- the CLI flags ----------------------------------------------------------------------------
 
-onnx::ModelProto read_model(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return parse_model(std::string((std::istreambuf_iterator<char>(f)), {}));
-}
-
 TEST(ExportFlags, CliFlags) {
   std::string dir = temp_dir("cli_flags");
   torch::jit::Module m = module_with_mode("CliNet", false);
@@ -545,30 +536,30 @@ TEST(ExportFlags, CliFlags) {
 
   auto r = run_cli("export " + base + "/train.onnx --training training");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  auto proto = read_model(dir + "/train.onnx");
+  auto proto = read_model_file(dir + "/train.onnx");
   EXPECT_EQ(nodes_of(proto, "Dropout").size(), 1u);
 
   r = run_cli("export " + base + "/eval.onnx");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  proto = read_model(dir + "/eval.onnx");
+  proto = read_model_file(dir + "/eval.onnx");
   EXPECT_TRUE(nodes_of(proto, "Dropout").empty());
   EXPECT_EQ(proto.graph().initializer_size(), 1);
   EXPECT_TRUE(nodes_of(proto, "Shape").empty());
 
   r = run_cli("export " + base + "/preserve.onnx --training PRESERVE");  // saved in eval mode
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(nodes_of(read_model(dir + "/preserve.onnx"), "Dropout").empty());
+  EXPECT_TRUE(nodes_of(read_model_file(dir + "/preserve.onnx"), "Dropout").empty());
 
   r = run_cli("export " + base + "/raw.onnx --no-export-params --no-constant-folding");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  proto = read_model(dir + "/raw.onnx");
+  proto = read_model_file(dir + "/raw.onnx");
   EXPECT_EQ(proto.graph().initializer_size(), 0);
   EXPECT_EQ(proto.graph().input_size(), 2);
   EXPECT_FALSE(nodes_of(proto, "Shape").empty());
 
   r = run_cli("export " + base + "/keep.onnx --keep-initializers-as-inputs");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  proto = read_model(dir + "/keep.onnx");
+  proto = read_model_file(dir + "/keep.onnx");
   EXPECT_EQ(proto.graph().initializer_size(), 1);
   EXPECT_EQ(proto.graph().input_size(), 2);
 

@@ -192,4 +192,13 @@ CliResult run_cli(const std::string& args, bool with_stderr) {
   return result;
 }
 
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+onnx::ModelProto read_model_file(const std::string& path) {
+  return parse_model(read_file(path));
+}
+
 }  // namespace torchonnx::testing

@@ -25,6 +25,9 @@ OrtResult run_in_ort(const std::string& model, const std::string& data_dir, doub
 
 // The model in `bytes` (a gtest failure when they do not parse).
 onnx::ModelProto parse_model(const std::string& bytes);
+// The contents of a file ("" when it cannot be read), and the ONNX model in a file.
+std::string read_file(const std::string& path);
+onnx::ModelProto read_model_file(const std::string& path);
 
 // What `torchonnx ARGS` printed and its exit code.
 struct CliResult {
