@@ -7,12 +7,18 @@
 // equivalent of torch.onnx's constant folding of Shape/Gather chains. Dynamic axes must keep such
 // values symbolic; that is decided before this pass by which inputs are marked dynamic.
 #include <ATen/ATen.h>
+#include <ATen/InferSize.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <iostream>
+#include <mutex>
+#include <shared_mutex>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -25,6 +31,16 @@ using torch::jit::Node;
 using torch::jit::Value;
 
 namespace {
+
+// A set of op kinds, interned once: per-node lookups hash a Symbol instead of building and hashing
+// the qualified name's std::string.
+using SymbolSet = std::unordered_set<c10::Symbol>;
+
+SymbolSet symbols(std::initializer_list<const char*> names) {
+  SymbolSet set;
+  for (const char* name : names) set.insert(c10::Symbol::fromQualString(name));
+  return set;
+}
 
 c10::IValue to_meta(const c10::IValue& v) {
   if (v.isTensor()) {
@@ -138,29 +154,79 @@ void run_node(Node* node, torch::jit::Stack& stack) {
   node->getOperation()(stack);
 }
 
+// Shape rules for common ops without a meta kernel (Note [Ops without a meta kernel]): replaces
+// the inputs on `stack` by meta outputs; false when `node` has none or its inputs do not fit.
+// Each gives the output libtorch's CPU kernel gives: same dtype, sizes from the inputs' sizes.
+bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
+  static const c10::Symbol kBatchNorm = c10::Symbol::fromQualString("aten::batch_norm");
+  static const c10::Symbol kLayerNorm = c10::Symbol::fromQualString("aten::layer_norm");
+  static const c10::Symbol kGroupNorm = c10::Symbol::fromQualString("aten::group_norm");
+  static const c10::Symbol kInstanceNorm = c10::Symbol::fromQualString("aten::instance_norm");
+  static const c10::Symbol kRelu = c10::Symbol::fromQualString("aten::relu");
+  static const c10::Symbol kEmbedding = c10::Symbol::fromQualString("aten::embedding");
+  static const c10::Symbol kView = c10::Symbol::fromQualString("aten::view");
+  const c10::Symbol kind = node->kind();
+  if (kind == kView) {
+    // RemoveEvalNoOps drops contiguous(), so view(x.transpose(1, 2).contiguous(), ...) reaches
+    // here on a non-contiguous meta tensor, where view throws (a c10::Error, costly): the zeros
+    // fallback would view a contiguous copy. Same sizes, without the error.
+    if (stack.size() != 2 || !stack[0].isTensor() || !stack[1].isIntList()) return false;
+    const at::Tensor& self = stack[0].toTensor();
+    if (!self.defined() || !self.is_meta() || self.is_contiguous()) return false;
+    const std::vector<int64_t> sizes = at::infer_size(stack[1].toIntVector(), self.numel());
+    stack.assign(1, c10::IValue(at::empty(sizes, self.options())));
+    return true;
+  }
+  if (kind != kBatchNorm && kind != kLayerNorm && kind != kGroupNorm && kind != kInstanceNorm &&
+      kind != kRelu && kind != kEmbedding) {
+    return false;
+  }
+  if (stack.empty() || !stack[0].isTensor() || node->outputs().size() != 1) return false;
+  const at::Tensor& first = stack[0].toTensor();
+  if (!first.defined() || !first.is_meta()) return false;
+  if (kind == kEmbedding) {
+    // embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): a row per index.
+    if (stack.size() != 5 || !stack[1].isTensor() || first.dim() != 2) return false;
+    const at::Tensor& indices = stack[1].toTensor();
+    if (!indices.defined() || !indices.is_meta() ||
+        !(indices.scalar_type() == at::kLong || indices.scalar_type() == at::kInt)) {
+      return false;
+    }
+    std::vector<int64_t> sizes = indices.sizes().vec();
+    sizes.push_back(first.size(1));
+    stack.assign(1, c10::IValue(at::empty(sizes, first.options())));
+    return true;
+  }
+  // Normalizations and relu: the input's sizes and dtype (contiguous, as their kernels give them).
+  if (!at::isFloatingType(first.scalar_type()) && kind != kRelu) return false;
+  if (kind == kRelu && (stack.size() != 1 || first.scalar_type() == at::kBool)) return false;
+  stack.assign(1, c10::IValue(at::empty(first.sizes(), first.options())));
+  return true;
+}
+
 // Ops whose output shape depends on tensor values: running them on zeros would give a wrong shape.
 bool is_data_dependent(const Node* node) {
-  static const std::unordered_set<std::string> kOps = {"aten::nonzero",
-                                                       "aten::nonzero_numpy",
-                                                       "aten::unique",
-                                                       "aten::_unique",
-                                                       "aten::_unique2",
-                                                       "aten::unique_consecutive",
-                                                       "aten::unique_dim",
-                                                       "aten::masked_select",
-                                                       "aten::repeat_interleave",
-                                                       "aten::item",
-                                                       "aten::Int",
-                                                       "aten::Float",
-                                                       "aten::Bool",
-                                                       "aten::ScalarImplicit",
-                                                       "aten::IntImplicit",
-                                                       "aten::FloatImplicit",
-                                                       "prim::tolist",
-                                                       "aten::_local_scalar_dense",
-                                                       "aten::bincount",
-                                                       "aten::histc"};
-  return kOps.count(node->kind().toQualString()) > 0;
+  static const SymbolSet kOps = symbols({"aten::nonzero",
+                                         "aten::nonzero_numpy",
+                                         "aten::unique",
+                                         "aten::_unique",
+                                         "aten::_unique2",
+                                         "aten::unique_consecutive",
+                                         "aten::unique_dim",
+                                         "aten::masked_select",
+                                         "aten::repeat_interleave",
+                                         "aten::item",
+                                         "aten::Int",
+                                         "aten::Float",
+                                         "aten::Bool",
+                                         "aten::ScalarImplicit",
+                                         "aten::IntImplicit",
+                                         "aten::FloatImplicit",
+                                         "prim::tolist",
+                                         "aten::_local_scalar_dense",
+                                         "aten::bincount",
+                                         "aten::histc"});
+  return kOps.count(node->kind()) > 0;
 }
 
 int64_t tensor_elements(const c10::IValue& v) {
@@ -195,9 +261,9 @@ bool can_run_on_zeros(const Node* node, const torch::jit::Stack& stack) {
 // embedding_bag with include_last_offset reads offsets[-1] as the number of indices: all-zero
 // offsets make libtorch's CPU kernel write out of bounds, so the last one is set right.
 void fix_zero_offsets(const Node* node, torch::jit::Stack& stack) {
-  static const std::unordered_set<std::string> kBags = {
-      "aten::embedding_bag", "aten::_embedding_bag", "aten::_embedding_bag_forward_only"};
-  if (!kBags.count(node->kind().toQualString()) || stack.size() < 8) return;
+  static const SymbolSet kBags =
+      symbols({"aten::embedding_bag", "aten::_embedding_bag", "aten::_embedding_bag_forward_only"});
+  if (!kBags.count(node->kind()) || stack.size() < 8) return;
   if (!stack[7].isBool() || !stack[7].toBool() || !stack[2].isTensor()) return;
   at::Tensor offsets = stack[2].toTensor().clone();
   if (offsets.numel() == 0 || !stack[1].isTensor()) return;
@@ -239,6 +305,66 @@ bool is_foldable(const c10::IValue& v) {
   return false;
 }
 
+// Note [Ops without a meta kernel]
+// libtorch 1.13's C++ library lacks meta kernels for many ops (relu, native_batch_norm,
+// native_layer_norm, ...: Python registers them). Such an op throws c10::NotImplementedError on
+// meta tensors, and building that error is costly (c10::Error captures a symbolized backtrace,
+// milliseconds each). The ops seen failing so are remembered for the whole process, so that each
+// throws at most once; later nodes of that op go to the zeros fallback directly. The most common
+// ones have a shape rule instead (apply_shape_rule) and never run at all.
+class OpsWithoutMetaKernel {
+ public:
+  bool contains(const c10::OperatorName& op) {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    return ops_.count(op) > 0;
+  }
+  void insert(const c10::OperatorName& op) {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    ops_.insert(op);
+  }
+
+ private:
+  std::shared_mutex mutex_;
+  std::unordered_set<c10::OperatorName> ops_;
+};
+
+OpsWithoutMetaKernel& ops_without_meta_kernel() {
+  static auto* ops = new OpsWithoutMetaKernel();  // never destroyed: used until exit
+  return *ops;
+}
+
+bool lacks_meta_kernel(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  return schema && ops_without_meta_kernel().contains(schema->operator_name());
+}
+
+void remember_lacks_meta_kernel(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (!schema) return;
+  if (std::getenv("TORCHONNX_DEBUG_TYPES")) {
+    std::cerr << "type propagation: no meta kernel for " << schema->operator_name()
+              << ": zeros from now on\n";
+  }
+  ops_without_meta_kernel().insert(schema->operator_name());
+}
+
+bool holds_meta_tensor(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().defined() && v.toTensor().is_meta();
+  if (v.isList()) {
+    for (const auto& e : v.toListRef()) {
+      if (holds_meta_tensor(e)) return true;
+    }
+  }
+  return false;
+}
+
+bool on_meta(const torch::jit::Stack& inputs) {
+  for (const auto& v : inputs) {
+    if (holds_meta_tensor(v)) return true;
+  }
+  return false;
+}
+
 // Whether two results of a node agree (numbers and lists by value, tensors by sizes).
 bool same_value(const c10::IValue& a, const c10::IValue& b) {
   if (a.tagKind() != b.tagKind()) return false;
@@ -269,15 +395,92 @@ bool same_value(const c10::IValue& a, const c10::IValue& b) {
   return true;  // None, devices, dtypes: not shapes
 }
 
+// Note [Dense value maps]
+// Facts about values are kept in slots indexed by Value::unique() (dense within a graph), not in
+// hash maps keyed by pointer: at 100k nodes the hash maps' scattered buckets made each lookup a
+// cache miss and the pass grow faster than the graph. A slot remembers its Value*, so find()
+// works as a map's does. Slots live in a deque: growing it (values made by folding or by inlining
+// a branch) keeps references to other slots valid, as an unordered_map's are.
+class ValueMap {
+ public:
+  using Entry = std::pair<Value*, c10::IValue>;
+
+  Entry* find(const Value* v) {
+    const size_t i = v->unique();
+    return i < slots_.size() && slots_[i].first == v ? &slots_[i] : nullptr;
+  }
+  const Entry* find(const Value* v) const {
+    const size_t i = v->unique();
+    return i < slots_.size() && slots_[i].first == v ? &slots_[i] : nullptr;
+  }
+  std::nullptr_t end() const { return nullptr; }
+  size_t count(const Value* v) const { return find(v) != nullptr ? 1 : 0; }
+  bool empty() const { return size_ == 0; }
+  c10::IValue& at(const Value* v) {
+    Entry* e = find(v);
+    if (e == nullptr) throw std::out_of_range("type propagation: no value for %" + v->debugName());
+    return e->second;
+  }
+  c10::IValue& operator[](Value* v) {
+    const size_t i = v->unique();
+    if (i >= slots_.size()) slots_.resize(i + 1 + i / 4);
+    Entry& e = slots_[i];
+    if (e.first != v) {
+      e.first = v;
+      e.second = c10::IValue();
+      ++size_;
+    }
+    return e.second;
+  }
+  void erase(const Value* v) {
+    if (Entry* e = find(v)) {
+      e->first = nullptr;
+      e->second = c10::IValue();
+      --size_;
+    }
+  }
+  void reserve(size_t uniques) {
+    if (uniques > slots_.size()) slots_.resize(uniques);
+  }
+
+ private:
+  std::deque<Entry> slots_;
+  size_t size_ = 0;
+};
+
+// A set of values, a flag per Value::unique() (Note [Dense value maps]).
+class ValueSet {
+ public:
+  size_t count(const Value* v) const {
+    const size_t i = v->unique();
+    return i < flags_.size() && flags_[i] ? 1 : 0;
+  }
+  void insert(const Value* v) {
+    const size_t i = v->unique();
+    if (i >= flags_.size()) flags_.resize(i + 1 + i / 4, 0);
+    flags_[i] = 1;
+  }
+  void erase(const Value* v) {
+    const size_t i = v->unique();
+    if (i < flags_.size()) flags_[i] = 0;
+  }
+  void reserve(size_t uniques) {
+    if (uniques > flags_.size()) flags_.resize(uniques, 0);
+  }
+
+ private:
+  std::vector<uint8_t> flags_;
+};
+
 struct Propagator {
   torch::jit::Graph& graph;
   bool fold;
-  std::unordered_map<Value*, c10::IValue> env;
-  std::unordered_set<Value*> concrete;     // content known, not just type
-  std::unordered_set<Value*> approximate;  // dtype and rank known, sizes not
+  ValueMap env{};
+  ValueSet concrete{};     // content known, not just type
+  ValueSet approximate{};  // dtype and rank known, sizes not
   // Note [Dynamic axes]: values that vary with the dynamic axes, with what they are when those
   // axes have other sizes (None: not known, every dim of a tensor varies).
-  std::unordered_map<Value*, c10::IValue> shadow;
+  ValueMap shadow{};
   int shadow_failures = 0;
 
   // Marks `v` as varying with the dynamic axes; the dims of a tensor that differ from its shadow
@@ -309,8 +512,8 @@ struct Propagator {
   // An element of a list whose length or elements vary (x.split(2) over a dynamic axis): the
   // element taken may be any of them, and its dims that differ between them vary.
   bool picks_from_varying_list(Node* node) const {
-    static const std::unordered_set<std::string> kPicks = {"aten::__getitem__", "aten::pop"};
-    if (!kPicks.count(node->kind().toQualString()) || node->inputs().empty()) return false;
+    static const SymbolSet kPicks = symbols({"aten::__getitem__", "aten::pop"});
+    if (!kPicks.count(node->kind()) || node->inputs().empty()) return false;
     auto found = shadow.find(node->input(0));
     return found != shadow.end() && found->second.isList() && env.count(node->input(0));
   }
@@ -338,6 +541,13 @@ struct Propagator {
     return c10::IValue(at::empty(sizes, element.options().device(at::kMeta)));
   }
 
+  // Sized for the graph up front (the largest Value::unique() + 1).
+  void reserve(size_t uniques) {
+    env.reserve(uniques);
+    concrete.reserve(uniques);
+    approximate.reserve(uniques);
+  }
+
   // Known, and the same whatever the sizes of the dynamic axes: may become a constant.
   bool foldable(Value* v) const { return concrete.count(v) && !shadow.count(v); }
 
@@ -348,10 +558,34 @@ struct Propagator {
       set_shadow(to, found->second.isList() ? copy_list(found->second) : found->second);
   }
 
+  // Complete tensor types by dtype, sizes and strides: most values share a few, and building
+  // one (TensorType::create works out strides' order and contiguity) costs several allocations.
+  // Types are immutable, so values may share one.
+  struct TypeKeyHash {
+    size_t operator()(const std::vector<int64_t>& key) const {
+      size_t h = key.size();
+      for (int64_t k : key) h = h * 1000003u ^ static_cast<size_t>(k);
+      return h;
+    }
+  };
+  std::unordered_map<std::vector<int64_t>, c10::TensorTypePtr, TypeKeyHash> tensor_types{};
+  std::vector<int64_t> type_key{};  // reused: no allocation per lookup
+
   void set_tensor_type(Value* v, const at::Tensor& t) {
     if (!t.defined()) return;
-    v->setType(c10::TensorType::create(t.scalar_type(), at::Device(at::kCPU), t.sizes(),
-                                       t.strides(), false));
+    type_key.clear();
+    type_key.push_back(static_cast<int64_t>(t.scalar_type()));
+    type_key.push_back(t.dim());
+    type_key.insert(type_key.end(), t.sizes().begin(), t.sizes().end());
+    type_key.insert(type_key.end(), t.strides().begin(), t.strides().end());
+    auto found = tensor_types.find(type_key);
+    if (found == tensor_types.end()) {
+      found = tensor_types
+                  .emplace(type_key, c10::TensorType::create(t.scalar_type(), at::Device(at::kCPU),
+                                                             t.sizes(), t.strides(), false))
+                  .first;
+    }
+    v->setType(found->second);
   }
 
   void record(Value* v, c10::IValue value, bool is_concrete, bool is_approximate = false) {
@@ -630,6 +864,7 @@ struct Propagator {
     }
     if (!node->blocks().empty()) return;  // other nodes with blocks: left untyped
     torch::jit::Stack stack, inputs_before;
+    stack.reserve(node->inputs().size());
     bool all_concrete = true;
     bool approx = false;
     bool shapes_exact = false;  // approximate only through scalars that do not change the shapes
@@ -655,11 +890,16 @@ struct Propagator {
       for (auto& v : stack) v = to_meta(v);
     }
     // Note [Dynamic axes]: the same node on the shadow values, when an input has one.
+    // Without one (always, when no axis is dynamic) the shadow stack is not built at all.
     torch::jit::Stack shadow_stack;
     bool shadowed = false;
     bool shadow_unknown = false;  // an input's shadow is not known: nor are the outputs'
     bool scalar_input_varies = false;
-    for (size_t i = 0; i < node->inputs().size(); ++i) {
+    if (!shadow.empty()) {
+      for (Value* in : node->inputs()) shadowed = shadowed || shadow.count(in) > 0;
+    }
+    if (shadowed) shadow_stack.reserve(stack.size());
+    for (size_t i = 0; shadowed && i < node->inputs().size(); ++i) {
       Value* in = node->inputs()[i];
       auto found = shadow.find(in);
       if (found == shadow.end()) {
@@ -667,7 +907,6 @@ struct Propagator {
         shadow_stack.push_back(writes_input(node, i) ? copy_list(stack[i]) : stack[i]);
         continue;
       }
-      shadowed = true;
       const c10::IValue& v = found->second;
       shadow_unknown = shadow_unknown || v.isNone();
       scalar_input_varies = scalar_input_varies || v.isInt() || v.isDouble() || v.isBool();
@@ -688,7 +927,8 @@ struct Propagator {
       }
       return;
     }
-    torch::jit::Stack shadow_before = shadow_stack;
+    torch::jit::Stack shadow_before;
+    if (shadowed) shadow_before = shadow_stack;
     // Approximate results (from placeholders) get a shadow too: later shadow runs need one.
     bool shadow_ok = shadowed && !shadow_unknown;
     if (shadow_ok) {
@@ -718,10 +958,10 @@ struct Propagator {
     }
     if (stack.size() != node->outputs().size()) return;
     // empty/empty_like/new_empty have undefined contents: never constants.
-    static const std::unordered_set<std::string> kUndefinedContents = {
-        "aten::empty", "aten::empty_like", "aten::new_empty", "aten::empty_strided"};
+    static const SymbolSet kUndefinedContents =
+        symbols({"aten::empty", "aten::empty_like", "aten::new_empty", "aten::empty_strided"});
     const bool deterministic =
-        !node->isNondeterministic() && !kUndefinedContents.count(node->kind().toQualString());
+        !node->isNondeterministic() && !kUndefinedContents.count(node->kind());
     for (size_t i = 0; i < stack.size(); ++i) {
       // Tensors are known only when computed from known tensors; non-tensor results of meta
       // tensors (sizes, dims, dtypes) are always known because shapes are static here.
@@ -762,40 +1002,60 @@ struct Propagator {
   // back to zeros where libtorch has no meta kernel (Note [Zeros fallback]); sets `approx` when
   // only dtypes and ranks of the results can be trusted.
   void execute(Node* node, torch::jit::Stack& stack, const torch::jit::Stack& inputs,
-               bool all_concrete, bool& approx, bool& shapes_exact,
-               const std::unordered_map<Value*, c10::IValue>& values) {
-    try {
-      run_node(node, stack);
-      // Real inputs (quantized tensors) give real outputs: back to meta for the next nodes.
-      if (!all_concrete) {
-        for (auto& v : stack) v = to_meta(v);
-      }
-      shapes_exact = approx && shapes_independent_of_scalars(node, inputs, stack);
-    } catch (const std::exception&) {
-      if (all_concrete || !can_run_on_zeros(node, inputs)) {
-        // Data-dependent results (nonzero, int(x), ...): run on zeros for dtype and rank only.
-        if (all_concrete || !is_data_dependent(node) || !small_enough(inputs)) throw;
-        approx = true;
-      }
-      // Known inputs (constant index tensors, ...) keep their values; the others become zeros.
-      stack.clear();
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        Value* in = node->inputs()[i];
-        if (concrete.count(in)) {
-          auto found = values.find(in);
-          stack.push_back(found != values.end() ? found->second : env.at(in));
-        } else {
-          stack.push_back(meta_to_zeros(inputs[i]));
+               bool all_concrete, bool& approx, bool& shapes_exact, const ValueMap& values) {
+    // As for the zeros fallback these ops took before, shapes_exact stays false.
+    if (!all_concrete && apply_shape_rule(node, stack)) return;
+    // Note [Ops without a meta kernel]: an op seen failing for want of a meta kernel goes to the
+    // zeros straight away (the same results, without the cost of one more c10::Error).
+    const bool skip_meta =
+        !all_concrete && lacks_meta_kernel(node) && can_run_on_zeros(node, inputs);
+    if (!skip_meta) {
+      try {
+        run_node(node, stack);
+        // Real inputs (quantized tensors) give real outputs: back to meta for the next nodes.
+        if (!all_concrete) {
+          for (auto& v : stack) v = to_meta(v);
+        }
+        shapes_exact = approx && shapes_independent_of_scalars(node, inputs, stack);
+        return;
+      } catch (const c10::NotImplementedError&) {
+        if (!all_concrete && on_meta(inputs)) remember_lacks_meta_kernel(node);
+        if (all_concrete || !can_run_on_zeros(node, inputs)) {
+          if (all_concrete || !is_data_dependent(node) || !small_enough(inputs)) throw;
+          approx = true;
+        }
+      } catch (const std::exception& e) {
+        if (std::getenv("TORCHONNX_DEBUG_TYPES") && !all_concrete) {
+          std::string what = e.what();
+          std::cerr << "type propagation: " << node->kind().toQualString()
+                    << " failed on meta tensors, trying zeros: " << what.substr(0, what.find('\n'))
+                    << "\n";
+        }
+        if (all_concrete || !can_run_on_zeros(node, inputs)) {
+          // Data-dependent results (nonzero, int(x), ...): run on zeros for dtype and rank only.
+          if (all_concrete || !is_data_dependent(node) || !small_enough(inputs)) throw;
+          approx = true;
         }
       }
-      fix_zero_offsets(node, stack);
-      run_node(node, stack);
-      for (auto& v : stack) {
-        v = to_meta(v);
-        // A scalar read from zeros would make later sizes 0 (view(x, [n, -1]) fails).
-        if (approx && v.isInt()) v = int64_t{1};
-        if (approx && v.isDouble()) v = 1.0;
+    }
+    // Known inputs (constant index tensors, ...) keep their values; the others become zeros.
+    stack.clear();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Value* in = node->inputs()[i];
+      if (concrete.count(in)) {
+        auto found = values.find(in);
+        stack.push_back(found != values.end() ? found->second : env.at(in));
+      } else {
+        stack.push_back(meta_to_zeros(inputs[i]));
       }
+    }
+    fix_zero_offsets(node, stack);
+    run_node(node, stack);
+    for (auto& v : stack) {
+      v = to_meta(v);
+      // A scalar read from zeros would make later sizes 0 (view(x, [n, -1]) fails).
+      if (approx && v.isInt()) v = int64_t{1};
+      if (approx && v.isDouble()) v = 1.0;
     }
   }
 
@@ -865,10 +1125,21 @@ struct Propagator {
 
 namespace {
 
+size_t max_unique(torch::jit::Block* block) {
+  size_t n = 0;
+  for (Value* v : block->inputs()) n = std::max(n, v->unique());
+  for (Node* node : block->nodes()) {
+    for (Value* v : node->outputs()) n = std::max(n, v->unique());
+    for (torch::jit::Block* sub : node->blocks()) n = std::max(n, max_unique(sub));
+  }
+  return n;
+}
+
 // Propagates over `graph`, with the dynamic dims of input i given the sizes `shadow_size(size)`.
 int propagate(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold,
               const DynamicDims& dynamic, const std::function<int64_t(int64_t)>& shadow_size) {
   Propagator p{graph, fold};
+  p.reserve(max_unique(graph.block()) + 1);
   for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i) {
     Value* in = graph.inputs()[i];
     if (!inputs[i].isTensor()) continue;
