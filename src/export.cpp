@@ -20,6 +20,8 @@
 #include "onnx/dot.h"
 #include "onnx/file_util.h"
 #include "onnx/model_proto.h"
+#include "onnx/optimize.h"
+#include "onnx/serialize.h"
 #include "passes/pipeline.h"
 #include "symbolic/context.h"
 #include "symbolic/convert.h"
@@ -105,72 +107,85 @@ symbolic::GraphSignature make_signature(const frontend::CapturedGraph& c,
   return sig;
 }
 
-onnx::ModelProto export_captured(frontend::CapturedGraph captured, const ExportOptions& options) {
+ExportedModel export_captured(frontend::CapturedGraph captured, const ExportOptions& options,
+                              bool training, const ProgressSink& progress) {
   std::vector<c10::IValue> inputs = captured.example_inputs;
   for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
   const passes::DynamicDims dynamic =
       dynamic_input_dims(captured, input_names_before_passes(captured, options), options);
+  progress.report("prepare", 0, 0);
   passes::PrepareGraph(captured.graph, inputs, options, dynamic);
   log_graph_ops("after the TorchScript passes (passes/pipeline.cpp), the converters get",
                 *captured.graph);
   auto signature = make_signature(captured, options);
-  ir::Model model =
-      symbolic::convert_graph(*captured.graph, signature, options, symbolic::Registry::builtin());
+  progress.report("convert", 0, 0);
+  ir::Model model = symbolic::convert_graph(
+      *captured.graph, signature, options, symbolic::Registry::builtin(), nullptr,
+      [&](int64_t done, int64_t total) { progress.report("convert", done, total); });
+  progress.report("optimize", 0, 0);
+  optimize_model(model, {options.do_constant_folding, !training});
+  if (int shared = share_duplicate_initializers(model.graph, !training)) {
+    log(
+        fmt::format("torchonnx: {} initializers hold the same tensor as another (tied weights{}): "
+                    "stored once",
+                    shared, training ? "" : " or equal values"));
+  }
   symbolic::extract_module_functions(model, options.export_modules_as_functions);
   name_dynamic_dims(model.graph, options.dynamic_axes);
   model.producer_version = kVersion;
-  onnx::ModelProto proto = to_model_proto(model);
+  ExportedModel exported = to_exported_model(model);
   if (const char* dump = std::getenv("TORCHONNX_DEBUG_DUMP")) {
     // For torchonnx developers: the model as converted, before validation can reject it.
-    std::ofstream(dump, std::ios::binary) << proto.SerializeAsString();
-    std::cerr << to_pretty_string(proto) << std::flush;
+    write_model(exported, dump, options);
+    std::cerr << to_pretty_string(exported.proto) << std::flush;
   }
-  validate_model(proto);
-  rename_dynamic_outputs(proto, options.dynamic_axes);
-  log_model(proto);
-  if (options.verbose) std::cerr << to_pretty_string(proto) << std::flush;
-  return proto;
+  progress.report("validate", 0, 0);
+  validate_model(exported);
+  rename_dynamic_outputs(exported.proto, options.dynamic_axes);
+  log_model(exported.proto);
+  if (options.verbose) std::cerr << to_pretty_string(exported.proto) << std::flush;
+  return exported;
 }
 
-std::string serialize(const onnx::ModelProto& proto) {
-  std::string bytes;
-  if (!proto.SerializeToString(&bytes)) {
-    throw ExportError(ErrorCode::kIo, "serializing the ONNX model failed (protobuf's 2 GB limit?)");
-  }
-  return bytes;
-}
-
-onnx::ModelProto export_module_proto(const torch::jit::Module& model,
-                                     const std::vector<c10::IValue>& args,
-                                     const ExportOptions& options) {
+ExportedModel export_module_proto(const torch::jit::Module& model,
+                                  const std::vector<c10::IValue>& args,
+                                  const ExportOptions& options, const ProgressSink& progress = {}) {
   check_options(options);
   detail::ExportScope in_export;
   log(fmt::format("torchonnx: exporting TorchScript module {} ({})",
                   model.type()->name() ? model.type()->name()->qualifiedName() : "?",
                   describe_options(options)));
   ModuleModeGuard mode(model, options.training);
+  progress.report("capture", 0, 0);
   frontend::CapturedGraph captured = frontend::capture_module(model, args);
   log_graph_ops("captured forward() (inlined, module attributes lifted):", *captured.graph);
   check_training_mode(*captured.graph, options, mode.training());
-  return export_captured(std::move(captured), options);
+  return export_captured(std::move(captured), options, mode.training(), progress);
 }
 
-onnx::ModelProto export_function_proto(const TracedFunction& fn,
-                                       const std::vector<c10::IValue>& args,
-                                       const NamedTensors& parameters,
-                                       const ExportOptions& options) {
+ExportedModel export_function_proto(const TracedFunction& fn, const std::vector<c10::IValue>& args,
+                                    const NamedTensors& parameters, const ExportOptions& options,
+                                    const ProgressSink& progress = {}) {
   check_options(options);
   detail::ExportScope in_export;
   log(fmt::format("torchonnx: tracing a function with {} parameters ({})", parameters.size(),
                   describe_options(options)));
+  progress.report("capture", 0, 0);
   frontend::CapturedGraph captured = frontend::capture_trace(fn, args, parameters);
   log_graph_ops("traced:", *captured.graph);
-  check_training_mode(*captured.graph, options, options.training == TrainingMode::kTraining);
-  return export_captured(std::move(captured), options);
+  const bool training = options.training == TrainingMode::kTraining;
+  check_training_mode(*captured.graph, options, training);
+  return export_captured(std::move(captured), options, training, progress);
 }
 
-std::string print_model(const onnx::ModelProto& proto, PrettyFormat format) {
-  return format == PrettyFormat::kDot ? to_dot(proto) : to_pretty_string(proto);
+std::string print_model(const ExportedModel& model, PrettyFormat format) {
+  return format == PrettyFormat::kDot ? to_dot(model.proto) : to_pretty_string(model.proto);
+}
+
+ProgressSink progress_of(const ExportOptions& options) {
+  ProgressSink sink;
+  sink.callback = &options.progress;
+  return sink;
 }
 
 }  // namespace
@@ -178,7 +193,8 @@ std::string print_model(const onnx::ModelProto& proto, PrettyFormat format) {
 std::string export_model_to_bytes(const torch::jit::Module& model,
                                   const std::vector<c10::IValue>& args,
                                   const ExportOptions& options) {
-  return serialize(export_module_proto(model, args, options));
+  ExportedModel exported = export_module_proto(model, args, options);
+  return model_to_bytes(exported);
 }
 
 std::string export_to_pretty_string(const torch::jit::Module& model,
@@ -196,18 +212,23 @@ std::string export_function_to_pretty_string(const TracedFunction& fn,
 
 void export_model(const torch::jit::Module& model, const std::vector<c10::IValue>& args,
                   const std::string& path, const ExportOptions& options) {
-  write_file_atomically(path, export_model_to_bytes(model, args, options));
+  const ProgressSink progress = progress_of(options);
+  ExportedModel exported = export_module_proto(model, args, options, progress);
+  write_model(exported, path, options, progress);
 }
 
 std::string export_function_to_bytes(const TracedFunction& fn, const std::vector<c10::IValue>& args,
                                      const NamedTensors& parameters, const ExportOptions& options) {
-  return serialize(export_function_proto(fn, args, parameters, options));
+  ExportedModel exported = export_function_proto(fn, args, parameters, options);
+  return model_to_bytes(exported);
 }
 
 void export_function(const TracedFunction& fn, const std::vector<c10::IValue>& args,
                      const NamedTensors& parameters, const std::string& path,
                      const ExportOptions& options) {
-  write_file_atomically(path, export_function_to_bytes(fn, args, parameters, options));
+  const ProgressSink progress = progress_of(options);
+  ExportedModel exported = export_function_proto(fn, args, parameters, options, progress);
+  write_model(exported, path, options, progress);
 }
 
 }  // namespace torchonnx

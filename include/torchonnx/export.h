@@ -62,6 +62,31 @@ enum class TrainingMode {
 // axes of its list form).
 using DynamicAxes = std::map<std::string, std::map<int64_t, std::string>>;
 
+// Where the tensors of a model with external data go (torch.onnx's use_external_data_format).
+struct ExternalDataOptions {
+  enum class Layout {
+    kSingleFile,     // one data file beside the model; each tensor at its offset (the default)
+    kFilePerTensor,  // one file per tensor, named after the tensor (as torch.onnx writes them)
+  };
+  Layout layout = Layout::kSingleFile;
+  // The single data file's name, relative to the model's folder; empty: "<model file>.data".
+  std::string location;
+  // Tensors of fewer bytes stay inline in the model (shape constants, biases of small layers).
+  int64_t size_threshold = 1024;
+};
+
+// What an export is doing, for ExportOptions::progress (called from the exporting thread).
+struct ExportProgress {
+  std::string stage;          // "capture", "propagate", "convert", "validate", "write"
+  int64_t done = 0;           // nodes converted, or bytes written in "write"
+  int64_t total = 0;          // of how many (0: not known)
+  double elapsed_seconds = 0;  // since the export started
+};
+using ProgressCallback = std::function<void(const ExportProgress&)>;
+
+// protobuf refuses messages over 2 GB: models whose tensors pass this size get external data.
+inline constexpr int64_t kProtobufLimitBytes = (int64_t{1} << 31) - 1;
+
 // Mirrors the keyword arguments of torch.onnx.export (PyTorch 1.13).
 struct ExportOptions {
   // Names for the graph inputs in order: the flattened example arguments, then the parameters
@@ -89,6 +114,13 @@ struct ExportOptions {
   // Linear", or the bare class name "Linear") whose instances become ONNX local functions
   // (opset 15+). torch.onnx's export_modules_as_functions.
   std::set<std::string> export_modules_as_functions;
+  // Store tensors of size_threshold bytes or more outside the model file (ONNX external data).
+  // Switched on by itself when the model would pass protobuf's 2 GB limit; export_model only
+  // (the *_to_bytes functions have no folder to put the data in and throw on such models).
+  bool use_external_data_format = false;
+  ExternalDataOptions external_data;
+  // Called as the export advances (stages, nodes, bytes written); may be empty.
+  ProgressCallback progress;
 };
 
 // A model's forward pass over flattened arguments, for tracing.

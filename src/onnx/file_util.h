@@ -1,12 +1,44 @@
-// File helpers: whole-file reads and atomic writes (temporary file in the same folder + rename,
-// so a failed export never leaves a partial file).
+// File helpers: whole-file reads and atomic writes (a temporary file in the same folder, renamed
+// over the target once complete, so a failed export never leaves a partial file).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace torchonnx {
 
 std::string read_file(const std::string& path);
 void write_file_atomically(const std::string& path, const std::string& bytes);
+
+// A file written through a buffer into a temporary beside `path`; commit() renames it over
+// `path`. Destroyed without commit() (an exception on the way), the temporary is removed.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  // Large writes bypass the buffer (the bytes go from the caller's memory to the kernel).
+  void write(const void* data, size_t size);
+  void write(const std::string& bytes) { write(bytes.data(), bytes.size()); }
+  uint64_t size() const { return written_; }
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  void flush();
+  void write_fd(const char* data, size_t size);
+  [[noreturn]] void fail(int err);
+
+  std::string path_;
+  std::string tmp_;
+  int fd_ = -1;
+  std::vector<char> buffer_;
+  size_t used_ = 0;
+  uint64_t written_ = 0;
+};
 
 }  // namespace torchonnx

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "onnx/dtype.h"
+#include "onnx/serialize.h"
 #include "onnx/tensor_proto.h"
 #include "torchonnx/errors.h"
 
@@ -43,7 +44,8 @@ void fill_value_info(const ir::ValueInfo& value, onnx::ValueInfoProto* proto) {
   set_type(value.type, proto->mutable_type());
 }
 
-void fill_graph(const ir::Graph& graph, onnx::GraphProto* proto);
+void fill_graph(const ir::Graph& graph, onnx::GraphProto* proto,
+                std::vector<ExportedModel::Deferred>* deferred = nullptr);
 
 void fill_attribute(const ir::Attribute& attr, onnx::AttributeProto* proto) {
   proto->set_name(attr.name);
@@ -89,19 +91,37 @@ void fill_node(const ir::Node& node, onnx::NodeProto* n) {
   if (!node.source.empty()) n->set_doc_string(node.source);
 }
 
-void fill_graph(const ir::Graph& graph, onnx::GraphProto* proto) {
+// With `deferred`, initializers of kDeferredTensorBytes or more get only their name, dims and type;
+// their tensors are listed in `deferred` (Note [Streaming serializer]).
+void fill_graph(const ir::Graph& graph, onnx::GraphProto* proto,
+                std::vector<ExportedModel::Deferred>* deferred) {
   proto->set_name(graph.name);
   for (const auto& input : graph.inputs) fill_value_info(input, proto->add_input());
   for (const auto& output : graph.outputs) fill_value_info(output, proto->add_output());
+  proto->mutable_initializer()->Reserve(static_cast<int>(graph.initializers.size()));
   for (const auto& init : graph.initializers) {
-    to_tensor_proto(init.tensor, init.name, proto->add_initializer());
+    const at::Tensor& t = init.tensor;
+    if (deferred == nullptr ||
+        t.numel() * static_cast<int64_t>(t.element_size()) < kDeferredTensorBytes) {
+      to_tensor_proto(t, init.name, proto->add_initializer());
+      continue;
+    }
+    auto* header = proto->add_initializer();
+    header->set_name(init.name);
+    header->set_data_type(to_onnx_dtype(t.scalar_type()));
+    for (int64_t d : t.sizes()) header->add_dims(d);
+    // A view (a folded transpose) is made contiguous only when written, one at a time.
+    deferred->push_back({proto->initializer_size() - 1, t.device().is_cpu() ? t : t.to(at::kCPU)});
   }
   for (const auto& node : graph.nodes) fill_node(node, proto->add_node());
 }
 
 }  // namespace
 
-onnx::ModelProto to_model_proto(const ir::Model& model) {
+namespace {
+
+onnx::ModelProto build_model_proto(const ir::Model& model,
+                                   std::vector<ExportedModel::Deferred>* deferred) {
   onnx::ModelProto proto;
   proto.set_ir_version(onnx::IR_VERSION);
   proto.set_producer_name(model.producer_name);
@@ -115,7 +135,7 @@ onnx::ModelProto to_model_proto(const ir::Model& model) {
     extra->set_domain(domain);
     extra->set_version(version);
   }
-  fill_graph(model.graph, proto.mutable_graph());
+  fill_graph(model.graph, proto.mutable_graph(), deferred);
   // Local functions (export_modules_as_functions), importing the model's opsets (function
   // domains included: the extraction adds them to extra_opsets).
   for (const auto& fn : model.functions) {
@@ -129,6 +149,18 @@ onnx::ModelProto to_model_proto(const ir::Model& model) {
     *f->mutable_opset_import() = proto.opset_import();
   }
   return proto;
+}
+
+}  // namespace
+
+onnx::ModelProto to_model_proto(const ir::Model& model) {
+  return build_model_proto(model, nullptr);
+}
+
+ExportedModel to_exported_model(const ir::Model& model) {
+  ExportedModel out;
+  out.proto = build_model_proto(model, &out.deferred);
+  return out;
 }
 
 namespace {

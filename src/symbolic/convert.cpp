@@ -35,8 +35,14 @@ void collect_unconvertible(const torch::jit::Block* block, int opset, const Regi
 // Converts the nodes of `block` into g's current graph. With `failures` (collect-errors mode),
 // nodes that cannot be converted are recorded and their outputs bound to placeholders.
 void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Registry& registry,
-                   OperatorExportType mode, std::vector<ConversionFailure>* failures) {
+                   OperatorExportType mode, std::vector<ConversionFailure>* failures,
+                   const std::function<void(int64_t, int64_t)>& on_progress = {}) {
+  int64_t total = 0, done = 0;
+  if (on_progress) {
+    for (auto it = block->nodes().begin(); it != block->nodes().end(); ++it) ++total;
+  }
   for (const Node* node : block->nodes()) {
+    if (on_progress && ++done % 256 == 0) on_progress(done, total);
     // Scalar, list and None constants are made by their consumers, in the type each needs (so
     // `x + 2` adds a float 2 to a float x); tensor constants are converted once and shared. RAW
     // keeps every constant as a prim::Constant node.
@@ -156,7 +162,8 @@ std::vector<UnconvertibleOp> find_unconvertible_ops(const torch::jit::Graph& gra
 
 ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,
                         const ExportOptions& options, const Registry& registry,
-                        std::vector<ConversionFailure>* failures) {
+                        std::vector<ConversionFailure>* failures,
+                        const std::function<void(int64_t, int64_t)>& on_progress) {
   ConversionScope conversion_scope(options, signature);
   const OperatorExportType mode = options.operator_export_type;
   if (auto missing = find_unconvertible_ops(graph, options.opset_version, registry, mode);
@@ -208,7 +215,13 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
       [&registry, mode, failures](GraphContext& ctx, const torch::jit::Block* block) {
         convert_nodes(ctx, block, registry, mode, failures);
       });
-  convert_nodes(g, graph.block(), registry, mode, failures);
+  convert_nodes(g, graph.block(), registry, mode, failures, on_progress);
+  if (on_progress) {
+    int64_t total = 0;
+    for (auto it = graph.block()->nodes().begin(); it != graph.block()->nodes().end(); ++it)
+      ++total;
+    on_progress(total, total);
+  }
   if (failures != nullptr) return model;  // collect-errors mode: the nodes were what counted
 
   // Outputs: rename the producing value to the requested name; Identity where a value is an input,

@@ -1,6 +1,8 @@
 // Converts a prepared TorchScript graph (passes done) into an ONNX graph through the registry.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,8 +45,11 @@ struct GraphSignature {
 // With `failures`, runs in collect-errors mode: a node without converter or whose converter throws
 // an ExportError is recorded there and the conversion goes on (the model returned is incomplete,
 // only for unconvertible_ops).
+// `on_progress(done, total)` is called as the main graph's nodes are converted (every 256 nodes
+// and at the end).
 ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,
                         const ExportOptions& options, const Registry& registry,
-                        std::vector<ConversionFailure>* failures = nullptr);
+                        std::vector<ConversionFailure>* failures = nullptr,
+                        const std::function<void(int64_t, int64_t)>& on_progress = {});
 
 }  // namespace torchonnx::symbolic

@@ -90,9 +90,27 @@ onnx::ModelProto parse_model(const std::string& bytes) {
   return proto;
 }
 
+// The test process's temp folder (never destroyed: the exit handler reads it after static
+// destructors ran). Removed at exit when every test passed; kept for inspection after a failure
+// or with TORCHONNX_KEEP_TEST_FILES=1, so that runs do not fill /tmp.
+const fs::path& test_temp_base() {
+  static const fs::path* base = [] {
+    auto* p = new fs::path(fs::temp_directory_path() / fmt::format("torchonnx_tests_{}", getpid()));
+    std::atexit([] {
+      if (std::getenv("TORCHONNX_KEEP_TEST_FILES") == nullptr &&
+          !::testing::UnitTest::GetInstance()->Failed()) {
+        std::error_code ec;
+        fs::remove_all(test_temp_base(), ec);
+      }
+    });
+    return p;
+  }();
+  return *base;
+}
+
 std::string temp_dir(const std::string& hint) {
   static std::atomic<int> counter{0};
-  fs::path base = fs::temp_directory_path() / fmt::format("torchonnx_tests_{}", getpid());
+  const fs::path base = test_temp_base();
   fs::path dir = base / fmt::format("{}_{}", hint, counter++);
   fs::remove_all(dir);
   fs::create_directories(dir);

@@ -10,8 +10,10 @@
 #include <CLI/CLI.hpp>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -234,6 +236,48 @@ int print_unconvertible(const torch::jit::Module& model, const std::vector<c10::
 
 }  // namespace
 
+// A progress bar on stderr for exports that take more than ~2 s: stage, nodes or bytes done,
+// redrawn at most 10 times a second; the line is cleared when the export ends.
+class ProgressBar {
+ public:
+  torchonnx::ProgressCallback callback() {
+    return [this](const torchonnx::ExportProgress& p) { update(p); };
+  }
+  ~ProgressBar() { finish(); }
+  void finish() {
+    if (shown_) std::cerr << "\r\033[K" << std::flush;
+    shown_ = false;
+  }
+
+ private:
+  void update(const torchonnx::ExportProgress& p) {
+    if (p.elapsed_seconds < 2.0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (shown_ && p.stage == stage_ && now - last_ < std::chrono::milliseconds(100) &&
+        p.done != p.total)
+      return;
+    last_ = now;
+    stage_ = p.stage;
+    shown_ = true;
+    std::string line = fmt::format("torchonnx: {:<9}", p.stage);
+    if (p.total > 0) {
+      constexpr int kWidth = 30;
+      const double f = std::min(1.0, static_cast<double>(p.done) / static_cast<double>(p.total));
+      const int filled = static_cast<int>(f * kWidth);
+      line += fmt::format(" [{}{}] {:3.0f}%", std::string(filled, '#'),
+                          std::string(kWidth - filled, '.'), f * 100);
+      line += p.stage == "write" ? fmt::format(" {:.0f}/{:.0f} MB", p.done / 1e6, p.total / 1e6)
+                                 : fmt::format(" {}/{} nodes", p.done, p.total);
+    }
+    line += fmt::format(" {:.1f} s", p.elapsed_seconds);
+    std::cerr << "\r\033[K" << line << std::flush;
+  }
+
+  bool shown_ = false;
+  std::string stage_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
 int main(int argc, char** argv) {
   CLI::App app{"torchonnx: export TorchScript models to ONNX, without Python"};
   app.set_version_flag("--version", std::string("torchonnx ") + torchonnx::kVersion);
@@ -274,6 +318,24 @@ int main(int argc, char** argv) {
                   "(torch.nn.modules.linear.Linear or __torch__.torch.nn.modules.linear.Linear)")
       ->delimiter(',');
   exp->add_flag("--verbose", options.verbose, "Print the exported graph");
+  bool quiet = false;
+  exp->add_flag("--quiet", quiet,
+                "No progress bar (shown on a terminal for exports that take over 2 s)");
+  exp->add_flag("--external-data", options.use_external_data_format,
+                "Store the tensors outside the model file as ONNX external data (torch.onnx's "
+                "use_external_data_format); automatic when the model would pass protobuf's 2 GB "
+                "limit");
+  exp->add_option("--external-data-threshold", options.external_data.size_threshold,
+                  "BYTES: tensors smaller than this stay inside the model file")
+      ->default_val(options.external_data.size_threshold);
+  std::string data_layout = "single";
+  exp->add_option("--external-data-layout", data_layout,
+                  "single: one data file beside the model, tensors at offsets (default); "
+                  "per-tensor: one file per tensor, named after it (as torch.onnx writes them)")
+      ->check(CLI::IsMember({"single", "per-tensor"}));
+  exp->add_option("--external-data-location", options.external_data.location,
+                  "FILE: the name of the single data file, in the model's folder (default: "
+                  "OUT.onnx.data)");
   exp->add_option("--save-test-data", save_dir,
                   "Write the example inputs and libtorch's outputs as DIR/input_*.pb and "
                   "DIR/output_*.pb");
@@ -427,7 +489,14 @@ int main(int argc, char** argv) {
     if (options.training != torchonnx::TrainingMode::kPreserve && model.hasattr("training")) {
       model.train(options.training == torchonnx::TrainingMode::kTraining);
     }
+    if (data_layout == "per-tensor") {
+      options.external_data.layout = torchonnx::ExternalDataOptions::Layout::kFilePerTensor;
+    }
+    ProgressBar bar;
+    if (!quiet && isatty(STDERR_FILENO)) options.progress = bar.callback();
     torchonnx::export_model(model, inputs, out_path, options);
+    bar.finish();
+    options.progress = nullptr;
     if (!save_dir.empty()) save_test_data(model, inputs, save_dir);
     std::cerr << "torchonnx: wrote " << out_path << "\n";
     return 0;

@@ -1,0 +1,60 @@
+// Writing an exported model without copying its weights: Note [Streaming serializer].
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <onnx/onnx_pb.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "onnx/ir.h"
+#include "torchonnx/export.h"
+
+namespace torchonnx {
+
+// An exported model before it is written. `proto` is the whole model except for the bytes of the
+// initializers listed in `deferred`: those hold their name, dims and type, and their bytes stay in
+// libtorch's storage until written.
+struct ExportedModel {
+  struct Deferred {
+    int index;          // in proto.graph().initializer()
+    at::Tensor tensor;  // on the CPU; a view is made contiguous only while it is written
+  };
+  onnx::ModelProto proto;
+  std::vector<Deferred> deferred;
+};
+
+// Initializers of at least this many bytes are deferred (smaller ones, such as shape constants,
+// stay in the proto: ONNX shape inference reads their values).
+inline constexpr int64_t kDeferredTensorBytes = 1024;
+
+ExportedModel to_exported_model(const ir::Model& model);
+
+// Runs onnx's checker and shape inference (validate_model) on the model without its deferred
+// bytes: deferred initializers are shown to them as graph inputs of the same type.
+void validate_model(ExportedModel& model);
+
+// Reports progress ("write" stage: bytes written of the total) to options.progress.
+struct ProgressSink {
+  const ProgressCallback* callback = nullptr;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  void report(const std::string& stage, int64_t done, int64_t total) const;
+};
+
+// Writes the model to `path` atomically, its deferred bytes straight from storage. With
+// options.use_external_data_format, or when the model would pass protobuf's 2 GB limit, the
+// initializers of options.external_data.size_threshold bytes or more go to external data files
+// beside `path` (ONNX's location/offset/length). Returns whether external data was used.
+bool write_model(ExportedModel& model, const std::string& path, const ExportOptions& options,
+                 const ProgressSink& progress = {});
+
+// The serialized model; throws ExportError past protobuf's 2 GB limit (export to a file instead).
+std::string model_to_bytes(ExportedModel& model);
+
+// Shares initializers that hold the same tensor (tied weights: one storage, same view) and, when
+// `by_value`, initializers with equal contents (torch.onnx's deduplication in eval mode): the
+// duplicates' readers read the first one, and the duplicates are dropped. Returns how many were.
+int share_duplicate_initializers(ir::Graph& graph, bool by_value);
+
+}  // namespace torchonnx
