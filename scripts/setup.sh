@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 packages=(build-essential cmake ninja-build ccache pkg-config git
           libtorch-dev libonnx-dev libprotobuf-dev libfmt-dev libcli11-dev nlohmann-json3-dev
           libgtest-dev libgmock-dev
-          python3-torch python3-torchvision libopenblas0-pthread graphviz)
+          python3-torch python3-torchvision libopenblas0-pthread graphviz time)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
