@@ -53,10 +53,10 @@ WEIGHT_SEED = 0
 # onnx.TensorProto without the onnx package
 # ---------------------------------------------------------------------------
 
-# The writer is the test fixtures' (tests/fixtures/make_torchvision.py); the reader is ours.
+# The writers are the test fixtures' (tests/fixtures/make_torchvision.py); the reader is ours.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                                 "fixtures"))
-from make_torchvision import tensor_proto_bytes  # noqa: E402
+from make_torchvision import _write_atomic, tensor_proto_bytes  # noqa: E402
 
 TORCH_TYPES = {1: torch.float32, 7: torch.int64}
 
@@ -350,16 +350,6 @@ def weight_facts(model):
             seen_params.add(p.data_ptr())
             params += p.numel()
     return {"parameters": params, "weight_bytes": sum(seen.values())}
-
-
-def _write_atomic(path, data=None, save=None):
-    tmp = path + ".tmp"
-    if save is not None:
-        save(tmp)
-    else:
-        with open(tmp, "wb") as f:
-            f.write(data)
-    os.replace(tmp, path)
 
 
 def up_to_date(out_dir, name):

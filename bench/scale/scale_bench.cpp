@@ -199,18 +199,26 @@ std::vector<c10::IValue> parse_inputs(const std::string& text) {
   return args;
 }
 
-int run_model(const std::string& path, const std::string& inputs, int runs, bool stage_times) {
-  torch::jit::Module model = torch::jit::load(path);
-  model.eval();
-  std::vector<c10::IValue> args = parse_inputs(inputs);
+// Exports `model` `runs` times with default options; the seconds of each run, the last bytes.
+std::vector<double> time_exports(const torch::jit::Module& model,
+                                 const std::vector<c10::IValue>& args, int runs, std::string& bytes,
+                                 bool print) {
   std::vector<double> times;
-  std::string bytes;
   for (int r = 0; r < runs; ++r) {
     auto t = Clock::now();
     bytes = torchonnx::export_model_to_bytes(model, args);
     times.push_back(seconds_since(t));
-    std::cout << fmt::format("run {}: {:.3f} s\n", r + 1, times.back()) << std::flush;
+    if (print) std::cout << fmt::format("run {}: {:.3f} s\n", r + 1, times.back()) << std::flush;
   }
+  return times;
+}
+
+int run_model(const std::string& path, const std::string& inputs, int runs, bool stage_times) {
+  torch::jit::Module model = torch::jit::load(path);
+  model.eval();
+  std::vector<c10::IValue> args = parse_inputs(inputs);
+  std::string bytes;
+  std::vector<double> times = time_exports(model, args, runs, bytes, /*print=*/true);
   onnx::ModelProto proto;
   proto.ParseFromString(bytes);
   std::cout << fmt::format(
@@ -277,13 +285,8 @@ int main(int argc, char** argv) {
     torch::jit::Module model = make_model(layers);
     std::vector<c10::IValue> args = {torch::randn({2, kDim})};
     const size_t nodes = inlined_nodes(model, args);
-    std::vector<double> times;
     std::string bytes;
-    for (int r = 0; r < runs; ++r) {
-      auto t = Clock::now();
-      bytes = torchonnx::export_model_to_bytes(model, args);
-      times.push_back(seconds_since(t));
-    }
+    std::vector<double> times = time_exports(model, args, runs, bytes, /*print=*/false);
     onnx::ModelProto proto;
     proto.ParseFromString(bytes);
     Row row{nodes, static_cast<size_t>(proto.graph().node_size()), median(times)};
