@@ -77,9 +77,9 @@ struct ExternalDataOptions {
 
 // What an export is doing, for ExportOptions::progress (called from the exporting thread).
 struct ExportProgress {
-  std::string stage;          // "capture", "propagate", "convert", "validate", "write"
-  int64_t done = 0;           // nodes converted, or bytes written in "write"
-  int64_t total = 0;          // of how many (0: not known)
+  std::string stage;           // "capture", "propagate", "convert", "validate", "write"
+  int64_t done = 0;            // nodes converted, or bytes written in "write"
+  int64_t total = 0;           // of how many (0: not known)
   double elapsed_seconds = 0;  // since the export started
 };
 using ProgressCallback = std::function<void(const ExportProgress&)>;

@@ -106,10 +106,7 @@ void fill_graph(const ir::Graph& graph, onnx::GraphProto* proto,
       to_tensor_proto(t, init.name, proto->add_initializer());
       continue;
     }
-    auto* header = proto->add_initializer();
-    header->set_name(init.name);
-    header->set_data_type(to_onnx_dtype(t.scalar_type()));
-    for (int64_t d : t.sizes()) header->add_dims(d);
+    to_tensor_header(t, init.name, proto->add_initializer());
     // A view (a folded transpose) is made contiguous only when written, one at a time.
     deferred->push_back({proto->initializer_size() - 1, t.device().is_cpu() ? t : t.to(at::kCPU)});
   }

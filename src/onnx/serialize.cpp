@@ -365,9 +365,7 @@ bool write_model(ExportedModel& model, const std::string& path, const ExportOpti
                                   plan.total / 1e9, options.external_data.size_threshold));
   }
   ByteCounter counter{progress, static_cast<int64_t>(external_bytes(plan))};
-  for (const Entry& e : plan.entries) {
-    if (!e.external && !e.raw_field.empty()) counter.total += static_cast<int64_t>(e.size);
-  }
+  for (const Entry* e : inline_entries(plan)) counter.total += static_cast<int64_t>(e->size);
   progress.report("write", 0, counter.total);
 
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");

@@ -16,12 +16,16 @@
 
 namespace torchonnx {
 
+void to_tensor_header(const at::Tensor& tensor, const std::string& name, onnx::TensorProto* proto) {
+  proto->set_name(name);
+  proto->set_data_type(to_onnx_dtype(tensor.scalar_type()));
+  for (int64_t d : tensor.sizes()) proto->add_dims(d);
+}
+
 void to_tensor_proto(const at::Tensor& tensor, const std::string& name, onnx::TensorProto* proto) {
   at::Tensor t = tensor.contiguous();
   if (t.device().type() != at::kCPU) t = t.to(at::kCPU);
-  proto->set_name(name);
-  proto->set_data_type(to_onnx_dtype(t.scalar_type()));
-  for (int64_t d : t.sizes()) proto->add_dims(d);
+  to_tensor_header(t, name, proto);
   // bool is one byte in both libtorch and ONNX raw_data; all other types share the layout.
   proto->set_raw_data(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
 }

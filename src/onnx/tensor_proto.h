@@ -11,6 +11,8 @@ class TensorProto;
 
 namespace torchonnx {
 
+// Fills `proto` with the tensor's name, element type and dims, without its bytes.
+void to_tensor_header(const at::Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 // Fills `proto` with the tensor's dims, element type and raw little-endian bytes.
 void to_tensor_proto(const at::Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 // Reads any of TensorProto's data layouts (raw_data or the typed repeated fields).

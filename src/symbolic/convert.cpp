@@ -88,6 +88,7 @@ void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Regist
     }
   }
   g.set_current_node(nullptr);
+  if (on_progress) on_progress(total, total);
 }
 
 // Renames ONNX values throughout the graph (node inputs and outputs).
@@ -216,12 +217,6 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
         convert_nodes(ctx, block, registry, mode, failures);
       });
   convert_nodes(g, graph.block(), registry, mode, failures, on_progress);
-  if (on_progress) {
-    int64_t total = 0;
-    for (auto it = graph.block()->nodes().begin(); it != graph.block()->nodes().end(); ++it)
-      ++total;
-    on_progress(total, total);
-  }
   if (failures != nullptr) return model;  // collect-errors mode: the nodes were what counted
 
   // Outputs: rename the producing value to the requested name; Identity where a value is an input,
