@@ -24,31 +24,58 @@ torch::jit::ModuleInstanceInfo::ModuleInstanceInfo(c10::ClassTypePtr module_type
 
 namespace torchonnx {
 
+namespace {
+
+// torch::jit::load's exceptions as ExportError(kModelLoad) naming `what` (the file) and a remedy.
+template <typename Load>
+torch::jit::Module load_translating_errors(const std::string& what, Load&& load) {
+  try {
+    return load();
+  } catch (const std::exception& e) {
+    std::string message = e.what();
+    std::string first_line = message.substr(0, message.find('\n'));
+    std::string remedy =
+        message.find("Unknown builtin op") != std::string::npos ||
+                message.find("Unknown type name") != std::string::npos
+            ? "It uses a custom op or class that is not registered in this process: load the "
+              "library that defines it first (CLI: --load-library FILE.so)."
+            : "Save it with torch.jit.save() (of a traced or scripted module) and check the file "
+              "is complete.";
+    throw ExportError(ErrorCode::kModelLoad, fmt::format("cannot load {} as TorchScript: {}\n{}",
+                                                         what, first_line, remedy));
+  }
+}
+
+}  // namespace
+
 torch::jit::Module load_model(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw ExportError(ErrorCode::kModelLoad,
-                      "model file '" + path + "' does not exist or is not a regular file");
+                      "model file '" + path +
+                          "' does not exist or is not a regular file. Remedy: check the path.");
   }
   if (std::filesystem::file_size(path, ec) == 0) {
-    throw ExportError(ErrorCode::kModelLoad, "model file '" + path + "' is empty");
+    throw ExportError(
+        ErrorCode::kModelLoad,
+        "model file '" + path + "' is empty. Remedy: save the model again with torch.jit.save().");
   }
-  try {
-    return torch::jit::load(path);
-  } catch (const std::exception& e) {
-    std::string what = e.what();
-    std::string first_line = what.substr(0, what.find('\n'));
-    std::string remedy =
-        what.find("Unknown builtin op") != std::string::npos ||
-                what.find("Unknown type name") != std::string::npos
-            ? "It uses a custom op or class that is not registered in this process: load the "
-              "library that defines it first."
-            : "Save it with torch.jit.save() (of a traced or scripted module) and check the file "
-              "is complete.";
-    throw ExportError(ErrorCode::kModelLoad, fmt::format("cannot load '{}' as TorchScript: {}\n{}",
-                                                         path, first_line, remedy));
-  }
+  return load_translating_errors("'" + path + "'", [&] { return torch::jit::load(path); });
 }
+
+namespace frontend {
+
+torch::jit::Module load_model_from_bytes(const std::string& bytes, const std::string& name) {
+  if (bytes.empty()) {
+    throw ExportError(ErrorCode::kModelLoad, "model '" + name + "' is empty");
+  }
+  return load_translating_errors("'" + name + "'", [&] {
+    std::istringstream in(bytes);
+    return torch::jit::load(in);
+  });
+}
+
+}  // namespace frontend
 
 namespace frontend {
 

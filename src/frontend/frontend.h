@@ -17,6 +17,10 @@ struct Module;
 
 namespace torchonnx::frontend {
 
+// load_model() of an in-memory archive (the .pt fuzz target's entry): ExportError(kModelLoad)
+// naming `name` when it is no TorchScript.
+torch::jit::Module load_model_from_bytes(const std::string& bytes, const std::string& name);
+
 // A graph whose inputs are the flattened user inputs followed by the parameters.
 struct CapturedGraph {
   std::shared_ptr<torch::jit::Graph> graph;

@@ -32,14 +32,17 @@ void to_tensor_proto(const at::Tensor& tensor, const std::string& name, onnx::Te
 
 namespace {
 
+// Checked against the dims before anything is allocated: a file cannot make torchonnx allocate
+// more than its own size (times the element size) by claiming absurd dims.
 template <typename T, typename Field>
-at::Tensor from_field(const Field& field, at::IntArrayRef dims, at::ScalarType type) {
-  at::Tensor t = at::empty(dims, at::TensorOptions().dtype(type));
-  if (static_cast<int64_t>(field.size()) != t.numel()) {
+at::Tensor from_field(const Field& field, at::IntArrayRef dims, int64_t numel, at::ScalarType type,
+                      const std::string& name) {
+  if (static_cast<int64_t>(field.size()) != numel) {
     throw ExportError(ErrorCode::kInvalidArgument,
-                      "TensorProto holds " + std::to_string(field.size()) +
-                          " values but its dims " + "need " + std::to_string(t.numel()));
+                      fmt::format("TensorProto '{}' holds {} values but its dims [{}] need {}",
+                                  name, field.size(), fmt::join(dims, ", "), numel));
   }
+  at::Tensor t = at::empty(dims, at::TensorOptions().dtype(type));
   auto* out = static_cast<T*>(t.data_ptr());
   int64_t i = 0;
   for (const auto& v : field) out[i++] = static_cast<T>(v);
@@ -69,34 +72,36 @@ at::Tensor from_tensor_proto(const onnx::TensorProto& proto) {
   }
   at::ScalarType type = from_onnx_dtype(proto.data_type());
   if (proto.has_raw_data()) {
-    at::Tensor t = at::empty(dims, at::TensorOptions().dtype(type));
     const std::string& raw = proto.raw_data();
-    if (static_cast<int64_t>(raw.size()) != t.numel() * t.element_size()) {
+    const auto element_size = static_cast<int64_t>(c10::elementSize(type));
+    if (static_cast<int64_t>(raw.size()) != numel * element_size) {
       throw ExportError(ErrorCode::kInvalidArgument,
-                        "TensorProto '" + proto.name() + "' has " + std::to_string(raw.size()) +
-                            " bytes of raw_data but its dims and type need " +
-                            std::to_string(t.numel() * t.element_size()));
+                        fmt::format("TensorProto '{}' has {} bytes of raw_data but its dims [{}] "
+                                    "and type {} need {}",
+                                    proto.name(), raw.size(), fmt::join(dims, ", "),
+                                    c10::toString(type), numel * element_size));
     }
+    at::Tensor t = at::empty(dims, at::TensorOptions().dtype(type));
     if (!raw.empty()) std::memcpy(t.data_ptr(), raw.data(), raw.size());
     return t;
   }
   switch (type) {
     case at::kFloat:
-      return from_field<float>(proto.float_data(), dims, type);
+      return from_field<float>(proto.float_data(), dims, numel, type, proto.name());
     case at::kDouble:
-      return from_field<double>(proto.double_data(), dims, type);
+      return from_field<double>(proto.double_data(), dims, numel, type, proto.name());
     case at::kLong:
-      return from_field<int64_t>(proto.int64_data(), dims, type);
+      return from_field<int64_t>(proto.int64_data(), dims, numel, type, proto.name());
     case at::kInt:
-      return from_field<int32_t>(proto.int32_data(), dims, type);
+      return from_field<int32_t>(proto.int32_data(), dims, numel, type, proto.name());
     case at::kShort:
-      return from_field<int16_t>(proto.int32_data(), dims, type);
+      return from_field<int16_t>(proto.int32_data(), dims, numel, type, proto.name());
     case at::kChar:
-      return from_field<int8_t>(proto.int32_data(), dims, type);
+      return from_field<int8_t>(proto.int32_data(), dims, numel, type, proto.name());
     case at::kByte:
-      return from_field<uint8_t>(proto.int32_data(), dims, type);
+      return from_field<uint8_t>(proto.int32_data(), dims, numel, type, proto.name());
     case at::kBool:
-      return from_field<bool>(proto.int32_data(), dims, type);
+      return from_field<bool>(proto.int32_data(), dims, numel, type, proto.name());
     default:
       throw ExportError(ErrorCode::kInvalidArgument, "TensorProto '" + proto.name() + "' of type " +
                                                          c10::toString(type) +
@@ -104,20 +109,34 @@ at::Tensor from_tensor_proto(const onnx::TensorProto& proto) {
   }
 }
 
-at::Tensor read_tensor_file(const std::string& path) {
-  std::string bytes = read_file(path);
+at::Tensor read_tensor_bytes(const std::string& bytes, const std::string& name) {
   onnx::TensorProto proto;
-  if (!proto.ParseFromString(bytes)) {
+  if (bytes.size() > static_cast<size_t>(kProtobufLimitBytes) || !proto.ParseFromString(bytes)) {
     throw ExportError(ErrorCode::kInvalidArgument,
-                      "'" + path +
-                          "' is not a serialized onnx.TensorProto (the ONNX test-data "
-                          "format, as written by --save-test-data or onnx.numpy_helper)");
+                      name +
+                          " is not a serialized onnx.TensorProto (the ONNX test-data format, as "
+                          "written by --save-test-data or onnx.numpy_helper), or is truncated. "
+                          "Remedy: write it with onnx.numpy_helper.from_array(a)."
+                          "SerializeToString()");
   }
   try {
     return from_tensor_proto(proto);
   } catch (const ExportError& e) {
-    throw ExportError(e.code(), "'" + path + "': " + e.what());
+    throw ExportError(e.code(), name + ": " + e.what());
   }
+}
+
+at::Tensor read_tensor_file(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > static_cast<uintmax_t>(kProtobufLimitBytes)) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      fmt::format("'{}' has {} bytes: a TensorProto cannot pass protobuf's 2 GB "
+                                  "limit. Remedy: pass a smaller example input (dynamic axes "
+                                  "export other sizes)",
+                                  path, size));
+  }
+  return read_tensor_bytes(read_file(path), "'" + path + "'");
 }
 
 void write_tensor_file(const at::Tensor& tensor, const std::string& name, const std::string& path) {

@@ -20,6 +20,8 @@ at::Tensor from_tensor_proto(const onnx::TensorProto& proto);
 
 // Reads a serialized TensorProto file; ExportError naming the file on malformed content.
 at::Tensor read_tensor_file(const std::string& path);
+// The same for bytes in memory; `name` (quoted file name, say) appears in the error.
+at::Tensor read_tensor_bytes(const std::string& bytes, const std::string& name);
 void write_tensor_file(const at::Tensor& tensor, const std::string& name, const std::string& path);
 
 }  // namespace torchonnx
