@@ -42,6 +42,45 @@ void check_options(const ExportOptions& options) {
                                   options.opset_version, kMinOpset, kMaxOpset));
   }
   symbolic::check_modules_as_functions(options);
+  check_external_data_options(options.external_data);
+}
+
+// The byte offset of the first byte of `name` that makes it no printable UTF-8 (a control
+// character, a malformed sequence), or npos.
+size_t first_unprintable(const std::string& name) {
+  for (size_t i = 0; i < name.size();) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    const size_t extra = c < 0x80           ? 0
+                         : (c >> 5) == 0x6  ? 1
+                         : (c >> 4) == 0xE  ? 2
+                         : (c >> 3) == 0x1E ? 3
+                                            : 4;
+    if (extra == 4 || (extra == 0 && (c < 0x20 || c == 0x7F)) ||
+        i + extra >= name.size() + (extra == 0)) {
+      return i;
+    }
+    for (size_t k = 1; k <= extra; ++k) {
+      if ((static_cast<unsigned char>(name[i + k]) & 0xC0) != 0x80) return i;
+    }
+    i += extra + 1;
+  }
+  return std::string::npos;
+}
+
+// A name for the ONNX graph must be printable UTF-8 (protobuf strings are UTF-8; control
+// characters would break every printed form of the model).
+void check_value_name(const std::string& name) {
+  const size_t bad = first_unprintable(name);
+  if (bad == std::string::npos) return;
+  std::string shown;
+  for (unsigned char c : name) {
+    shown +=
+        c >= 0x20 && c < 0x7F ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
+  }
+  throw ExportError(ErrorCode::kInvalidArgument,
+                    fmt::format("the input/output name '{}' is not printable UTF-8 (byte {}). "
+                                "Remedy: use printable names.",
+                                shown, bad));
 }
 
 std::string default_input_name(const torch::jit::Value* v, size_t i) {
@@ -91,6 +130,9 @@ symbolic::GraphSignature make_signature(const frontend::CapturedGraph& c,
   for (size_t k = 0; k < c.graph->outputs().size(); ++k) {
     sig.output_names.push_back(k < options.output_names.size() ? options.output_names[k]
                                                                : fmt::format("output_{}", k));
+  }
+  for (const auto* names : {&options.input_names, &options.output_names}) {
+    for (const auto& name : *names) check_value_name(name);
   }
   std::unordered_set<std::string> seen;
   for (const auto* names : {&sig.input_names, &sig.output_names}) {
@@ -160,7 +202,17 @@ ExportedModel export_module_proto(const torch::jit::Module& model,
   frontend::CapturedGraph captured = frontend::capture_module(model, args);
   log_graph_ops("captured forward() (inlined, module attributes lifted):", *captured.graph);
   check_training_mode(*captured.graph, options, mode.training());
-  return export_captured(std::move(captured), options, mode.training(), progress);
+  try {
+    return export_captured(std::move(captured), options, mode.training(), progress);
+  } catch (const ExportError& e) {
+    // Type propagation runs the ops on shape-only tensors and leaves a node it cannot run
+    // untyped, so a forward() that fails on the example inputs (mismatched shapes or dtypes)
+    // shows up later, as a converter's or the checker's complaint. Only then is the real forward
+    // run: when it fails, that is the error to report (kModelRun, with libtorch's message).
+    if (e.code() != ErrorCode::kConversion && e.code() != ErrorCode::kInvalidOnnx) throw;
+    frontend::run_module(model, args);
+    throw;
+  }
 }
 
 ExportedModel export_function_proto(const TracedFunction& fn, const std::vector<c10::IValue>& args,
@@ -212,6 +264,7 @@ std::string export_function_to_pretty_string(const TracedFunction& fn,
 
 void export_model(const torch::jit::Module& model, const std::vector<c10::IValue>& args,
                   const std::string& path, const ExportOptions& options) {
+  check_output_path(path);
   const ProgressSink progress = progress_of(options);
   ExportedModel exported = export_module_proto(model, args, options, progress);
   write_model(exported, path, options, progress);
@@ -226,6 +279,7 @@ std::string export_function_to_bytes(const TracedFunction& fn, const std::vector
 void export_function(const TracedFunction& fn, const std::vector<c10::IValue>& args,
                      const NamedTensors& parameters, const std::string& path,
                      const ExportOptions& options) {
+  check_output_path(path);
   const ProgressSink progress = progress_of(options);
   ExportedModel exported = export_function_proto(fn, args, parameters, options, progress);
   write_model(exported, path, options, progress);

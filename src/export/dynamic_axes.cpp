@@ -38,8 +38,16 @@ int64_t checked_axis(const std::string& name, int64_t axis, size_t rank) {
   return axis < 0 ? axis + r : axis;
 }
 
-// Which dims of which graph inputs are dynamic; warns about names that are no input or output,
-// as torch.onnx does.
+namespace {
+
+bool is_default_output_name(const std::string& name) {
+  return name.size() > 7 && name.rfind("output_", 0) == 0 &&
+         name.find_first_not_of("0123456789", 7) == std::string::npos;
+}
+
+}  // namespace
+
+// Which dims of which graph inputs are dynamic; ExportError for names that are no input or output.
 passes::DynamicDims dynamic_input_dims(const frontend::CapturedGraph& c,
                                        const std::vector<std::string>& input_names,
                                        const ExportOptions& options) {
@@ -60,15 +68,21 @@ passes::DynamicDims dynamic_input_dims(const frontend::CapturedGraph& c,
       dims[i].push_back(checked_axis(name, axis, rank));
     }
   }
+  // A key that is no input, no given output name and no default output name (output_K) is an
+  // error (torch.onnx only warns, and the axes are silently lost). Outputs are checked again by
+  // name_dynamic_dims once their number is known.
   for (const auto& [name, axes] : options.dynamic_axes) {
     const bool is_output = std::find(options.output_names.begin(), options.output_names.end(),
                                      name) != options.output_names.end() ||
-                           name.rfind("output_", 0) == 0;
+                           is_default_output_name(name);
     if (!matched.count(name) && !is_output) {
-      std::cerr << fmt::format(
-          "torchonnx: warning: provided key {} for dynamic axes is not a valid input/output "
-          "name\n",
-          name);
+      throw ExportError(
+          ErrorCode::kInvalidArgument,
+          fmt::format("dynamic_axes names '{}', which is no input or output of the graph (inputs: "
+                      "{}; outputs: the output names given, or output_0, output_1, ...). Remedy: "
+                      "use the names of input_names/output_names (CLI --input-names, "
+                      "--output-names)",
+                      name, fmt::join(input_names, ", ")));
     }
   }
   return dims;
@@ -76,6 +90,19 @@ passes::DynamicDims dynamic_input_dims(const frontend::CapturedGraph& c,
 
 // Names the dynamic dims of the graph's inputs and outputs (dim_param).
 void name_dynamic_dims(ir::Graph& graph, const DynamicAxes& dynamic_axes) {
+  for (const auto& [name, axes] : dynamic_axes) {
+    const auto named = [&name = name](const ir::ValueInfo& v) { return v.name == name; };
+    if (std::none_of(graph.inputs.begin(), graph.inputs.end(), named) &&
+        std::none_of(graph.outputs.begin(), graph.outputs.end(), named)) {
+      std::vector<std::string> outputs;
+      for (const auto& v : graph.outputs) outputs.push_back(v.name);
+      throw ExportError(ErrorCode::kInvalidArgument,
+                        fmt::format("dynamic_axes names '{}', which is no input or output of the "
+                                    "graph (outputs: {}). Remedy: use the names of "
+                                    "input_names/output_names",
+                                    name, fmt::join(outputs, ", ")));
+    }
+  }
   for (auto* values : {&graph.inputs, &graph.outputs}) {
     for (auto& value : *values) {
       auto found = dynamic_axes.find(value.name);

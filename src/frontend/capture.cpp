@@ -33,7 +33,9 @@ torch::jit::Module load_translating_errors(const std::string& what, Load&& load)
     return load();
   } catch (const std::exception& e) {
     std::string message = e.what();
-    std::string first_line = message.substr(0, message.find('\n'));
+    // The first line that says something (messages about unknown ops start with a newline).
+    const size_t start = std::min(message.find_first_not_of("\n "), message.size());
+    std::string first_line = message.substr(start, message.find('\n', start) - start);
     std::string remedy =
         message.find("Unknown builtin op") != std::string::npos ||
                 message.find("Unknown type name") != std::string::npos
@@ -523,6 +525,44 @@ std::vector<at::Tensor> flatten_tensors(const c10::IValue& value) {
   return out;
 }
 
+namespace {
+
+// The TorchScript interpreter's error ("The following operation failed in the TorchScript
+// interpreter. Traceback of TorchScript, serialized code ... original code ... RuntimeError: ...")
+// as its cause (the last line) followed by the traceback of the model's source (its first and
+// last 8 lines when longer than 16).
+std::string describe_interpreter_error(const std::string& what) {
+  std::vector<std::string> lines;
+  std::istringstream in(what);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  if (lines.empty()) return "(no message)";
+  const std::string cause = lines.back();
+  size_t from = lines.size() - 1;
+  for (const char* header :
+       {"Traceback of TorchScript, original code", "Traceback of TorchScript"}) {
+    for (size_t i = 0; i + 1 < lines.size() && from == lines.size() - 1; ++i) {
+      if (lines[i].rfind(header, 0) == 0) from = i;
+    }
+  }
+  std::string out = cause;
+  if (from + 1 < lines.size()) {
+    out += "\n" + lines[from];
+    const size_t begin = from + 1, end = lines.size() - 1;  // the traceback, without the cause
+    for (size_t i = begin; i < end; ++i) {
+      if (end - begin > 16 && i == begin + 8) {
+        out += "\n  ...";
+        i = end - 8;
+      }
+      out += "\n" + lines[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<at::Tensor> run_module(const torch::jit::Module& module,
                                    const std::vector<c10::IValue>& args) {
   auto method = forward_of(module);
@@ -532,11 +572,11 @@ std::vector<at::Tensor> run_module(const torch::jit::Module& module,
     c10::InferenceMode guard;
     return flatten_tensors(method(inputs));
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    throw ExportError(
-        ErrorCode::kModelRun,
-        "the model's forward() failed on the example inputs: " + what.substr(0, what.find('\n')) +
-            "\nRemedy: check the example inputs' shapes and dtypes.");
+    throw ExportError(ErrorCode::kModelRun,
+                      "the model's forward() failed on the example inputs: " +
+                          describe_interpreter_error(e.what()) +
+                          "\nRemedy: check the example inputs' shapes and dtypes (one per "
+                          "forward() argument, in order).");
   }
 }
 

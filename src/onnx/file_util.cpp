@@ -26,6 +26,33 @@ std::string read_file(const std::string& path) {
   return std::move(buffer).str();
 }
 
+void check_output_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      "the output path is empty. Remedy: name the "
+                      ".onnx file to write.");
+  }
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (fs::is_directory(target, ec)) {
+    throw ExportError(ErrorCode::kIo, "cannot write '" + path +
+                                          "': it is a folder. Remedy: name a file in it, e.g. '" +
+                                          (target / "model.onnx").string() + "'.");
+  }
+  if (!fs::is_directory(dir, ec)) {
+    throw ExportError(ErrorCode::kIo, "cannot write '" + path + "': folder '" + dir.string() +
+                                          "' does not exist. Remedy: create it first.");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw ExportError(ErrorCode::kIo,
+                      "cannot write '" + path + "': folder '" + dir.string() +
+                          "' is not writable (" + std::strerror(errno) +
+                          "). Remedy: choose another output folder, or make it writable.");
+  }
+}
+
 void write_file_atomically(const std::string& path, const std::string& bytes) {
   AtomicFile file(path);
   file.write(bytes);
@@ -48,7 +75,9 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   tmp_ = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
   fd_ = mkstemp(tmp_.data());
   if (fd_ < 0) {
-    throw ExportError(ErrorCode::kIo, "cannot write '" + path_ + "': " + std::strerror(errno));
+    throw ExportError(ErrorCode::kIo, "cannot write '" + path_ + "': " + std::strerror(errno) +
+                                          ". Remedy: choose another output folder, or make it "
+                                          "writable.");
   }
   buffer_.resize(kBufferBytes);
 }
@@ -64,7 +93,11 @@ void AtomicFile::fail(int err) {
   ::close(fd_);
   ::unlink(tmp_.c_str());
   fd_ = -1;
-  throw ExportError(ErrorCode::kIo, "cannot write '" + path_ + "': " + std::strerror(err));
+  throw ExportError(ErrorCode::kIo, "cannot write '" + path_ + "': " + std::strerror(err) +
+                                        (err == ENOSPC || err == EDQUOT || err == EFBIG
+                                             ? ". Remedy: free disk space or write to another "
+                                               "folder (no partial file was left)."
+                                             : ". No partial file was left."));
 }
 
 void AtomicFile::write_fd(const char* p, size_t left) {

@@ -139,8 +139,42 @@ struct Plan {
   std::map<std::string, uint64_t> data_files;  // location → size (external data)
 };
 
-// A file name for a tensor's own data file: its name, with characters that are not portable in file
-// names replaced (torch.onnx's per-tensor layout).
+// Note [Contained external data]: every data file is a plain file name inside the model's
+// folder, whatever the tensor names or options say: a user-given location must be one (no
+// folder part, no "..", no absolute path); per-tensor files are named after the tensor with only
+// [A-Za-z0-9._-] kept, never "." or "..", at most kMaxFileName bytes (longer names end in a hash
+// of the whole name), and unique also on case-insensitive file systems and against the model's
+// own file name.
+constexpr size_t kMaxFileName = 200;
+
+void check_location(const std::string& location) {
+  const bool plain = !location.empty() && location != "." && location != ".." &&
+                     location.find('/') == std::string::npos &&
+                     location.find('\\') == std::string::npos &&
+                     location.find('\0') == std::string::npos && location.size() <= 255;
+  if (!plain) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      fmt::format("external_data.location '{}' is not a plain file name: data "
+                                  "files always go into the model's folder. Remedy: give a file "
+                                  "name without a folder part, e.g. 'model.onnx.data'.",
+                                  location));
+  }
+}
+
+// FNV-1a: a hash that is the same on every platform and run (file names must be deterministic).
+uint64_t fnv1a(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+std::string lower(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// A file name for a tensor's own data file (torch.onnx's per-tensor layout). `used` holds the
+// lower-cased names taken so far.
 std::string tensor_file_name(const std::string& name, std::unordered_set<std::string>& used) {
   std::string base;
   for (char c : name) {
@@ -148,8 +182,11 @@ std::string tensor_file_name(const std::string& name, std::unordered_set<std::st
         std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '_');
   }
   if (base.empty() || base == "." || base == "..") base = "tensor";
+  if (base.size() > kMaxFileName) {
+    base = fmt::format("{}_{:016x}", base.substr(0, kMaxFileName - 17), fnv1a(name));
+  }
   std::string file = base;
-  for (int k = 1; !used.insert(file).second; ++k) file = fmt::format("{}_{}", base, k);
+  for (int k = 1; !used.insert(lower(file)).second; ++k) file = fmt::format("{}_{}", base, k);
   return file;
 }
 
@@ -179,7 +216,7 @@ Plan make_plan(ExportedModel& model, bool external, const ExternalDataOptions& o
   for (const auto& d : model.deferred) deferred_at[d.index] = &d;
 
   const std::string single = options.location.empty() ? model_name + ".data" : options.location;
-  std::unordered_set<std::string> used_files;
+  std::unordered_set<std::string> used_files = {lower(model_name)};
   plan.entries.reserve(g->initializer_size());
   for (int i = 0; i < g->initializer_size(); ++i) {
     const onnx::TensorProto& init = g->initializer(i);
@@ -341,12 +378,23 @@ uint64_t external_bytes(const Plan& plan) {
 
 }  // namespace
 
+void check_external_data_options(const ExternalDataOptions& options) {
+  if (!options.location.empty()) check_location(options.location);
+  if (options.size_threshold < 0) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      fmt::format("external_data.size_threshold {} is negative. Remedy: give a "
+                                  "number of bytes >= 0.",
+                                  options.size_threshold));
+  }
+}
+
 bool write_model(ExportedModel& model, const std::string& path, const ExportOptions& options,
                  const ProgressSink& progress) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const std::string model_name = target.filename().string();
   bool external = options.use_external_data_format;
+  check_external_data_options(options.external_data);
   Plan plan = make_plan(model, external, options.external_data, model_name);
   if (!external && plan.total > static_cast<uint64_t>(kProtobufLimitBytes)) {
     log(

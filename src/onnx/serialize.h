@@ -42,6 +42,10 @@ struct ProgressSink {
   void report(const std::string& stage, int64_t done, int64_t total) const;
 };
 
+// ExportError(kInvalidArgument) when external_data.location is no plain file name (Note
+// [Contained external data]); export_model checks it before any work.
+void check_external_data_options(const ExternalDataOptions& options);
+
 // Writes the model to `path` atomically, its deferred bytes straight from storage. With
 // options.use_external_data_format, or when the model would pass protobuf's 2 GB limit, the
 // initializers of options.external_data.size_threshold bytes or more go to external data files

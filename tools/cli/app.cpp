@@ -52,14 +52,44 @@ std::vector<c10::IValue> read_inputs(const std::string& dir) {
   return inputs;
 }
 
-void save_test_data(const torch::jit::Module& model, const std::vector<c10::IValue>& inputs,
-                    const std::string& dir) {
+// --save-test-data DIR: checked before any work (an existing folder, or one that can be made).
+void check_test_data_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::path p(dir);
+  if (fs::exists(p, ec) && !fs::is_directory(p, ec)) {
+    throw ExportError(ErrorCode::kIo, "--save-test-data: '" + dir +
+                                          "' is a file, not a folder. Remedy: name a folder.");
+  }
+  while (!p.empty() && !fs::exists(p, ec)) p = p.parent_path();
+  if (p.empty()) p = ".";
+  if (::access(p.c_str(), W_OK | X_OK) != 0) {
+    throw ExportError(ErrorCode::kIo, "--save-test-data: cannot write in '" + p.string() +
+                                          "'. Remedy: choose a writable folder.");
+  }
+}
+
+// The example inputs and libtorch's outputs as DIR/input_*.pb, DIR/output_*.pb; returns the
+// files written.
+std::vector<std::string> save_test_data(const torch::jit::Module& model,
+                                        const std::vector<c10::IValue>& inputs,
+                                        const std::string& dir) {
   auto outputs = frontend::run_module(model, inputs);
   std::vector<at::Tensor> tensors;
   for (const auto& v : inputs) {
     tensors.push_back(v.isTensor() ? v.toTensor() : at::scalar_to_tensor(v.toScalar()));
   }
-  write_test_data(dir, tensors, outputs);
+  std::vector<std::string> files;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    files.push_back(fmt::format("{}/input_{}.pb", dir, i));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    files.push_back(fmt::format("{}/output_{}.pb", dir, i));
+  try {
+    write_test_data(dir, tensors, outputs);
+  } catch (...) {
+    for (const auto& f : files) std::remove(f.c_str());
+    throw;
+  }
+  return files;
 }
 
 // `torchonnx ops`: one "op<TAB>since-until" line per converter, sorted (tests/golden/ops.txt).
@@ -337,6 +367,17 @@ void finish(Request& r) {
 int run(int argc, const char* const* argv) {
   Request r;
   auto app = make_app(r);
+  const auto is_command = [&](const std::string& name) {
+    return !app->get_subcommands([&](const CLI::App* sub) { return sub->get_name() == name; })
+                .empty();
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
+    std::cerr << fmt::format(
+        "torchonnx: error: unknown command '{}': use export, print, unconvertible or ops "
+        "(torchonnx --help)\n",
+        argv[1]);
+    return static_cast<int>(ErrorCode::kInvalidArgument);
+  }
   try {
     app->parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -354,6 +395,9 @@ int run(int argc, const char* const* argv) {
       for (const auto& spec : r.input_specs)
         inputs.emplace_back(make_input(parse_input_spec(spec)));
     }
+    if (r.command == Command::kExport) check_output_path(r.out_path);
+    if (r.command == Command::kPrint && !r.out_path.empty()) check_output_path(r.out_path);
+    if (!r.save_dir.empty()) check_test_data_dir(r.save_dir);
     torch::jit::Module model = load_model(r.model_path);
     if (r.command == Command::kUnconvertible) {
       return print_unconvertible(model, inputs, r.options, r.json);
@@ -374,12 +418,18 @@ int run(int argc, const char* const* argv) {
     if (r.options.training != TrainingMode::kPreserve && model.hasattr("training")) {
       model.train(r.options.training == TrainingMode::kTraining);
     }
-    ProgressBar bar;
-    if (!r.quiet && isatty(STDERR_FILENO)) r.options.progress = bar.callback();
-    export_model(model, inputs, r.out_path, r.options);
-    bar.finish();
-    r.options.progress = nullptr;
-    if (!r.save_dir.empty()) save_test_data(model, inputs, r.save_dir);
+    // Test data first (the forward runs there), removed again when the export fails: a failed
+    // command leaves no file behind.
+    std::vector<std::string> test_files;
+    if (!r.save_dir.empty()) test_files = save_test_data(model, inputs, r.save_dir);
+    try {
+      ProgressBar bar;
+      if (!r.quiet && isatty(STDERR_FILENO)) r.options.progress = bar.callback();
+      export_model(model, inputs, r.out_path, r.options);
+    } catch (...) {
+      for (const auto& f : test_files) std::remove(f.c_str());
+      throw;
+    }
     std::cerr << "torchonnx: wrote " << r.out_path << "\n";
     return 0;
   } catch (const ExportError& e) {
