@@ -22,6 +22,7 @@ Writes RESULTS.md and results.json in --results-dir (default bench/).
 import argparse
 import datetime
 import fcntl
+import glob
 import json
 import os
 import platform
@@ -173,7 +174,7 @@ class Bench:
                      "(npm ci in tools/verify)")
 
     def snapshot_binaries(self):
-        """Copies the two programs and libtorchonnx.so into the work folder and runs those, so
+        """Copies the two programs and libtorchonnx.so* into the work folder and runs those, so
         that a rebuild in build/ during the run (which can take long) cannot break it or mix two
         versions. The copy is made under the build lock that bench/run.sh builds under."""
         lib = os.path.join(self.build, "libtorchonnx.so")
@@ -186,7 +187,9 @@ class Bench:
             lock = open(BUILD_LOCK)
             fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            for src in (self.cli, self.timer, lib):
+            # libtorchonnx.so.X.Y (the SONAME the programs load) and its links, as files.
+            libs = glob.glob(os.path.join(self.build, "libtorchonnx.so*"))
+            for src in [self.cli, self.timer] + libs:
                 shutil.copy2(src, os.path.join(bindir, os.path.basename(src)))
         finally:
             if lock:

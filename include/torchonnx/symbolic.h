@@ -18,10 +18,13 @@
 // returns one ONNX value per output of the node. Attribute names are written as ONNX stores them
 // ("attr1", not torch.onnx's "attr1_f": the C++ value's type gives the attribute's type).
 //
-// Building against this header: it includes torchonnx's internal headers (symbolic/context.h,
-// onnx/ir.h), so besides target_link_libraries(x PRIVATE torchonnx) add torchonnx's src/ folder to
-// the include path: target_include_directories(x PRIVATE <torchonnx>/src) — see
-// examples/custom_op/CMakeLists.txt.
+// Building against this header: it includes torchonnx's internal headers (symbolic/context.h and
+// what it includes: symbolic/registry.h, onnx/ir.h). `cmake --install` puts them under
+// include/torchonnx/internal/, and the torchonnx::torchonnx target (find_package(torchonnx)), the
+// build tree's torchonnx target and torchonnx.pc's Cflags all put them on the include path, so
+// target_link_libraries(x PRIVATE torchonnx::torchonnx) is all a library of symbolics needs — see
+// examples/custom_op/CMakeLists.txt. Those headers are not a stable API: use them only through
+// GraphContext, Args and Value as named here. (Their list is in cmake/TorchonnxPackaging.cmake.)
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -1,0 +1,91 @@
+# Installation and packaging of torchonnx (included by the root CMakeLists.txt once the targets
+# torchonnx and torchonnx_cli exist).
+#
+#   cmake --install build --prefix P    installs
+#     P/bin/torchonnx                                   the command line
+#     P/lib/libtorchonnx.so.X.Y.Z (+ .so.X.Y, .so)      the library (SONAME libtorchonnx.so.X.Y)
+#     P/include/torchonnx/*.h                           the public headers, version.h included
+#     P/include/torchonnx/internal/...                  internal headers <torchonnx/symbolic.h>
+#                                                       includes (see below)
+#     P/lib/cmake/torchonnx/                            find_package(torchonnx): torchonnx::torchonnx
+#     P/lib/pkgconfig/torchonnx.pc                      pkg-config --cflags --libs torchonnx
+#
+# Only the targets named here are installed: examples, tests, benchmarks and fuzz targets have no
+# install rules (tests/packaging/packaging_test.sh checks the installed file list).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# The library: a SONAME that changes with the minor version while the major version is 0 (the C++
+# ABI may change between 0.x releases), C++17 for its users.
+set_target_properties(torchonnx PROPERTIES VERSION ${PROJECT_VERSION}
+                      SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+target_compile_features(torchonnx PUBLIC cxx_std_17)
+
+# <torchonnx/version.h>: TORCHONNX_VERSION_MAJOR/MINOR/PATCH, TORCHONNX_VERSION, kVersion. The
+# library's own sources reach it through the internal "version.h" (src/version.h.in).
+configure_file(${PROJECT_SOURCE_DIR}/include/torchonnx/version.h.in
+               ${PROJECT_BINARY_DIR}/include/torchonnx/version.h @ONLY)
+
+# <torchonnx/symbolic.h> (custom symbolics) includes internal headers: the graph context the
+# converters build nodes with ("symbolic/context.h") and what it includes. They are installed
+# under include/torchonnx/internal/, which the installed target's include path (and torchonnx.pc's
+# Cflags) adds; in the build tree the target exposes src/. Keep this list to the headers
+# `g++ -M` shows symbolic.h needs (the packaging test builds examples/custom_op against the
+# installed tree, so a missing one fails it).
+set(TORCHONNX_INTERNAL_HEADERS symbolic/context.h symbolic/registry.h onnx/ir.h)
+
+# (INTERFACE: the library's own sources already have src/ and need no other folder.)
+target_include_directories(torchonnx INTERFACE
+  $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/torchonnx/internal>)
+
+# The installed CLI finds the installed library wherever the prefix is moved to.
+file(RELATIVE_PATH _torchonnx_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+set_target_properties(torchonnx_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${_torchonnx_bin_to_lib}")
+
+# (The include folder is the target's INSTALL_INTERFACE, set with its other include folders.)
+install(TARGETS torchonnx EXPORT torchonnxTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS torchonnx_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/torchonnx
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/include/torchonnx/version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/torchonnx)
+foreach(header ${TORCHONNX_INTERNAL_HEADERS})
+  get_filename_component(subdir ${header} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/src/${header}
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/torchonnx/internal/${subdir})
+endforeach()
+
+# CMake package: find_package(torchonnx) + target_link_libraries(app PRIVATE torchonnx::torchonnx).
+set(TORCHONNX_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/torchonnx)
+install(EXPORT torchonnxTargets NAMESPACE torchonnx:: DESTINATION ${TORCHONNX_CMAKE_DIR})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/torchonnxConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/packaging/torchonnxConfig.cmake
+                              INSTALL_DESTINATION ${TORCHONNX_CMAKE_DIR})
+# 0.x: a new minor version may break the API, so only the same minor version is compatible.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/packaging/torchonnxConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/packaging/torchonnxConfig.cmake
+              ${PROJECT_BINARY_DIR}/packaging/torchonnxConfigVersion.cmake
+        DESTINATION ${TORCHONNX_CMAKE_DIR})
+
+# pkg-config. libtorch ships no .pc file, so its include directories, ABI flag and libraries are
+# written out here (from its CMake package). The prefix is found from the .pc file's own place
+# (${pcfiledir}), so `cmake --install --prefix` anywhere gives a working file.
+file(RELATIVE_PATH TORCHONNX_PC_PREFIX_FROM_PCDIR ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig
+     ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" TORCHONNX_PC_PREFIX_FROM_PCDIR "${TORCHONNX_PC_PREFIX_FROM_PCDIR}")
+set(TORCHONNX_PC_TORCH_CFLAGS "")
+foreach(dir ${TORCH_INCLUDE_DIRS})
+  string(APPEND TORCHONNX_PC_TORCH_CFLAGS " -I${dir}")
+endforeach()
+if(TORCH_CXX_FLAGS)
+  string(APPEND TORCHONNX_PC_TORCH_CFLAGS " ${TORCH_CXX_FLAGS}")
+endif()
+get_filename_component(_torchonnx_torch_libdir ${TORCH_LIBRARY} DIRECTORY)
+set(TORCHONNX_PC_TORCH_LIBS "-L${_torchonnx_torch_libdir} -ltorch -ltorch_cpu -lc10")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/torchonnx.pc.in ${PROJECT_BINARY_DIR}/packaging/torchonnx.pc
+               @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/packaging/torchonnx.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
