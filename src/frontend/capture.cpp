@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "frontend/archive_check.h"
 #include "frontend/frontend.h"
 #include "torchonnx/errors.h"
 
@@ -62,7 +63,9 @@ torch::jit::Module load_model(const std::string& path) {
         ErrorCode::kModelLoad,
         "model file '" + path + "' is empty. Remedy: save the model again with torch.jit.save().");
   }
-  return load_translating_errors("'" + path + "'", [&] { return torch::jit::load(path); });
+  const std::string what = "'" + path + "'";
+  frontend::check_archive_file(path, what);  // what libtorch 1.13's unpickler does not check
+  return load_translating_errors(what, [&] { return torch::jit::load(path); });
 }
 
 namespace frontend {
@@ -71,7 +74,9 @@ torch::jit::Module load_model_from_bytes(const std::string& bytes, const std::st
   if (bytes.empty()) {
     throw ExportError(ErrorCode::kModelLoad, "model '" + name + "' is empty");
   }
-  return load_translating_errors("'" + name + "'", [&] {
+  const std::string what = "'" + name + "'";
+  check_archive_bytes(bytes, what);  // what libtorch 1.13's unpickler does not check
+  return load_translating_errors(what, [&] {
     std::istringstream in(bytes);
     return torch::jit::load(in);
   });
