@@ -10,16 +10,8 @@ packages=(build-essential cmake ninja-build ccache pkg-config git
           libgtest-dev libgmock-dev
           python3-torch python3-torchvision libopenblas0-pthread graphviz time)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source scripts/install-packages.sh
+install_missing setup "${packages[@]}"
 
 # ONNX Runtime for the verification tool. The package bundles libonnxruntime.so; its postinstall
 # download is skipped (it would fail offline).
