@@ -442,13 +442,15 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Note [Class constants without a type]: libtorch 1.13's importer takes every class-body
-// assignment `name = value` whose name is not one of its special ones for a class constant and
-// reads its type annotation without checking that there is one (ScriptTypeParser::
-// parseClassConstant): `  x = []` in a class of code/**.py crashes torch::jit::load. torch.jit.save
-// writes every constant with its type (`x : Final[int] = 3`). The code is parsed here as the
-// importer parses it (SourceImporterImpl::parseSourceIfNeeded); code that does not parse is left to
-// libtorch, which throws on it.
+// Note [Code the importer cannot parse]: libtorch 1.13's importer parses each code/**.py record
+// (SourceImporterImpl::parseSourceIfNeeded) with the source ranges of its .debug_pkl record
+// attached, and when the code does not parse, its error message follows those ranges, which a
+// corrupt file sends out of bounds (Source::findSourceRangeThatGenerated). The code is parsed here
+// first, the same way but without debug ranges: code that does not parse is refused with our
+// parser's message. And the importer takes every class-body assignment `name = value` whose name
+// is not one of its special ones for a class constant and reads its type annotation without
+// checking there is one (ScriptTypeParser::parseClassConstant): torch.jit.save writes every
+// constant with its type (`x : Final[int] = 3`), so one without is refused too.
 std::string check_code(const std::string& text, const std::string& name) {
   using namespace torch::jit;
   static const std::set<std::string> kSpecial = {"__parameters__", "__buffers__",
@@ -462,14 +464,17 @@ std::string check_code(const std::string& text, const std::string& name) {
       L.expect(TK_NUMBER);
       L.expect(TK_NEWLINE);
     }
-    while (L.nextIf(TK_IMPORT)) {
-      while (L.cur().kind != TK_NEWLINE && L.cur().kind != TK_EOF) L.next();
-      L.expect(TK_NEWLINE);
-    }
     while (L.cur().kind != TK_EOF) {
-      if (L.cur().kind != TK_CLASS_DEF) {
+      while (L.nextIf(TK_IMPORT)) {
+        while (L.cur().kind != TK_NEWLINE) L.next();
+        L.expect(TK_NEWLINE);
+      }
+      if (L.cur().kind == TK_DEF) {
         p.parseFunction(/*is_method=*/false);
         continue;
+      }
+      if (L.cur().kind != TK_CLASS_DEF) {
+        return "unexpected token '" + L.cur().text() + "' at the top level";
       }
       const ClassDef class_def(p.parseClass());
       for (const auto& statement : class_def.body()) {
@@ -483,8 +488,10 @@ std::string check_code(const std::string& text, const std::string& name) {
         }
       }
     }
-  } catch (const std::exception&) {
-    // Not TorchScript's syntax: libtorch's importer throws on it the same way.
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    const size_t start = std::min(what.find_first_not_of("\n "), what.size());
+    return "it does not parse: " + what.substr(start, what.find('\n', start) - start);
   }
   return {};
 }
