@@ -212,6 +212,13 @@ ExportedModel export_module_proto(const torch::jit::Module& model,
     if (e.code() != ErrorCode::kConversion && e.code() != ErrorCode::kInvalidOnnx) throw;
     frontend::run_module(model, args);
     throw;
+  } catch (const ExportError&) {
+    throw;
+  } catch (const std::exception&) {
+    // An error no pass expected (an internal error) is often the same thing: example inputs the
+    // model cannot run on, met first by a pass. The forward tells.
+    frontend::run_module(model, args);
+    throw;
   }
 }
 

@@ -143,12 +143,31 @@ void run_node(Node* node, torch::jit::Stack& stack) {
     // libtorch's C++ convolution has no meta kernel (Python registers one): shape rule here.
     const at::Tensor& x = stack[0].toTensor();
     const at::Tensor& w = stack[1].toTensor();
+    const auto stride = stack[3].toIntVector(), padding = stack[4].toIntVector();
+    const auto dilation = stack[5].toIntVector(), output_padding = stack[7].toIntVector();
+    const bool transposed = stack[6].toBool();
+    const int64_t groups = stack[8].toInt();
+    // The rule computes sizes without libtorch's checks: arguments it would refuse (an input of
+    // another rank, channels that do not match, a kernel larger than the padded input) go to the
+    // zeros fallback, where libtorch's kernel gives its own error.
+    const auto spatial = static_cast<size_t>(w.dim()) - 2;
+    bool fits = x.dim() == w.dim() && w.dim() >= 3 && groups > 0 && stride.size() == spatial &&
+                padding.size() == spatial && dilation.size() == spatial &&
+                (!transposed || output_padding.size() == spatial) &&
+                x.size(1) == (transposed ? w.size(0) : w.size(1) * groups) &&
+                (transposed || w.size(0) % groups == 0);
+    for (size_t i = 0; fits && i < spatial; ++i) {
+      fits =
+          stride[i] > 0 && dilation[i] > 0 && padding[i] >= 0 &&
+          (transposed || x.size(2 + i) + 2 * padding[i] >= dilation[i] * (w.size(2 + i) - 1) + 1);
+    }
+    if (!fits) {
+      throw std::invalid_argument("convolution: the input, weight and arguments do not fit");
+    }
     stack.assign(
-        1, c10::IValue(at::empty(
-               conv_output_size(x.sizes(), w.sizes(), stack[3].toIntVector(),
-                                stack[4].toIntVector(), stack[5].toIntVector(), stack[6].toBool(),
-                                stack[7].toIntVector(), stack[8].toInt()),
-               x.options())));
+        1, c10::IValue(at::empty(conv_output_size(x.sizes(), w.sizes(), stride, padding, dilation,
+                                                  transposed, output_padding, groups),
+                                 x.options())));
     return;
   }
   node->getOperation()(stack);

@@ -36,7 +36,7 @@ std::string write_bytes(const std::string& path, const std::string& bytes) {
 // The models the cases export, saved once into one folder.
 struct Models {
   std::string dir;
-  std::string relu, two_inputs, list_input, view_fails, unsupported, weights, custom_op;
+  std::string relu, two_inputs, list_input, view_fails, unsupported, weights, custom_op, conv, rows;
   std::string missing, empty, truncated, corrupt, not_torchscript;
 };
 
@@ -64,6 +64,16 @@ const Models& models() {
     out.list_input =
         save(d, "list", "def forward(self, xs: List[Tensor]):\n  return xs[0] + xs[1]\n");
     out.view_fails = save(d, "view", "def forward(self, x):\n  return x.view(5, 7)\n");
+    // A traced convolution's op (its shape rule once divided by zero on a 1-D input) and a loop
+    // over the rows (a pass once failed on zero rows with an internal error).
+    out.conv = save(d, "conv",
+                    "def forward(self, x):\n  return torch._convolution(x, self.w, None, [1, 1], "
+                    "[0, 0], [1, 1], False, [0, 0], 1, False, False, True, True)\n",
+                    {{"w", at::randn({4, 3, 3, 3})}});
+    out.rows = save(d, "rows",
+                    "def forward(self, x):\n  acc = torch.zeros_like(x[0])\n  out = []\n"
+                    "  for i in range(x.size(0)):\n    acc = acc + x[i]\n    out.append(acc * 2)\n"
+                    "  return torch.stack(out), acc.reshape(-1, x.size(1))\n");
     out.unsupported = save(d, "unsupported",
                            "def forward(self, x):\n  return torch.lgamma(x) + torch.digamma(x) + "
                            "torch.lgamma(x * 2)\n");
@@ -248,6 +258,22 @@ TEST(BadInput, ExampleInputsCli) {
        "export " + m.weights + " -o {dir}/out.onnx --input 2x255",
        kRun,
        {"forward() failed", "cannot be multiplied"}},
+      {"1-D input to a convolution",
+       "export " + m.conv + " -o {dir}/out.onnx --input 3",
+       kRun,
+       {"Expected 4-dimensional input"}},
+      {"kernel larger than the input",
+       "export " + m.conv + " -o {dir}/out.onnx --input 1x3x2x2",
+       kRun,
+       {"Kernel size can't be greater than actual input size"}},
+      {"channels that do not match",
+       "export " + m.conv + " -o {dir}/out.onnx --input 1x4x8x8",
+       kRun,
+       {"expected input[1, 4, 8, 8] to have 3 channels"}},
+      {"zero rows for x[0]",
+       "export " + m.rows + " -o {dir}/out.onnx --input 0x2",
+       kRun,
+       {"index 0 out of range"}},
       {"forward fails for --save-test-data",
        "export " + m.view_fails + " -o {dir}/out.onnx --input 2x3 --save-test-data {dir}/data",
        kRun,
