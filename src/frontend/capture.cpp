@@ -537,13 +537,31 @@ namespace {
 // as its cause (the last line) followed by the traceback of the model's source (its first and
 // last 8 lines when longer than 16).
 std::string describe_interpreter_error(const std::string& what) {
+  // Without libtorch's C++ stack ("Exception raised from ...", "frame #N: ...").
   std::vector<std::string> lines;
   std::istringstream in(what);
+  bool in_stack = false;
   for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Exception raised from", 0) == 0) in_stack = true;
+    if (in_stack && (line.rfind("frame #", 0) == 0 || line.rfind("Exception raised", 0) == 0)) {
+      continue;
+    }
+    in_stack = false;
     if (!line.empty()) lines.push_back(line);
   }
   if (lines.empty()) return "(no message)";
-  const std::string cause = lines.back();
+  // The cause: the last "SomethingError: ..." line, or the last line.
+  size_t cause_at = lines.size() - 1;
+  for (size_t i = lines.size(); i-- > 0;) {
+    const auto colon = lines[i].find("Error: ");
+    if (colon != std::string::npos && colon > 0 && lines[i].find_first_of(" \t") > colon) {
+      cause_at = i;
+      break;
+    }
+  }
+  const std::string cause = lines[cause_at];
+  lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(cause_at));
+  lines.push_back(cause);
   size_t from = lines.size() - 1;
   for (const char* header :
        {"Traceback of TorchScript, original code", "Traceback of TorchScript"}) {
