@@ -226,8 +226,6 @@ ExportedModel export_module_proto(const torch::jit::Module& model,
     if (e.code() != ErrorCode::kConversion && e.code() != ErrorCode::kInvalidOnnx) throw;
     throw_if_forward_fails(model, args, e.what());
     throw;
-  } catch (const ExportError&) {
-    throw;
   } catch (const std::exception& e) {
     // An error no pass expected (an internal error) is often the same thing: example inputs the
     // model cannot run on, met first by a pass. The forward tells.
