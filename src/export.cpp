@@ -189,20 +189,6 @@ ExportedModel export_captured(frontend::CapturedGraph captured, const ExportOpti
   return exported;
 }
 
-// ExportError(kModelRun) when forward() fails on `args`: libtorch's message, then the export's
-// own error (`export_error`), which a failing forward usually explains.
-void throw_if_forward_fails(const torch::jit::Module& model, const std::vector<c10::IValue>& args,
-                            const std::string& export_error) {
-  try {
-    frontend::run_module(model, args);
-  } catch (const ExportError& e) {
-    if (e.code() != ErrorCode::kModelRun) throw;
-    const std::string first = export_error.substr(0, export_error.find('\n'));
-    throw ExportError(ErrorCode::kModelRun,
-                      fmt::format("{}\n(The export stopped first with: {})", e.what(), first));
-  }
-}
-
 ExportedModel export_module_proto(const torch::jit::Module& model,
                                   const std::vector<c10::IValue>& args,
                                   const ExportOptions& options, const ProgressSink& progress = {}) {
@@ -224,12 +210,12 @@ ExportedModel export_module_proto(const torch::jit::Module& model,
     // shows up later, as a converter's or the checker's complaint. Only then is the real forward
     // run: when it fails, that is the error to report (kModelRun, with libtorch's message).
     if (e.code() != ErrorCode::kConversion && e.code() != ErrorCode::kInvalidOnnx) throw;
-    throw_if_forward_fails(model, args, e.what());
+    frontend::throw_if_forward_fails(model, args, e.what());
     throw;
   } catch (const std::exception& e) {
     // An error no pass expected (an internal error) is often the same thing: example inputs the
     // model cannot run on, met first by a pass. The forward tells.
-    throw_if_forward_fails(model, args, e.what());
+    frontend::throw_if_forward_fails(model, args, e.what());
     throw;
   }
 }

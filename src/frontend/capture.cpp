@@ -603,5 +603,17 @@ std::vector<at::Tensor> run_module(const torch::jit::Module& module,
   }
 }
 
+void throw_if_forward_fails(const torch::jit::Module& module, const std::vector<c10::IValue>& args,
+                            const std::string& export_error) {
+  try {
+    run_module(module, args);
+  } catch (const ExportError& e) {
+    if (e.code() != ErrorCode::kModelRun) throw;
+    const std::string first = export_error.substr(0, export_error.find('\n'));
+    throw ExportError(ErrorCode::kModelRun,
+                      fmt::format("{}\n(The export stopped first with: {})", e.what(), first));
+  }
+}
+
 }  // namespace frontend
 }  // namespace torchonnx

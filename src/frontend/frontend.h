@@ -44,6 +44,11 @@ CapturedGraph capture_trace(const TracedFunction& fn, const std::vector<c10::IVa
 // flattened as the exported graph's outputs are.
 std::vector<at::Tensor> run_module(const torch::jit::Module& module,
                                    const std::vector<c10::IValue>& args);
+// ExportError(kModelRun) when forward() fails on `args`: libtorch's message, then
+// `export_error` (the error the export stopped with, which such a failure usually explains).
+// Returns when the forward runs.
+void throw_if_forward_fails(const torch::jit::Module& module, const std::vector<c10::IValue>& args,
+                            const std::string& export_error);
 // Flattens nested tuples/lists/dict values into tensors (ints and floats become 0-d tensors).
 std::vector<at::Tensor> flatten_tensors(const c10::IValue& value);
 

@@ -293,9 +293,11 @@ SymbolicContext make_symbolic_context(const GraphContext& g) {
 
 namespace torchonnx {
 
-std::vector<UnconvertibleOp> unconvertible_ops(const torch::jit::Module& model,
-                                               const std::vector<c10::IValue>& args,
-                                               const ExportOptions& options) {
+namespace {
+
+std::vector<UnconvertibleOp> find_unconvertible_ops(const torch::jit::Module& model,
+                                                    const std::vector<c10::IValue>& args,
+                                                    const ExportOptions& options) {
   if (options.opset_version < kMinOpset || options.opset_version > kMaxOpset) {
     throw ExportError(ErrorCode::kInvalidArgument,
                       fmt::format("opset_version {} is not supported; torchonnx exports opsets {} "
@@ -334,6 +336,22 @@ std::vector<UnconvertibleOp> unconvertible_ops(const torch::jit::Module& model,
   std::vector<UnconvertibleOp> out;
   for (auto& [kind, op] : by_kind) out.push_back(std::move(op));
   return out;
+}
+
+}  // namespace
+
+std::vector<UnconvertibleOp> unconvertible_ops(const torch::jit::Module& model,
+                                               const std::vector<c10::IValue>& args,
+                                               const ExportOptions& options) {
+  try {
+    return find_unconvertible_ops(model, args, options);
+  } catch (const ExportError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // As in export_model: example inputs the model cannot run on, met first by a pass.
+    frontend::throw_if_forward_fails(model, args, e.what());
+    throw;
+  }
 }
 
 }  // namespace torchonnx
