@@ -24,6 +24,7 @@ tests=(${SANITIZE_TESTS:-api bad_input optimize external_data ops_shape ops_inde
 # load_model is replayed (its corpus, above) but not fuzzed by default while fuzz/crashes/ holds
 # an open libtorch finding (fuzz/README.md): it would turn the run red at random.
 fuzz_targets=(${FUZZ_TARGETS:-tensor_proto input_spec dynamic_axes cli})
+replay_targets=(tensor_proto input_spec dynamic_axes cli load_model)  # every corpus, always
 seconds=${FUZZ_SECONDS:-20}
 build=$(realpath -m "${SANITIZE_BUILD_DIR:-build-asan}")
 jobs=$(nproc)
@@ -34,7 +35,7 @@ CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithD
   -DTORCHONNX_BUILD_FUZZERS=ON -DTORCHONNX_BUILD_EXAMPLES=OFF -DTORCHONNX_BUILD_BENCH=OFF >/dev/null
 build_targets=(torchonnx_cli)
 for t in "${tests[@]}"; do build_targets+=("${t}_test"); done
-for t in "${fuzz_targets[@]}"; do build_targets+=("fuzz_$t"); done
+for t in "${replay_targets[@]}"; do build_targets+=("fuzz_$t"); done
 cmake --build "$build" -j "$jobs" --target "${build_targets[@]}"
 
 # Errors are fatal and come with a stack. Leaks: libtorch, libonnx and protobuf keep static
@@ -45,7 +46,7 @@ export LSAN_OPTIONS=suppressions=$root/fuzz/lsan.supp:print_suppressions=0
 
 status=0
 ctest_regex="^($(IFS='|'; echo "${tests[*]}"))\$"
-replay_regex="^fuzz_replay_($(IFS='|'; echo "${fuzz_targets[*]}"))\$"
+replay_regex="^fuzz_replay_($(IFS='|'; echo "${replay_targets[*]}"))\$"
 (cd "$build" && ctest --output-on-failure -j "$jobs" -R "$ctest_regex|$replay_regex") || status=1
 
 # libFuzzer: -max_len per target (arguments and specs are short; .pt seeds are a few KB).
