@@ -92,13 +92,17 @@ std::vector<std::string> save_test_data(const torch::jit::Module& model,
   return files;
 }
 
-// `torchonnx ops`: one "op<TAB>since-until" line per converter, sorted (tests/golden/ops.txt).
-int print_operators(int opset) {
-  if (opset != 0 && (opset < kMinOpset || opset > kMaxOpset)) {
+void check_opset(int opset) {
+  if (opset < kMinOpset || opset > kMaxOpset) {
     throw ExportError(ErrorCode::kInvalidArgument,
                       fmt::format("--opset {} is out of range: torchonnx exports opsets {} to {}",
                                   opset, kMinOpset, kMaxOpset));
   }
+}
+
+// `torchonnx ops`: one "op<TAB>since-until" line per converter, sorted (tests/golden/ops.txt).
+int print_operators(int opset) {
+  if (opset != 0) check_opset(opset);
   for (const auto& op : supported_operators(opset)) {
     std::cout << fmt::format("{}\t{}-{}\n", op.name, op.since, op.until);
   }
@@ -339,11 +343,7 @@ std::unique_ptr<CLI::App> make_app(Request& r) {
 void finish(Request& r) {
   auto& o = r.options;
   if (r.command == Command::kOps) return;
-  if (o.opset_version < kMinOpset || o.opset_version > kMaxOpset) {
-    throw ExportError(ErrorCode::kInvalidArgument,
-                      fmt::format("--opset {} is out of range: torchonnx exports opsets {} to {}",
-                                  o.opset_version, kMinOpset, kMaxOpset));
-  }
+  check_opset(o.opset_version);  // before any work: the library checks it after loading
   if (r.inputs_dir.empty() && r.input_specs.empty()) {
     throw ExportError(ErrorCode::kInvalidArgument,
                       "no example inputs: pass --inputs DIR or one --input SHAPE[:DTYPE] per "
