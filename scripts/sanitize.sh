@@ -7,7 +7,7 @@
 # Run after scripts/setup.sh (which installs libtorch and the other build dependencies).
 #   FUZZ_SECONDS=600 scripts/sanitize.sh         # longer fuzzing
 #   SANITIZE_TESTS="api optimize" scripts/sanitize.sh
-#   FUZZ_TARGETS="cli load_model" scripts/sanitize.sh
+#   FUZZ_TARGETS="cli load_model" scripts/sanitize.sh   # some targets only
 #   SANITIZE_BUILD_DIR=/tmp/asan scripts/sanitize.sh   # another build folder
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,9 +21,7 @@ install_missing sanitize clang libclang-rt-14-dev
 # export and tracing tests, the ONNX graph passes and the external-data writer, and converter
 # families that go through most of the symbolic helpers.
 tests=(${SANITIZE_TESTS:-api bad_input optimize external_data ops_shape ops_index})
-# load_model is replayed (its corpus, above) but not fuzzed by default while fuzz/crashes/ holds
-# an open libtorch finding (fuzz/README.md): it would turn the run red at random.
-fuzz_targets=(${FUZZ_TARGETS:-tensor_proto input_spec dynamic_axes cli})
+fuzz_targets=(${FUZZ_TARGETS:-tensor_proto input_spec dynamic_axes cli load_model})
 replay_targets=(tensor_proto input_spec dynamic_axes cli load_model)  # every corpus, always
 seconds=${FUZZ_SECONDS:-20}
 build=$(realpath -m "${SANITIZE_BUILD_DIR:-build-asan}")

@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "torchonnx/errors.h"
@@ -105,7 +106,7 @@ std::optional<std::map<std::string, uint64_t>> record_sizes(uint64_t file_size,
 // globals whose code casts them unchecked, and tensor storages against their records.
 
 struct Value;
-using ValuePtr = std::shared_ptr<const Value>;
+using ValuePtr = std::shared_ptr<Value>;
 struct Value {
   enum Kind {
     kInt,
@@ -122,9 +123,10 @@ struct Value {
     kOther
   };
   Kind kind = kOther;
-  int64_t number = 0;           // kInt; the element size of a kScalarType
+  int64_t number = 0;           // kInt; the element size of a kScalarType; kList: 1 if typed
   std::string text;             // kStr; kGlobal: "module.name"
-  std::vector<ValuePtr> items;  // kTuple
+  std::vector<ValuePtr> items;  // kTuple; kList: its ints (no cycles)
+  bool only_ints = true;        // kList: holds nothing but ints
 };
 
 ValuePtr make(Value::Kind kind, int64_t number = 0, std::string text = {},
@@ -157,6 +159,9 @@ class PickleChecker {
   PickleChecker(const std::string& bytes, std::string tensor_dir,
                 const std::map<std::string, uint64_t>* sizes)
       : in_(bytes), tensor_dir_(std::move(tensor_dir)), sizes_(sizes) {}
+
+  // The value the pickle builds (after run() succeeded).
+  const ValuePtr& result() const { return result_; }
 
   // An empty string when the pickle is safe for the unpickler, else what is wrong.
   std::string run() {
@@ -228,6 +233,13 @@ class PickleChecker {
     push(memo_[id]);
   }
   static bool is(const ValuePtr& v, Value::Kind kind) { return v->kind == kind; }
+  // Lists keep their ints only, so that values never form cycles.
+  static void append(Value& list, ValuePtr item) {
+    if (is(item, Value::kInt))
+      list.items.push_back(std::move(item));
+    else
+      list.only_ints = false;
+  }
   static bool tuple_with(const ValuePtr& v, size_t n) {
     return v->kind == Value::kTuple && v->items.size() >= n;
   }
@@ -266,7 +278,11 @@ class PickleChecker {
     if (f == "torch.jit._pickle.build_intlist" || f == "torch.jit._pickle.build_tensorlist" ||
         f == "torch.jit._pickle.build_doublelist" || f == "torch.jit._pickle.build_boollist") {
       if (!tuple_with(arg, 1) || !is(arg->items[0], Value::kList)) fail(f + " malformed");
-      return make(Value::kList);
+      if (f == "torch.jit._pickle.build_intlist") {
+        if (!arg->items[0]->only_ints) fail(f + " of something that is not an int");
+        return make(Value::kList, /*typed=*/1, {}, arg->items[0]->items);
+      }
+      return make(Value::kList, /*typed=*/1);
     }
     if (f == "torch.jit._pickle.restore_type_tag") {
       if (!tuple_with(arg, 2)) fail(f + " with malformed arguments");
@@ -305,6 +321,7 @@ class PickleChecker {
     const unsigned char op = byte();
     switch (op) {
       case '.':  // STOP
+        if (!stack_.empty()) result_ = stack_.back();
         return false;
       case ']':  // EMPTY_LIST
         push(make(Value::kList));
@@ -375,14 +392,17 @@ class PickleChecker {
       }
       case 'e': {  // APPENDS: onto the list below the mark
         if (marks_.empty() || marks_.back() == 0) fail("APPENDS without a list");
-        if (!is(stack_[marks_.back() - 1], Value::kList)) fail("APPENDS to a non-list");
-        pop_mark("APPENDS");
+        ValuePtr list = stack_[marks_.back() - 1];
+        if (!is(list, Value::kList)) fail("APPENDS to a non-list");
+        for (auto& item : pop_mark("APPENDS")) append(*list, std::move(item));
         break;
       }
-      case 'l':  // LIST
-        pop_mark("LIST");
-        push(make(Value::kList));
+      case 'l': {  // LIST
+        ValuePtr list = make(Value::kList);
+        for (auto& item : pop_mark("LIST")) append(*list, std::move(item));
+        push(std::move(list));
         break;
+      }
       case 'd': {  // DICT
         if (pop_mark("DICT").size() % 2 != 0) fail("DICT of an odd number of items");
         push(make(Value::kDict));
@@ -434,8 +454,99 @@ class PickleChecker {
   std::string tensor_dir_;
   const std::map<std::string, uint64_t>* sizes_;
   std::vector<ValuePtr> stack_, memo_;
+  ValuePtr result_;
   std::vector<size_t> marks_;
 };
+
+// Note [Source ranges read in a noexcept function]: libtorch 1.13 unpickles a code record's
+// .debug_pkl lazily, when an error message needs the source range that generated a piece of the
+// code: inside torch::jit::ErrorReport::what(), which is noexcept. Any exception there (a wrong
+// type in the pickle, an assertion) is std::terminate. So the ranges are checked here, against
+// what SourceRangeDeserializer reads unchecked: the record tuples, the text-table indices, and the
+// text. A text of the string-table format is a list of pieces (one per line, as the serializer
+// splits it); StringCordView's iterator asserts when it steps onto an empty piece, so every
+// piece but the last must end its line. A range must start inside its text (the highlighter reads
+// the text backwards from there); its end may pass the text's end (it is clamped).
+bool is_a(const ValuePtr& v, Value::Kind kind) {
+  return v && v->kind == kind;
+}
+
+// The length of a source's text, or what is wrong with the source (Note [Source ranges read in a
+// noexcept function]). `table`: the string table, or null for the older format.
+std::variant<uint64_t, std::string> source_text_size(const Value& source,
+                                                     const std::vector<ValuePtr>* table) {
+  if (!is_a(source.items[2], Value::kInt)) return "a source's starting line is not an int";
+  if (!table) {
+    if (!is_a(source.items[0], Value::kStr) ||
+        !(is_a(source.items[1], Value::kStr) || is_a(source.items[1], Value::kNone))) {
+      return "a source is not (text, file name, line)";
+    }
+    return uint64_t{source.items[0]->text.size()};
+  }
+  const ValuePtr& pieces = source.items[0];
+  if (!is_a(pieces, Value::kList) || pieces->number != 1 || !pieces->only_ints ||
+      !is_a(source.items[1], Value::kInt)) {
+    return "a source is not (text indices, file name index, line)";
+  }
+  auto in_table = [&](int64_t i) { return i >= 0 && static_cast<uint64_t>(i) < table->size(); };
+  if (!in_table(source.items[1]->number)) return "a file name index is out of range";
+  uint64_t size = 0;
+  for (size_t k = 0; k < pieces->items.size(); ++k) {
+    const int64_t i = pieces->items[k]->number;
+    if (!in_table(i)) return "a text index is out of range";
+    const std::string& piece = (*table)[static_cast<size_t>(i)]->text;
+    if (k + 1 < pieces->items.size() && (piece.empty() || piece.back() != '\n'))
+      return "a line of a source text does not end with a newline";
+    size += piece.size();
+  }
+  return size;
+}
+
+// An empty string when a .debug_pkl's value is safe for libtorch, else what is wrong.
+std::string check_source_ranges(const ValuePtr& root) {
+  if (!is_a(root, Value::kTuple) || root->items.empty()) return "it is not a tuple of records";
+  const std::vector<ValuePtr>* table = nullptr;
+  ValuePtr records = root;
+  if (is_a(root->items[0], Value::kStr) && root->items[0]->text == "FORMAT_WITH_STRING_TABLE") {
+    if (root->items.size() < 3 || !is_a(root->items[1], Value::kTuple) ||
+        !is_a(root->items[2], Value::kTuple)) {
+      return "its string table is malformed";
+    }
+    for (const auto& text : root->items[1]->items)
+      if (!is_a(text, Value::kStr)) return "its string table holds something that is not a string";
+    // With an empty table, libtorch reads the sources in the older format.
+    if (!root->items[1]->items.empty()) table = &root->items[1]->items;
+    records = root->items[2];
+  }
+  auto tuple_of = [](const ValuePtr& v, size_t n) {
+    return is_a(v, Value::kTuple) && v->items.size() == n;
+  };
+  std::map<const Value*, uint64_t> text_sizes;  // records share (memoize) their sources
+  for (const auto& record : records->items) {
+    if (!is_a(record, Value::kTuple) || record->items.size() < 2 ||
+        !is_a(record->items[0], Value::kInt)) {
+      return "a record is not (byte offset, source range, ...)";
+    }
+    const ValuePtr& range = record->items[1];
+    if (!tuple_of(range, 3) || !tuple_of(range->items[0], 3) ||
+        !is_a(range->items[1], Value::kInt) || !is_a(range->items[2], Value::kInt)) {
+      return "a source range is not (source, start, end)";
+    }
+    const Value* source = range->items[0].get();
+    auto known = text_sizes.find(source);
+    if (known == text_sizes.end()) {
+      auto size = source_text_size(*source, table);
+      if (auto* why = std::get_if<std::string>(&size)) return *why;
+      known = text_sizes.emplace(source, std::get<uint64_t>(size)).first;
+    }
+    const int64_t start = range->items[1]->number, end = range->items[2]->number;
+    if (start < 0 || static_cast<uint64_t>(start) > known->second || end < start) {
+      return fmt::format("source range {}-{} is outside its text of {} bytes", start, end,
+                         known->second);
+    }
+  }
+  return {};
+}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -535,8 +646,15 @@ void check_archive(caffe2::serialize::PyTorchStreamReader& reader, uint64_t file
       // An unreadable record (bad CRC, say) fails libtorch's reader the same way: never unpickled.
       continue;
     }
-    const std::string why = PickleChecker(bytes, dir, &*sizes).run();
+    PickleChecker checker(bytes, dir, &*sizes);
+    const std::string why = checker.run();
     if (!why.empty()) corrupt(fmt::format("record '{}' is a malformed pickle: {}", name, why));
+    if (ends_with(name, ".debug_pkl")) {
+      // See Note [Source ranges read in a noexcept function].
+      const std::string bad_range = check_source_ranges(checker.result());
+      if (!bad_range.empty())
+        corrupt(fmt::format("record '{}' holds malformed debug information: {}", name, bad_range));
+    }
   }
 }
 
