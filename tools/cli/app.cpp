@@ -52,6 +52,71 @@ std::vector<c10::IValue> read_inputs(const std::string& dir) {
   return inputs;
 }
 
+// --inputs and --input give the model's flat inputs, as the ONNX graph takes them (the ONNX
+// test-data layout): a Tuple[Tensor, ...] argument of forward() takes as many tensors as its type
+// has elements, and one List[Tensor] argument (torchvision's detection models take
+// `images: List[Tensor]`) the tensors the other arguments leave.
+std::vector<c10::IValue> group_arguments(const torch::jit::Module& model,
+                                         std::vector<c10::IValue> flat) {
+  auto forward = model.find_method("forward");
+  if (!forward) return flat;
+  const auto& args = forward->function().getSchema().arguments();
+  if (args.size() < 2) return flat;
+  std::vector<size_t> takes;  // tensors per argument; SIZE_MAX: the list
+  size_t fixed = 0, lists = 0;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const c10::TypePtr& type = args[i].type();
+    size_t n = 1;
+    if (auto tuple = type->cast<c10::TupleType>()) {
+      n = tuple->elements().size();
+      for (const auto& e : tuple->elements())
+        if (e->kind() != c10::TypeKind::TensorType) return flat;
+    } else if (auto list = type->cast<c10::ListType>()) {
+      if (list->getElementType()->kind() != c10::TypeKind::TensorType) return flat;
+      n = SIZE_MAX;
+      ++lists;
+    }
+    takes.push_back(n);
+    if (n != SIZE_MAX) fixed += n;
+  }
+  const bool grouped = lists > 0 || fixed != takes.size();
+  if (!grouped || lists > 1 || flat.size() < fixed || (lists == 0 && flat.size() != fixed))
+    return flat;  // nothing to group, or no unique grouping: forward's own checks report it
+  for (const auto& v : flat)
+    if (!v.isTensor()) return flat;
+  std::vector<c10::IValue> out;
+  size_t next = 0;
+  for (size_t n : takes) {
+    const size_t count = n == SIZE_MAX ? flat.size() - fixed : n;
+    std::vector<at::Tensor> group;
+    for (size_t k = 0; k < count; ++k) group.push_back(flat[next++].toTensor());
+    if (n == SIZE_MAX) {
+      out.emplace_back(c10::List<at::Tensor>(group));
+    } else if (args[out.size() + 1].type()->kind() == c10::TypeKind::TupleType) {
+      out.emplace_back(
+          c10::ivalue::Tuple::create(std::vector<c10::IValue>(group.begin(), group.end())));
+    } else {
+      out.emplace_back(group.front());
+    }
+  }
+  return out;
+}
+
+// The tensors of `inputs`, lists and tuples flattened (the inverse of group_arguments).
+std::vector<at::Tensor> flat_tensors(const std::vector<c10::IValue>& inputs) {
+  std::vector<at::Tensor> out;
+  for (const auto& v : inputs) {
+    if (v.isTensorList()) {
+      for (const at::Tensor& t : v.toTensorVector()) out.push_back(t);
+    } else if (v.isTuple()) {
+      for (const auto& e : v.toTupleRef().elements()) out.push_back(e.toTensor());
+    } else {
+      out.push_back(v.isTensor() ? v.toTensor() : at::scalar_to_tensor(v.toScalar()));
+    }
+  }
+  return out;
+}
+
 // --save-test-data DIR: checked before any work (an existing folder, or one that can be made).
 void check_test_data_dir(const std::string& dir) {
   std::error_code ec;
@@ -74,10 +139,7 @@ std::vector<std::string> save_test_data(const torch::jit::Module& model,
                                         const std::vector<c10::IValue>& inputs,
                                         const std::string& dir) {
   auto outputs = frontend::run_module(model, inputs);
-  std::vector<at::Tensor> tensors;
-  for (const auto& v : inputs) {
-    tensors.push_back(v.isTensor() ? v.toTensor() : at::scalar_to_tensor(v.toScalar()));
-  }
+  const std::vector<at::Tensor> tensors = flat_tensors(inputs);
   std::vector<std::string> files;
   for (size_t i = 0; i < tensors.size(); ++i)
     files.push_back(fmt::format("{}/input_{}.pb", dir, i));
@@ -399,6 +461,7 @@ int run(int argc, const char* const* argv) {
     if (r.command == Command::kPrint && !r.out_path.empty()) check_output_path(r.out_path);
     if (!r.save_dir.empty()) check_test_data_dir(r.save_dir);
     torch::jit::Module model = load_model(r.model_path);
+    inputs = group_arguments(model, std::move(inputs));
     if (r.command == Command::kUnconvertible) {
       return print_unconvertible(model, inputs, r.options, r.json);
     }
