@@ -68,6 +68,13 @@ void find_training_ops(const torch::jit::Block* block,
   }
 }
 
+// A dropout whose probability is a constant 0: the same in either mode.
+bool is_identity_dropout(const torch::jit::Node* node) {
+  if (node->kind() == torch::jit::aten::batch_norm || node->inputs().size() < 2) return false;
+  auto p = torch::jit::toIValue(node->input(1));
+  return p && p->isDouble() && p->toDouble() == 0.0;
+}
+
 }  // namespace
 
 // torch.onnx's warnings about the training mode: an op whose train flag disagrees with the
@@ -81,6 +88,7 @@ void check_training_mode(const torch::jit::Graph& graph, const ExportOptions& op
   std::set<std::string> warned;
   for (const auto& [node, train] : ops) {
     if (options.training == TrainingMode::kPreserve || !train || *train == training) continue;
+    if (is_identity_dropout(node)) continue;  // p = 0 (swin's attention dropout): no difference
     const std::string kind = node->kind().toQualString();
     if (!warned.insert(kind + (*train ? "1" : "0")).second) continue;
     const std::string where = symbolic::source_location(node);

@@ -352,6 +352,12 @@ TEST(TrainingMode, WarnsAboutMismatchedOpsAndModelsWithoutTrainingOps) {
   std::string err = stderr_of([&] { export_model_to_bytes(fixed, {at::randn({3, 3})}); });
   EXPECT_NE(err.find("the export mode is EVAL, but operator 'aten::dropout'"), std::string::npos)
       << err;
+  // ... but not when p = 0 (swin's attention dropout, traced with train=True): the same in
+  // either mode.
+  torch::jit::Module zero = module_with_mode("ZeroP", false);
+  zero.define("def forward(self, x):\n  return torch.dropout(x, 0.0, True)\n");
+  err = stderr_of([&] { export_model_to_bytes(zero, {at::randn({3, 3})}); });
+  EXPECT_EQ(err.find("is set to train"), std::string::npos) << err;
   // TRAINING on a model whose output does not depend on the mode.
   torch::jit::Module plain = module_with_mode("Plain", false);
   plain.define("def forward(self, x):\n  return x + 1\n");
