@@ -69,6 +69,16 @@ c10::IValue to_meta(const c10::IValue& v) {
   return v;
 }
 
+// Note [Shapes as tensors]: _shape_as_tensor(x) (torch.onnx.operators.shape_as_tensor, used by
+// torchvision's detection transforms when tracing) is x's sizes as an int64 tensor: known
+// whenever x's sizes are, as x.size(i) is. Its result is a real tensor even for a meta input, so
+// the arithmetic on it (min, max, floor, int()) is computed, and folded unless it varies with
+// the dynamic axes (then its converters compute it in the graph).
+bool is_shape_tensor(const Node* node) {
+  static const SymbolSet kOps = symbols({"aten::_shape_as_tensor", "prim::shape"});
+  return kOps.count(node->kind()) > 0 && node->outputs().size() == 1;
+}
+
 bool holds_tensor(const c10::IValue& v) {
   if (v.isTensor()) return true;
   if (v.isTensorList()) return true;
@@ -124,11 +134,23 @@ void run_node(Node* node, torch::jit::Stack& stack) {
       stack.assign(list.begin(), list.end());
       return;
     }
+    case c10::prim::unchecked_cast:
+      // Optional[T] → T (after `if x is not None`): the value itself.
+      return;
     case c10::prim::TupleUnpack: {
       auto elems = stack.at(0).toTupleRef().elements();
       stack.assign(elems.begin(), elems.end());
       return;
     }
+    default:
+      break;
+  }
+  if (is_shape_tensor(node) && stack.size() == 1 && stack[0].isTensor() &&
+      stack[0].toTensor().defined()) {
+    stack.assign(1, c10::IValue(at::tensor(stack[0].toTensor().sizes().vec(), at::kLong)));
+    return;
+  }
+  switch (node->kind()) {
     case c10::prim::device:
       // Values are propagated on meta tensors, but the model runs on the CPU.
       stack.assign(1, c10::IValue(c10::Device(c10::kCPU)));
@@ -196,6 +218,31 @@ bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
     stack.assign(1, c10::IValue(at::empty(sizes, self.options())));
     return true;
   }
+  static const c10::Symbol kRoiAlign = c10::Symbol::fromQualString("torchvision::roi_align");
+  static const c10::Symbol kRoiPool = c10::Symbol::fromQualString("torchvision::roi_pool");
+  if (kind == kRoiAlign || kind == kRoiPool) {
+    // roi_align/roi_pool(input N x C x H x W, rois K x 5, spatial_scale, pooled_height,
+    // pooled_width, ...): K x C x pooled_height x pooled_width (roi_pool: and its int64 argmax).
+    if (stack.size() < 5 || !stack[0].isTensor() || !stack[1].isTensor() || !stack[3].isInt() ||
+        !stack[4].isInt()) {
+      return false;
+    }
+    const at::Tensor &input = stack[0].toTensor(), &rois = stack[1].toTensor();
+    if (!input.defined() || !rois.defined() || !input.is_meta() || input.dim() != 4 ||
+        rois.dim() != 2) {
+      return false;
+    }
+    const std::vector<int64_t> sizes{rois.size(0), input.size(1), stack[3].toInt(),
+                                     stack[4].toInt()};
+    at::Tensor out = at::empty(sizes, input.options());
+    if (kind == kRoiAlign) {
+      stack.assign(1, c10::IValue(out));
+    } else {
+      stack.assign(
+          {c10::IValue(out), c10::IValue(at::empty(sizes, out.options().dtype(at::kLong)))});
+    }
+    return true;
+  }
   if (kind != kBatchNorm && kind != kLayerNorm && kind != kGroupNorm && kind != kInstanceNorm &&
       kind != kRelu && kind != kEmbedding) {
     return false;
@@ -223,6 +270,58 @@ bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
   return true;
 }
 
+// Note [Placeholders that disagree]: placeholders of data-dependent sizes come from different
+// places (an int read from data is 1, a tensor of rows kept by nms has its own count), so an op
+// that checks sizes against each other can fail on them where the model never does:
+// split_with_sizes(x, [n]) with n not x.size(0), cat of pieces whose other dims disagree. Their
+// results only need dtype and rank (they are approximate): one piece per size, of x's sizes with
+// the split dim set to that size; the first piece's sizes with the cat dim summed.
+bool split_placeholders(const Node* node, const torch::jit::Stack& inputs,
+                        torch::jit::Stack& outputs) {
+  static const c10::Symbol kCat = c10::Symbol::fromQualString("aten::cat");
+  if (node->kind() == kCat && inputs.size() == 2 && inputs[0].isTensorList() && inputs[1].isInt()) {
+    // cat of pieces whose other dims disagree: the first piece's sizes, the dim summed.
+    auto pieces = inputs[0].toTensorList();
+    if (pieces.empty()) return false;
+    const at::Tensor first = pieces.get(0);
+    if (!first.defined() || first.dim() == 0) return false;
+    const int64_t dim = at::maybe_wrap_dim(inputs[1].toInt(), first.dim());
+    std::vector<int64_t> sizes = first.sizes().vec();
+    sizes[dim] = 0;
+    for (const at::Tensor& t : pieces) {
+      if (!t.defined() || t.dim() != first.dim()) return false;
+      sizes[dim] += t.size(dim);
+    }
+    outputs.assign(1, c10::IValue(at::empty(sizes, first.options().device(at::kMeta))));
+    return true;
+  }
+  static const SymbolSet kSplits = symbols({"aten::split_with_sizes", "aten::split"});
+  if (!kSplits.count(node->kind()) || inputs.size() != 3 || !inputs[0].isTensor() ||
+      !inputs[1].isIntList() || !inputs[2].isInt()) {
+    return false;
+  }
+  const at::Tensor& x = inputs[0].toTensor();
+  if (!x.defined() || x.dim() == 0) return false;
+  const int64_t dim = at::maybe_wrap_dim(inputs[2].toInt(), x.dim());
+  c10::List<at::Tensor> pieces;
+  for (int64_t size : inputs[1].toIntVector()) {
+    std::vector<int64_t> sizes = x.sizes().vec();
+    sizes[dim] = std::max<int64_t>(size, 0);
+    pieces.push_back(at::empty(sizes, x.options().device(at::kMeta)));
+  }
+  outputs.assign(1, c10::IValue(pieces));
+  return true;
+}
+
+// Ops that read only the rank, dtype or device of their tensor input: exact on approximate
+// values (Note [Approximate values]), so that `if x.dim() == 4` in scripted helpers still folds.
+bool reads_rank_or_dtype(const Node* node) {
+  static const SymbolSet kOps =
+      symbols({"aten::dim", "prim::dtype", "prim::device", "aten::is_floating_point",
+               "aten::is_complex", "prim::layout", "prim::is_cuda", "aten::get_device"});
+  return kOps.count(node->kind()) > 0;
+}
+
 // Ops whose output shape depends on tensor values: running them on zeros would give a wrong shape.
 bool is_data_dependent(const Node* node) {
   static const SymbolSet kOps = symbols({"aten::nonzero",
@@ -244,8 +343,24 @@ bool is_data_dependent(const Node* node) {
                                          "prim::tolist",
                                          "aten::_local_scalar_dense",
                                          "aten::bincount",
-                                         "aten::histc"});
-  return kOps.count(node->kind()) > 0;
+                                         "aten::histc",
+                                         "torchvision::nms"});
+  if (kOps.count(node->kind())) return true;
+  // where(condition) is nonzero(condition) as a tuple; x[mask] selects by a bool/uint8 mask.
+  static const c10::Symbol kWhere = c10::Symbol::fromQualString("aten::where");
+  static const c10::Symbol kIndex = c10::Symbol::fromQualString("aten::index");
+  if (node->kind() == kWhere) return node->inputs().size() == 1;
+  if (node->kind() == kIndex && node->inputs().size() == 2) {
+    const Node* list = node->input(1)->node();
+    if (list->kind() != c10::prim::ListConstruct) return true;  // unknown indices: be safe
+    for (const Value* index : list->inputs()) {
+      auto type = index->type()->cast<c10::TensorType>();
+      if (!type) continue;  // None
+      auto dtype = type->scalarType();
+      if (!dtype || *dtype == at::kBool || *dtype == at::kByte) return true;
+    }
+  }
+  return false;
 }
 
 int64_t tensor_elements(const c10::IValue& v) {
@@ -290,21 +405,30 @@ void fix_zero_offsets(const Node* node, torch::jit::Stack& stack) {
   stack[2] = offsets;
 }
 
-c10::IValue meta_to_zeros(const c10::IValue& v) {
+// `ones`: bool and floating tensors are filled with ones instead (integers, which may be indices,
+// stay zeros). Data-dependent ops (nonzero, x[mask], nms) then give results of the largest sizes
+// rather than empty ones, so that ops after them (topk(x, k), x.view(n, 4)) still run on the
+// placeholders (Note [Approximate values]).
+// `all_ones`: every tensor is filled with ones (divisors: integer division by zero throws).
+c10::IValue meta_to_zeros(const c10::IValue& v, bool ones = false, bool all_ones = false) {
   if (v.isTensor()) {
     const at::Tensor& t = v.toTensor();
     if (!t.defined() || !t.is_meta()) return v;
+    if (all_ones ||
+        (ones && (t.scalar_type() == at::kBool || at::isFloatingType(t.scalar_type())))) {
+      return at::ones(t.sizes(), t.options().device(at::kCPU));
+    }
     return at::zeros(t.sizes(), t.options().device(at::kCPU));
   }
   if (v.isTensorList()) {
     c10::List<at::Tensor> list;
-    for (const at::Tensor& t : v.toTensorList()) list.push_back(meta_to_zeros(t).toTensor());
+    for (const at::Tensor& t : v.toTensorList()) list.push_back(meta_to_zeros(t, ones).toTensor());
     return list;
   }
   if (v.isList()) {
     auto list = v.toList();
     c10::impl::GenericList out(list.elementType());
-    for (const c10::IValue& e : list) out.push_back(meta_to_zeros(e));
+    for (const c10::IValue& e : list) out.push_back(meta_to_zeros(e, ones));
     return out;
   }
   return v;
@@ -491,6 +615,13 @@ class ValueSet {
   std::vector<uint8_t> flags_;
 };
 
+// What a shadow run found about one value: whether it varies with the dynamic axes, and which
+// dims of a tensor do (Note [Varying in another shadow run]).
+struct VaryInfo {
+  bool varies = false;
+  std::vector<bool> unknown_dims;
+};
+
 struct Propagator {
   torch::jit::Graph& graph;
   bool fold;
@@ -526,6 +657,7 @@ struct Propagator {
     }
     if (value.isNone()) concrete.erase(v);  // not known in the shadow run: not known
     shadow[v] = std::move(value);
+    apply_forced(v);
   }
 
   // An element of a list whose length or elements vary (x.split(2) over a dynamic axis): the
@@ -567,8 +699,44 @@ struct Propagator {
     approximate.reserve(uniques);
   }
 
+  // Depth of inline_taken_branch, and the constants that replaced outputs folded inside it.
+  int inlining = 0;
+  std::unordered_map<Value*, Value*> folded_to{};
+
+  // Note [Varying in another shadow run]: what other shadow runs found varying, by value.
+  std::unordered_map<const Value*, VaryInfo> forced{};
+
+  bool forced_varies(const Value* v) const {
+    auto found = forced.find(v);
+    return found != forced.end() && found->second.varies;
+  }
+
+  // Makes the dims that vary in another shadow run unknown in `v`'s type.
+  void apply_forced(Value* v) {
+    if (forced.empty()) return;
+    auto found = forced.find(v);
+    if (found == forced.end() || found->second.unknown_dims.empty()) return;
+    auto type = v->type()->cast<c10::TensorType>();
+    if (!type) return;
+    auto sizes = type->sizes().sizes();
+    if (!sizes || sizes->size() != found->second.unknown_dims.size()) return;
+    bool changed = false;
+    for (size_t d = 0; d < sizes->size(); ++d) {
+      if (found->second.unknown_dims[d] && (*sizes)[d].has_value()) {
+        (*sizes)[d] = c10::nullopt;
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    v->setType(c10::TensorType::create(type->scalarType(), at::Device(at::kCPU),
+                                       c10::VaryingShape<int64_t>(*sizes),
+                                       c10::VaryingShape<int64_t>(sizes->size()), false));
+  }
+
   // Known, and the same whatever the sizes of the dynamic axes: may become a constant.
-  bool foldable(Value* v) const { return concrete.count(v) && !shadow.count(v); }
+  bool foldable(Value* v) const {
+    return concrete.count(v) && !shadow.count(v) && !forced_varies(v);
+  }
 
   // Gives `to` the shadow of `from`, if it has one.
   void copy_shadow(Value* to, Value* from) {
@@ -628,6 +796,7 @@ struct Propagator {
     if (is_concrete && !is_approximate) concrete.insert(v);
     if (is_approximate) approximate.insert(v);
     env[v] = std::move(value);
+    apply_forced(v);
   }
 
   // A stand-in for a scalar whose value depends on tensor data (int(x), x.item(), ...): keeps
@@ -831,14 +1000,21 @@ struct Propagator {
     const bool approx = approximate.count(a) || approximate.count(b) || ea->second.isList();
     if (signature(ea->second, approx) == signature(eb->second, approx) &&
         !(ea->second.isInt() || ea->second.isDouble() || ea->second.isBool())) {
-      record(out, ea->second, false, approx);
+      // Tensors of unknown sizes: the larger placeholder stands for both (see below).
+      const bool b_larger = approx && ea->second.isTensor() && eb->second.isTensor() &&
+                            ea->second.toTensor().defined() && eb->second.toTensor().defined() &&
+                            eb->second.toTensor().numel() > ea->second.toTensor().numel();
+      record(out, b_larger ? eb->second : ea->second, false, approx);
       return;
     }
     if (ea->second.isTensor() && eb->second.isTensor()) {
       const at::Tensor &ta = ea->second.toTensor(), &tb = eb->second.toTensor();
       if (ta.defined() && tb.defined() && ta.scalar_type() == tb.scalar_type() &&
           ta.dim() == tb.dim()) {
-        record(out, ea->second, false, true);
+        // The larger one stands for both: an empty placeholder (`if x.numel() == 0: return
+        // torch.empty(0)`) would make later placeholders disagree (split sizes [0] of a tensor
+        // of 1 row).
+        record(out, tb.numel() > ta.numel() ? eb->second : ea->second, false, true);
         return;
       }
       forget(out);
@@ -854,7 +1030,8 @@ struct Propagator {
 
   // An If whose condition is known (`if x.device.type == 'cpu'`, `if x.dim() == 4`) is replaced
   // by the nodes of the branch it takes, each propagated as it is inserted.
-  void inline_taken_branch(Node* node) {
+  // Returns the values that replaced the If's outputs.
+  std::vector<Value*> inline_taken_branch(Node* node) {
     torch::jit::Block* taken = node->blocks().at(env.at(node->input(0)).toBool() ? 0 : 1);
     std::unordered_map<Value*, Value*> clones;
     auto map = [&](Value* v) {
@@ -866,13 +1043,35 @@ struct Propagator {
       Node* clone = graph.insertNode(graph.createClone(inner, map));
       for (size_t i = 0; i < inner->outputs().size(); ++i) {
         clones[inner->outputs()[i]] = clone->outputs()[i];
+        auto found = forced.find(inner->outputs()[i]);
+        if (found != forced.end()) forced[clone->outputs()[i]] = found->second;
       }
-      visit_or_inline(clone);
+      if (fold && clone->kind() == c10::prim::If && foldable(clone->input(0))) {
+        // A nested If is replaced too: later clones must use its replacements, not its
+        // (destroyed) outputs.
+        std::vector<Value*> replaced = inline_taken_branch(clone);
+        for (size_t i = 0; i < inner->outputs().size(); ++i) {
+          clones[inner->outputs()[i]] = replaced[i];
+        }
+      } else {
+        ++inlining;
+        visit_or_inline(clone);
+        --inlining;
+        for (size_t i = 0; i < inner->outputs().size(); ++i) {
+          auto folded = folded_to.find(clone->outputs()[i]);
+          if (folded == folded_to.end()) continue;
+          clones[inner->outputs()[i]] = folded->second;
+          folded_to.erase(folded);
+        }
+      }
     }
+    std::vector<Value*> replaced;
     for (size_t i = 0; i < node->outputs().size(); ++i) {
-      node->outputs()[i]->replaceAllUsesWith(map(taken->outputs()[i]));
+      replaced.push_back(map(taken->outputs()[i]));
+      node->outputs()[i]->replaceAllUsesWith(replaced.back());
     }
     node->destroy();
+    return replaced;
   }
 
   void visit(Node* node) {
@@ -903,7 +1102,7 @@ struct Propagator {
     }
     static const std::unordered_set<c10::Symbol> kPlumbing = {
         c10::prim::ListConstruct, c10::prim::TupleConstruct, c10::prim::ListUnpack,
-        c10::prim::TupleUnpack};
+        c10::prim::TupleUnpack, c10::prim::unchecked_cast};
     if (!kPlumbing.count(node->kind()) && !node->maybeOperator()) return;
     if (!all_concrete) {
       for (auto& v : stack) v = to_meta(v);
@@ -928,7 +1127,8 @@ struct Propagator {
       }
       const c10::IValue& v = found->second;
       shadow_unknown = shadow_unknown || v.isNone();
-      scalar_input_varies = scalar_input_varies || v.isInt() || v.isDouble() || v.isBool();
+      scalar_input_varies = scalar_input_varies || v.isInt() || v.isDouble() || v.isBool() ||
+                            (v.isTensor() && v.toTensor().defined() && !v.toTensor().is_meta());
       shadow_stack.push_back(v.isNone() ? stack[i] : copy_list(v));
     }
     if (!all_concrete) {
@@ -944,7 +1144,7 @@ struct Propagator {
         std::cerr << "type propagation: " << node->kind().toQualString() << ": "
                   << what.substr(0, what.find('\n')) << "\n";
       }
-      return;
+      if (!approx || !split_placeholders(node, inputs_before, stack)) return;
     }
     torch::jit::Stack shadow_before;
     if (shadowed) shadow_before = shadow_stack;
@@ -997,16 +1197,22 @@ struct Propagator {
           const at::Tensor &x = a.toTensor(), &y = b.toTensor();
           differ = x.defined() != y.defined() || (x.defined() && x.sizes() != y.sizes());
           // A known tensor (NumToTensor(x.size(0)), ...) varies with its contents too.
+          // A known tensor computed from a varying number or known tensor varies too, even when
+          // the two runs agree by chance (floor(h * 800 / min(h, w)) is 800 for any square
+          // image).
           if (!differ && x.defined() && !x.is_meta() && !y.is_meta() && !x.is_quantized()) {
-            differ = x.scalar_type() != y.scalar_type() || !at::equal(x, y);
+            differ = scalar_input_varies || x.scalar_type() != y.scalar_type() || !at::equal(x, y);
           }
         } else {
           differ = scalar_input_varies || !same_value(a, b);
         }
         if (differ) varies = b;
       }
-      bool known = deterministic && !approx && (all_concrete || !holds_tensor(stack[i]));
-      bool out_approx = approx && !(shapes_exact && stack[i].isTensor());
+      // The rank and dtype of an approximate tensor are right: x.dim(), x.dtype are known.
+      const bool exact_facts = reads_rank_or_dtype(node) && !holds_tensor(stack[i]);
+      bool known = deterministic && (!approx || exact_facts) &&
+                   (all_concrete || !holds_tensor(stack[i]) || is_shape_tensor(node));
+      bool out_approx = approx && !exact_facts && !(shapes_exact && stack[i].isTensor());
       if (!varies && stack[i].isTensor() && picks_from_varying_list(node)) {
         varies = union_of_elements(stack[i].toTensor(),
                                    {env.at(node->input(0)), shadow.at(node->input(0))});
@@ -1017,6 +1223,37 @@ struct Propagator {
     if (fold) fold_outputs(node);
   }
 
+  // Note [Data-dependent ops on known values]: a data-dependent op whose result sizes come only
+  // from inputs whose values are known gives exact sizes on zeros (the known inputs keep their
+  // values there): repeat_interleave(x, repeats) with repeats computed from sizes (torchvision's
+  // MViT positional encoding: repeat_interleave(temporal_pos, NumToTensor(size), 0)),
+  // masked_select(x, mask) and x[mask] with a known mask. Left approximate, every size after them
+  // would be a placeholder, and placeholders read through int(tensor) are 1 (Note [Approximate
+  // values]): a reshape by heads * batch then fails on them.
+  bool sizes_from_known_values(const Node* node) const {
+    static const c10::Symbol kRepeatInterleave =
+        c10::Symbol::fromQualString("aten::repeat_interleave");
+    static const c10::Symbol kMaskedSelect = c10::Symbol::fromQualString("aten::masked_select");
+    static const c10::Symbol kIndex = c10::Symbol::fromQualString("aten::index");
+    const auto known = [&](size_t i) {
+      return i < node->inputs().size() && concrete.count(node->input(i)) > 0;
+    };
+    if (node->kind() == kRepeatInterleave) {
+      // repeat_interleave(repeats, output_size) or repeat_interleave(self, repeats, dim, ...).
+      const bool repeats_first = node->inputs().size() <= 2;
+      return known(repeats_first ? 0 : 1);
+    }
+    if (node->kind() == kMaskedSelect || node->kind() == kIndex) return known(1);
+    return false;
+  }
+
+  // Whether `node` may run on zeros for its result sizes (Note [Zeros fallback]).
+  bool exact_on_zeros(const Node* node, bool all_concrete, const torch::jit::Stack& inputs) const {
+    if (can_run_on_zeros(node, inputs)) return true;
+    return !all_concrete && !node->isNondeterministic() && sizes_from_known_values(node) &&
+           small_enough(inputs);
+  }
+
   // Runs `node` on `stack` (its `inputs`), on meta tensors unless all inputs are concrete, falling
   // back to zeros where libtorch has no meta kernel (Note [Zeros fallback]); sets `approx` when
   // only dtypes and ranks of the results can be trusted.
@@ -1024,22 +1261,36 @@ struct Propagator {
                bool all_concrete, bool& approx, bool& shapes_exact, const ValueMap& values) {
     // As for the zeros fallback these ops took before, shapes_exact stays false.
     if (!all_concrete && apply_shape_rule(node, stack)) return;
+    static const c10::Symbol kNms = c10::Symbol::fromQualString("torchvision::nms");
+    if (!all_concrete && node->kind() == kNms && stack.size() == 3 && stack[0].isTensor() &&
+        stack[0].toTensor().defined() && stack[0].toTensor().dim() == 2) {
+      // The kept indices, as many as there are boxes at most: running nms on placeholder boxes
+      // (all equal, IoU NaN, nothing suppressed) costs O(n^2) for the 10^5 anchors of a
+      // detection model.
+      const at::Tensor& boxes = stack[0].toTensor();
+      stack.assign(1, c10::IValue(at::empty({boxes.size(0)},
+                                            boxes.options().dtype(at::kLong).device(at::kMeta))));
+      approx = true;
+      return;
+    }
     // Note [Ops without a meta kernel]: an op seen failing for want of a meta kernel goes to the
     // zeros straight away (the same results, without the cost of one more c10::Error).
     const bool skip_meta =
-        !all_concrete && lacks_meta_kernel(node) && can_run_on_zeros(node, inputs);
+        !all_concrete && lacks_meta_kernel(node) && exact_on_zeros(node, all_concrete, inputs);
     if (!skip_meta) {
       try {
         run_node(node, stack);
         // Real inputs (quantized tensors) give real outputs: back to meta for the next nodes.
-        if (!all_concrete) {
+        // A tensor of sizes (_shape_as_tensor) stays real: its contents are known from the
+        // input's sizes (Note [Shapes as tensors]).
+        if (!all_concrete && !is_shape_tensor(node)) {
           for (auto& v : stack) v = to_meta(v);
         }
         shapes_exact = approx && shapes_independent_of_scalars(node, inputs, stack);
         return;
       } catch (const c10::NotImplementedError&) {
         if (!all_concrete && on_meta(inputs)) remember_lacks_meta_kernel(node);
-        if (all_concrete || !can_run_on_zeros(node, inputs)) {
+        if (all_concrete || !exact_on_zeros(node, all_concrete, inputs)) {
           if (all_concrete || !is_data_dependent(node) || !small_enough(inputs)) throw;
           approx = true;
         }
@@ -1050,7 +1301,7 @@ struct Propagator {
                     << " failed on meta tensors, trying zeros: " << what.substr(0, what.find('\n'))
                     << "\n";
         }
-        if (all_concrete || !can_run_on_zeros(node, inputs)) {
+        if (all_concrete || !exact_on_zeros(node, all_concrete, inputs)) {
           // Data-dependent results (nonzero, int(x), ...): run on zeros for dtype and rank only.
           if (all_concrete || !is_data_dependent(node) || !small_enough(inputs)) throw;
           approx = true;
@@ -1065,7 +1316,10 @@ struct Propagator {
         auto found = values.find(in);
         stack.push_back(found != values.end() ? found->second : env.at(in));
       } else {
-        stack.push_back(meta_to_zeros(inputs[i]));
+        static const SymbolSet kDivisions =
+            symbols({"aten::floor_divide", "aten::div", "aten::remainder", "aten::fmod"});
+        stack.push_back(meta_to_zeros(inputs[i], approx && is_data_dependent(node),
+                                      i >= 1 && kDivisions.count(node->kind()) > 0));
       }
     }
     fix_zero_offsets(node, stack);
@@ -1127,7 +1381,9 @@ struct Propagator {
 
   void fold_outputs(Node* node) {
     for (Value* out : node->outputs()) {
-      if (!foldable(out) || !out->hasUses() || is_mutated(out)) continue;
+      // A node just cloned by inline_taken_branch has no uses yet: it is folded too, and the
+      // later clones take the constant (folded_to).
+      if (!foldable(out) || (!out->hasUses() && !inlining) || is_mutated(out)) continue;
       const c10::IValue& v = env[out];
       if (!is_foldable(v)) continue;
       torch::jit::WithInsertPoint guard(node);
@@ -1136,6 +1392,7 @@ struct Propagator {
       env[constant] = v;
       concrete.insert(constant);
       out->replaceAllUsesWith(constant);
+      if (inlining) folded_to[out] = constant;
     }
   }
 };
@@ -1154,11 +1411,38 @@ size_t max_unique(torch::jit::Block* block) {
   return n;
 }
 
-// Propagates over `graph`, with the dynamic dims of input i given the sizes `shadow_size(size)`.
+// Every value of `block` in a fixed order (a block's inputs, then each node's outputs followed by
+// its blocks'): the same order in a graph and in its copy.
+void collect_values(torch::jit::Block* block, std::vector<Value*>& out) {
+  for (Value* v : block->inputs()) out.push_back(v);
+  for (Node* node : block->nodes()) {
+    for (Value* v : node->outputs()) out.push_back(v);
+    for (torch::jit::Block* sub : node->blocks()) collect_values(sub, out);
+  }
+}
+
+// The sizes a dynamic input has in a shadow run: `sizes` with its dynamic `dims` changed.
+using ShadowSizes =
+    std::function<std::vector<int64_t>(std::vector<int64_t>, const std::vector<int64_t>&)>;
+
+// Propagates over `graph`, with the dynamic dims of the inputs given other sizes by
+// `shadow_sizes`; returns the number of nodes the shadow run failed on. `forced`: values that
+// vary in other shadow runs (in the order of collect_values); `found`: receives what this run
+// found varying.
 int propagate(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold,
-              const DynamicDims& dynamic, const std::function<int64_t(int64_t)>& shadow_size) {
+              const DynamicDims& dynamic, const ShadowSizes& shadow_sizes,
+              const std::vector<VaryInfo>* forced = nullptr,
+              std::vector<VaryInfo>* found = nullptr) {
   Propagator p{graph, fold};
   p.reserve(max_unique(graph.block()) + 1);
+  if (forced) {
+    std::vector<Value*> values;
+    collect_values(graph.block(), values);
+    for (size_t i = 0; i < values.size() && i < forced->size(); ++i) {
+      const VaryInfo& info = (*forced)[i];
+      if (info.varies || !info.unknown_dims.empty()) p.forced[values[i]] = info;
+    }
+  }
   for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i) {
     Value* in = graph.inputs()[i];
     if (!inputs[i].isTensor()) continue;
@@ -1166,11 +1450,26 @@ int propagate(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, 
     p.record(in, to_meta(t), false);
     auto dims = dynamic.find(i);
     if (dims == dynamic.end() || dims->second.empty() || !t.defined()) continue;
-    std::vector<int64_t> sizes = t.sizes().vec();
-    for (int64_t d : dims->second) sizes[d] = shadow_size(sizes[d]);
-    p.set_shadow(in, at::empty(sizes, t.options().device(at::kMeta)));
+    p.set_shadow(
+        in, at::empty(shadow_sizes(t.sizes().vec(), dims->second), t.options().device(at::kMeta)));
   }
   p.run_block(graph.block());
+  if (found) {
+    std::vector<Value*> values;
+    collect_values(graph.block(), values);
+    found->assign(values.size(), VaryInfo{});
+    for (size_t i = 0; i < values.size(); ++i) {
+      Value* v = values[i];
+      VaryInfo& info = (*found)[i];
+      info.varies = p.shadow.count(v) > 0;
+      if (!info.varies || !p.env.count(v) || p.approximate.count(v)) continue;
+      auto type = v->type()->cast<c10::TensorType>();
+      auto sizes = type ? type->sizes().sizes() : c10::nullopt;
+      if (!sizes) continue;
+      info.unknown_dims.resize(sizes->size());
+      for (size_t d = 0; d < sizes->size(); ++d) info.unknown_dims[d] = !(*sizes)[d].has_value();
+    }
+  }
   return p.shadow_failures;
 }
 
@@ -1186,6 +1485,14 @@ int propagate(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, 
 // as a dim without a value, or with the axis's name on graph inputs and outputs). A model whose
 // shadow run fails somewhere (a reshape to a fixed size, a broadcast against a fixed dim) is tried
 // with other shadow sizes; where every choice fails, the results of that node vary entirely.
+//
+// Note [Varying in another shadow run]
+// One shadow run can agree with the example by chance: a detection model resizes its image so
+// that the shorter side is 800, so a square example and a square shadow (2h+1 x 2w+1) give the
+// same resized sizes, and every size after the resize would look static. Two more shadow runs, of
+// other aspect ratios (h+1 x 2w+1 ..., stretched; and a square of the largest dynamic size), are
+// made on copies of the graph; a value that varies in any run that failed no more often than the
+// chosen one varies (is not folded; its varying dims are unknown in its type).
 void PropagateTypes(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold,
                     const DynamicDims& dynamic) {
   bool any = false;
@@ -1194,9 +1501,28 @@ void PropagateTypes(torch::jit::Graph& graph, const std::vector<c10::IValue>& in
     propagate(graph, inputs, fold, dynamic, nullptr);
     return;
   }
-  const std::vector<std::function<int64_t(int64_t)>> choices = {
-      [](int64_t s) { return 2 * s + 1; }, [](int64_t s) { return s + 1; },
-      [](int64_t s) { return s > 1 ? s - 1 : s + 2; }};
+  auto each = [](std::function<int64_t(int64_t)> f) -> ShadowSizes {
+    return [f](std::vector<int64_t> sizes, const std::vector<int64_t>& dims) {
+      for (int64_t d : dims) sizes[d] = f(sizes[d]);
+      return sizes;
+    };
+  };
+  const std::vector<ShadowSizes> choices = {each([](int64_t s) { return 2 * s + 1; }),
+                                            each([](int64_t s) { return s + 1; }),
+                                            each([](int64_t s) { return s > 1 ? s - 1 : s + 2; })};
+  const std::vector<ShadowSizes> others = {
+      [](std::vector<int64_t> sizes, const std::vector<int64_t>& dims) {
+        for (size_t k = 0; k < dims.size(); ++k) {
+          sizes[dims[k]] = sizes[dims[k]] * static_cast<int64_t>(k + 1) + 1;
+        }
+        return sizes;
+      },
+      [](std::vector<int64_t> sizes, const std::vector<int64_t>& dims) {
+        int64_t largest = 0;
+        for (int64_t d : dims) largest = std::max(largest, sizes[d]);
+        for (int64_t d : dims) sizes[d] = 2 * largest + 1;
+        return sizes;
+      }};
   size_t best = 0;
   int fewest = -1;
   for (size_t c = 0; c < choices.size(); ++c) {
@@ -1208,7 +1534,27 @@ void PropagateTypes(torch::jit::Graph& graph, const std::vector<c10::IValue>& in
     }
     if (failures == 0) break;
   }
-  propagate(graph, inputs, fold, dynamic, choices[best]);
+  std::vector<VaryInfo> forced;
+  for (const ShadowSizes& other : others) {
+    auto trial = graph.copy();
+    std::vector<VaryInfo> found;
+    if (propagate(*trial, inputs, false, dynamic, other, nullptr, &found) > fewest) continue;
+    if (forced.empty()) {
+      forced = std::move(found);
+      continue;
+    }
+    for (size_t i = 0; i < forced.size() && i < found.size(); ++i) {
+      forced[i].varies = forced[i].varies || found[i].varies;
+      if (forced[i].unknown_dims.empty()) {
+        forced[i].unknown_dims = found[i].unknown_dims;
+      } else if (found[i].unknown_dims.size() == forced[i].unknown_dims.size()) {
+        for (size_t d = 0; d < found[i].unknown_dims.size(); ++d) {
+          forced[i].unknown_dims[d] = forced[i].unknown_dims[d] || found[i].unknown_dims[d];
+        }
+      }
+    }
+  }
+  propagate(graph, inputs, fold, dynamic, choices[best], forced.empty() ? nullptr : &forced);
 }
 
 }  // namespace torchonnx::passes

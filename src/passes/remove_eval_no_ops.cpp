@@ -33,10 +33,30 @@ bool is_identity(const torch::jit::Node* node) {
          is_eval_dropout(node);
 }
 
+// An error message built by aten::format (`raise ValueError("... {}".format(x))` in scripted
+// code, e.g. torch.nn.functional.interpolate's checks) and only raised: ONNX cannot raise (the
+// raise converts to nothing), so the message is replaced by its format string, a constant.
+bool is_raised_message(const torch::jit::Node* node) {
+  static const c10::Symbol kFormat = c10::Symbol::fromQualString("aten::format");
+  if (node->kind() != kFormat || node->outputs().size() != 1 || node->inputs().empty()) {
+    return false;
+  }
+  if (!torch::jit::toIValue(node->input(0))) return false;
+  for (const torch::jit::Use& use : node->output()->uses()) {
+    if (use.user->kind() != c10::prim::RaiseException) return false;
+  }
+  return true;
+}
+
 void remove_in_block(torch::jit::Block* block) {
   for (auto it = block->nodes().begin(); it != block->nodes().end();) {
     torch::jit::Node* node = *it++;
     for (auto* sub : node->blocks()) remove_in_block(sub);
+    if (is_raised_message(node)) {
+      node->output()->replaceAllUsesWith(node->input(0));
+      node->destroy();
+      continue;
+    }
     if (is_identity(node) && node->outputs().size() == 1) {
       node->output()->replaceAllUsesWith(node->input(0));
       node->destroy();

@@ -153,6 +153,11 @@ Value GraphContext::constant_ints(const std::vector<int64_t>& values) {
 }
 
 Value GraphContext::constant_scalar(double value, at::ScalarType type) {
+  if (type == at::ScalarType::Undefined) {
+    fail(
+        "a constant of the operand's dtype is needed, but the dtype is unknown (type propagation "
+        "could not compute it)");
+  }
   return constant(at::scalar_tensor(value, at::TensorOptions().dtype(type)));
 }
 

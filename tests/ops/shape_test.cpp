@@ -747,6 +747,37 @@ TEST_F(Shape, RepeatInterleaveConstantTensorRepeats) {
                     {at::randn({2, 3}) > 0});
 }
 
+// torchvision's MViT, traced: repeat_interleave by a count read from a size (its positional
+// encoding), then a reshape to int(NumToTensor(B) * NumToTensor(N)) rows. The repeat_interleave has
+// no meta kernel and is data-dependent, but its repeats are known: its sizes, and every size
+// after it, are exact (a placeholder there made int(B * N) 1 and the reshape fail in type
+// propagation, leaving the transpose after it without a rank).
+TEST_F(Shape, RepeatInterleaveByASizeThenReshapeBySizes) {
+  auto m = ir_module(R"IR(
+graph(%x : Tensor, %p : Tensor):
+  %none : NoneType = prim::Constant()
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %c : int = prim::Constant[value=4]()
+  %k : int = aten::size(%x, %0)
+  %r : Tensor = prim::NumToTensor(%k)
+  %e : Tensor = aten::repeat_interleave(%p, %r, %0, %none)
+  %s : Tensor = aten::add(%x, %e, %1)
+  %a : int = aten::size(%s, %0)
+  %ta : Tensor = prim::NumToTensor(%a)
+  %b : int = aten::size(%s, %1)
+  %tb : Tensor = prim::NumToTensor(%b)
+  %tab : Tensor = aten::mul(%ta, %tb)
+  %ab : int = aten::Int(%tab)
+  %shape : int[] = prim::ListConstruct(%ab, %c)
+  %y : Tensor = aten::reshape(%s, %shape)
+  %z : Tensor = aten::transpose(%y, %0, %1)
+  return (%z))IR");
+  const Inputs inputs{at::randn({2, 6, 4}), at::randn({3, 4})};
+  expect_script_matches("aten::repeat_interleave", m, inputs);
+  expect_script_matches("aten::repeat_interleave", m, inputs, {11, kMaxOpset, false});
+}
+
 TEST_F(Shape, RepeatInterleaveRepeatsComputedInTheGraph) {
   auto fn = [](const Inputs& in) { return arg(in, 0).repeat_interleave(arg(in, 1), 0); };
   Inputs inputs{at::randn({3, 2}), at::tensor({2, 0, 3}, at::kLong)};

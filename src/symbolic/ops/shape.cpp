@@ -90,6 +90,18 @@ bool dim_known(const Args& a, size_t i, int64_t dim) {
   return shape && shape->at(normalize_dim(dim, static_cast<int64_t>(shape->size()))) >= 0;
 }
 
+// The number of elements a list value is unpacked into, when its only uses are prim::ListUnpack.
+std::optional<int64_t> unpacked_length(const torch::jit::Value* list) {
+  std::optional<int64_t> n;
+  for (const torch::jit::Use& use : list->uses()) {
+    if (use.user->kind() != c10::prim::ListUnpack) return std::nullopt;
+    const auto k = static_cast<int64_t>(use.user->outputs().size());
+    if (n && *n != k) return std::nullopt;
+    n = k;
+  }
+  return n;
+}
+
 Ints chunk_sizes(int64_t n, int64_t size) {
   Ints sizes;
   if (size <= 0) return {n};
@@ -482,6 +494,22 @@ void register_shape(Registry& r) {
     r.add(op, {}, [](GraphContext& g, const Args& a) -> Values {
       const int64_t rank = a.require_rank(0);
       int64_t dim = normalize_dim(a.int_arg(2), rank);
+      if (!a.is_constant(1)) {
+        // Sizes computed in the graph (from other tensors' shapes): as many pieces as the list
+        // has elements, each a Slice between the running sums of the sizes (opset 11+).
+        std::optional<int64_t> n = list_length(a, 1);
+        if (!n || g.opset() < 11) g.fail("split sizes computed in the graph need opset >= 11");
+        Value sizes = a.tensor_as(1, at::kLong);
+        Value ends = g.op("CumSum", {sizes, g.constant(at::scalar_tensor(0, at::kLong))});
+        Value starts = g.op("Sub", {ends, sizes});
+        Values pieces;
+        for (int64_t k = 0; k < *n; ++k) {
+          Value at_k = g.constant_ints({k});
+          pieces.push_back(g.op("Slice", {a.tensor(0), g.op("Gather", {starts, at_k}),
+                                          g.op("Gather", {ends, at_k}), g.constant_ints({dim})}));
+        }
+        return pieces;
+      }
       c10::IValue arg = a.constant(1);
       if (arg.isInt() && !dim_known(a, 0, dim) && g.opset() >= 11) {
         // A dynamic dim: as many pieces as the run-time size asks, as an ONNX sequence.
@@ -539,7 +567,10 @@ void register_shape(Registry& r) {
     if (!is_int_type(a.jit(1))) g.fail("unbind with a named dim is not supported");
     const int64_t rank = a.require_rank(0);
     int64_t dim = normalize_dim(a.int_arg(1), rank);
-    int64_t n = dim_size(g, a, 0, dim);
+    // A dim of unknown size (computed from data) whose list is unpacked (x, y = t.unbind(1)) has
+    // as many elements as the unpacking takes: any other size fails in PyTorch.
+    std::optional<int64_t> unpacked = unpacked_length(a.node()->output());
+    int64_t n = !dim_known(a, 0, dim) && unpacked ? *unpacked : dim_size(g, a, 0, dim);
     Values out;
     for (const Value& piece : split_pieces(g, a.tensor(0), Ints(n, 1), dim)) {
       out.push_back(squeeze(g, piece, {dim}));
