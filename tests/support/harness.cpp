@@ -50,9 +50,12 @@ class OrtServer {
     if (pid_ > 0) waitpid(pid_, nullptr, 0);
   }
 
-  OrtResult run(const std::string& model, const std::string& data, double rtol, double atol) {
+  OrtResult run(const std::string& model, const std::string& data, double rtol, double atol,
+                bool detections, double pixel_atol) {
     std::lock_guard<std::mutex> lock(mutex_);
     nlohmann::json request = {{"model", model}, {"data", data}, {"rtol", rtol}, {"atol", atol}};
+    if (detections) request["detections"] = true;
+    if (pixel_atol > 0) request["pixel_atol"] = pixel_atol;
     std::string line = request.dump() + "\n";
     fputs(line.c_str(), in_);
     fflush(in_);
@@ -80,8 +83,8 @@ OrtServer& server() {
 }  // namespace
 
 OrtResult run_in_ort(const std::string& model, const std::string& data_dir, double rtol,
-                     double atol) {
-  return server().run(model, data_dir, rtol, atol);
+                     double atol, bool detections, double pixel_atol) {
+  return server().run(model, data_dir, rtol, atol, detections, pixel_atol);
 }
 
 onnx::ModelProto parse_model(const std::string& bytes) {

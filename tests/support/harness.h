@@ -20,8 +20,12 @@ struct OrtResult {
 };
 
 // Runs `model` in ONNX Runtime on DATA_DIR/input_*.pb and compares with DATA_DIR/output_*.pb.
+// `detections`: the outputs are detection records (boxes, labels, scores, masks, keypoints: every
+// output whose dim 0 is the first output's), compared as sets that may come in another order for
+// nearly equal scores (tools/verify/verify.mjs --detections); `pixel_atol` (> 0) is then the
+// absolute tolerance of boxes and keypoints, which are in pixels (default: atol).
 OrtResult run_in_ort(const std::string& model, const std::string& data_dir, double rtol,
-                     double atol);
+                     double atol, bool detections = false, double pixel_atol = 0);
 
 // The model in `bytes` (a gtest failure when they do not parse).
 onnx::ModelProto parse_model(const std::string& bytes);

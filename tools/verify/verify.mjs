@@ -15,6 +15,20 @@
 // Comparison: dims must be equal, element types equal. Floating-point values
 // match when |a-b| <= atol + rtol*|b| (b = expected); NaN matches NaN, equal
 // infinities match. Integer, bool and string values must be equal exactly.
+//
+// --detections (server: "detections": true): the outputs are detection records.
+// N = dim 0 of the first expected output; every output whose dim 0 is N holds
+// one row per detection (boxes Nx4 float, labels N int64, scores N float,
+// masks Nx1xHxW, keypoints NxKx3, keypoints_scores NxK). Nearly equal scores
+// may come out in another order, and a near-tie at the cut-off may swap the
+// last detections: each expected detection, in order, is matched to the
+// unused actual one with the same label and score and box within tolerance
+// (the closest box when several), then the other per-detection outputs are
+// compared row by row under that matching; a detection whose row is out of
+// tolerance in one of them counts as unmatched. Passes when N is equal and at
+// least 98% of the expected detections are matched (all of them when N < 50).
+// Boxes and keypoints (NxKx3) are in pixels: --pixel-atol (default: --atol) is
+// their absolute tolerance. Other outputs compare as above.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,8 +40,8 @@ import * as ort from 'onnxruntime-node';
 const DEFAULT_RTOL = 1e-3;
 const DEFAULT_ATOL = 1e-5;
 
-const USAGE = `usage: node verify.mjs MODEL.onnx DATA_DIR [--rtol ${DEFAULT_RTOL}] [--atol ${DEFAULT_ATOL}]
-       node verify.mjs --serve   (JSON lines {"model","data","rtol","atol"} on stdin)`;
+const USAGE = `usage: node verify.mjs MODEL.onnx DATA_DIR [--rtol ${DEFAULT_RTOL}] [--atol ${DEFAULT_ATOL}] [--detections [--pixel-atol A]]
+       node verify.mjs --serve   (JSON lines {"model","data","rtol","atol","detections","pixel_atol"} on stdin)`;
 
 // ---------------------------------------------------------------------------
 // onnx.TensorProto (the subset of onnx.proto that test data uses)
@@ -293,6 +307,121 @@ function compareOutput(k, name, expected, actual, rtol, atol) {
 }
 
 // ---------------------------------------------------------------------------
+// Detection records (--detections)
+// ---------------------------------------------------------------------------
+
+function sameDims(a, b) {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
+function close(a, b, rtol, atol) {
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
+  return a === b || Math.abs(a - b) <= atol + rtol * Math.abs(b);
+}
+
+/**
+ * Compares the per-detection outputs `idx` (indices into expected/actual) as
+ * detection records. Returns {ok, lines}.
+ */
+function compareDetections(idx, names, expected, actual, rtol, atol, pixelAtol) {
+  const lines = [];
+  const n = expected[idx[0]].dims[0];
+  const head = `detections (outputs ${idx.join(',')}, N=${n}):`;
+  for (const k of idx) {
+    const e = expected[k];
+    const a = actual[k];
+    const aDims = Array.from(a.dims, Number);
+    if (a.type !== e.type || !sameDims(aDims, e.dims)) {
+      lines.push(`output ${k} '${names[k]}': MISMATCH expected ${e.type} ${fmtDims(e.dims)}, ` +
+        `got ${a.type} ${fmtDims(aDims)}`);
+    }
+  }
+  if (lines.length) return { ok: false, lines: [`${head} MISMATCH`, ...lines] };
+  const isFloat = (k) => DTYPE_BY_NAME[expected[k].type].float === true;
+  const boxes = idx.find((k) => expected[k].dims.length === 2 && expected[k].dims[1] === 4 && isFloat(k));
+  const labels = idx.find((k) => expected[k].dims.length === 1 && !isFloat(k));
+  const scores = idx.find((k) => expected[k].dims.length === 1 && isFloat(k));
+  if (boxes === undefined || labels === undefined || scores === undefined) {
+    return { ok: false, lines: [`${head} MISMATCH cannot tell boxes (Nx4 float), labels (N integer) ` +
+      `and scores (N float) among them`] };
+  }
+  const view = (t) => numericView(t.type, t.data);
+  const rowLen = (k) => expected[k].dims.slice(1).reduce((p, q) => p * q, 1);
+  const eBox = view(expected[boxes]);
+  const aBoxV = numericView(actual[boxes].type, actual[boxes].data);
+  const eLab = expected[labels].data, aLab = actual[labels].data;
+  const eSc = view(expected[scores]), aSc = numericView(actual[scores].type, actual[scores].data);
+  // Greedy matching by expected order.
+  const used = new Uint8Array(n);
+  const match = new Int32Array(n).fill(-1);
+  let matched = 0;
+  for (let i = 0; i < n; i++) {
+    let best = -1;
+    let bestErr = Infinity;
+    for (let j = 0; j < n; j++) {
+      if (used[j] || eLab[i] !== aLab[j] || !close(aSc[j], eSc[i], rtol, atol)) continue;
+      let err = 0;
+      let fits = true;
+      for (let c = 0; c < 4 && fits; c++) {
+        const b = eBox[4 * i + c], a = aBoxV[4 * j + c];
+        fits = close(a, b, rtol, pixelAtol);
+        err = Math.max(err, Math.abs(a - b));
+      }
+      if (fits && err < bestErr) { best = j; bestErr = err; }
+    }
+    if (best >= 0) {
+      used[best] = 1;
+      match[i] = best;
+      matched++;
+    }
+  }
+  const need = n < 50 ? n : Math.ceil(0.98 * n);
+  // Every per-detection output under the matching. A matched detection whose other outputs
+  // (mask, keypoints) are out of tolerance counts as unmatched: they depend discontinuously on
+  // its box (RoiAlign samples at box-relative points, keypoints are a heatmap argmax), so a box
+  // within tolerance may still move a few mask pixels or flip a near-tie of the heatmap.
+  const differs = new Uint8Array(n);
+  const errs = [];
+  for (const k of idx) {
+    const len = rowLen(k);
+    const d = expected[k].dims;
+    const kAtol = k === boxes || (d.length === 3 && d[2] === 3) ? pixelAtol : atol;
+    const e = view(expected[k]);
+    const a = numericView(actual[k].type, actual[k].data);
+    const float = isFloat(k);
+    let maxAbs = 0;
+    let bad = 0;
+    for (let i = 0; i < n; i++) {
+      const j = match[i];
+      if (j < 0) continue;
+      for (let c = 0; c < len; c++) {
+        const b = e[i * len + c], v = a[j * len + c];
+        if (float) {
+          if (!close(v, b, rtol, kAtol)) {
+            bad++;
+            differs[i] = 1;
+          }
+          if (Number.isFinite(v - b)) maxAbs = Math.max(maxAbs, Math.abs(v - b));
+        } else if (v !== b) {
+          bad++;
+          differs[i] = 1;
+          const d = typeof v === 'bigint' ? Math.abs(Number(v - b)) : Math.abs(v - b);
+          maxAbs = Math.max(maxAbs, d);
+        }
+      }
+    }
+    errs.push(`output ${k} '${names[k]}' ${fmtDims(expected[k].dims)} ${expected[k].type} ` +
+      `max_abs_err=${fmtErr(maxAbs)}${bad ? ` ${bad} values out of tolerance (rtol=${rtol} atol=${kAtol})` : ''}`);
+  }
+  const differing = differs.reduce((p, q) => p + q, 0);
+  const ok = matched - differing >= need;
+  lines.push(`${head} ${ok ? 'OK' : 'MISMATCH'} matched ${matched - differing}/${n} (need ${need})` +
+    (differing ? `; ${differing} matched by box and score differ in another output` : ''));
+  for (const l of errs) lines.push(`  ${l}`);
+  return { ok, lines };
+}
+
+// ---------------------------------------------------------------------------
 // One verification
 // ---------------------------------------------------------------------------
 
@@ -318,7 +447,8 @@ function toOrtTensor(t) {
  * Verifies MODEL on DATA_DIR. Returns {code, lines}: code 0 = all match,
  * 1 = mismatch, 2 = error (lines then ends with an "error: ..." line).
  */
-export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEFAULT_ATOL) {
+export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEFAULT_ATOL,
+  detections = false, pixelAtol = undefined) {
   const lines = [];
   let session = null;
   try {
@@ -370,7 +500,20 @@ export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEF
 
     let ok = true;
     const n = Math.min(nOut, outNames.length);
+    const perDetection = new Set();
+    if (detections && n > 0 && expected[0].dims.length > 0) {
+      const count = expected[0].dims[0];
+      for (let k = 0; k < n; k++) {
+        if (expected[k].dims.length > 0 && expected[k].dims[0] === count) perDetection.add(k);
+      }
+      const actual = outNames.map((name) => results[name]);
+      const r = compareDetections([...perDetection], outNames, expected, actual, rtol, atol,
+        pixelAtol === undefined ? atol : pixelAtol);
+      ok = ok && r.ok;
+      lines.push(...r.lines);
+    }
     for (let k = 0; k < n; k++) {
+      if (perDetection.has(k)) continue;
       const r = compareOutput(k, outNames[k], expected[k], results[outNames[k]], rtol, atol);
       ok = ok && r.ok;
       lines.push(r.line);
@@ -400,19 +543,25 @@ function parseArgs(argv) {
   const pos = [];
   let rtol = DEFAULT_RTOL;
   let atol = DEFAULT_ATOL;
+  let detections = false;
+  let pixelAtol;
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
+    if (a === '--detections') {
+      detections = true;
+      continue;
+    }
     let val;
     const eq = a.indexOf('=');
     if (a.startsWith('--') && eq > 0) { val = a.slice(eq + 1); a = a.slice(0, eq); }
-    if (a === '--rtol' || a === '--atol') {
+    if (a === '--rtol' || a === '--atol' || a === '--pixel-atol') {
       if (val === undefined) {
         if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
         val = argv[++i];
       }
       const x = Number(val);
       if (val === '' || !Number.isFinite(x) || x < 0) throw new UsageError(`bad value for ${a}: ${val}`);
-      if (a === '--rtol') rtol = x; else atol = x;
+      if (a === '--rtol') rtol = x; else if (a === '--atol') atol = x; else pixelAtol = x;
     } else if (a.startsWith('--')) {
       throw new UsageError(`unknown option ${a}`);
     } else {
@@ -420,7 +569,7 @@ function parseArgs(argv) {
     }
   }
   if (pos.length !== 2) throw new UsageError('expected MODEL.onnx and DATA_DIR');
-  return { model: pos[0], data: pos[1], rtol, atol };
+  return { model: pos[0], data: pos[1], rtol, atol, detections, pixelAtol };
 }
 
 async function mainCli(argv) {
@@ -431,7 +580,8 @@ async function mainCli(argv) {
     process.stderr.write(`error: ${e.message}\n${USAGE}\n`);
     return 2;
   }
-  const { code, lines } = await verify(args.model, args.data, args.rtol, args.atol);
+  const { code, lines } = await verify(args.model, args.data, args.rtol, args.atol, args.detections,
+    args.pixelAtol);
   for (const l of lines) {
     if (l.startsWith('error: ')) process.stderr.write(l + '\n');
     else process.stdout.write(l + '\n');
@@ -454,16 +604,24 @@ async function handleRequest(line) {
     return { ok: false, report: `error: request is not valid JSON: ${e.message}` };
   }
   if (!req || typeof req !== 'object' || Array.isArray(req)) {
-    return { ok: false, report: 'error: request must be a JSON object {"model","data","rtol","atol"}' };
+    return {
+      ok: false,
+      report: 'error: request must be a JSON object {"model","data","rtol","atol","detections"}',
+    };
   }
-  let rtol, atol;
+  let rtol, atol, pixelAtol;
   try {
     rtol = numOr(req.rtol, DEFAULT_RTOL, 'rtol');
     atol = numOr(req.atol, DEFAULT_ATOL, 'atol');
+    pixelAtol = numOr(req.pixel_atol, atol, 'pixel_atol');
   } catch (e) {
     return { ok: false, report: `error: ${e.message}` };
   }
-  const { code, lines } = await verify(req.model, req.data, rtol, atol);
+  if (req.detections !== undefined && typeof req.detections !== 'boolean') {
+    return { ok: false, report: `error: bad detections: ${JSON.stringify(req.detections)}` };
+  }
+  const { code, lines } = await verify(req.model, req.data, rtol, atol, req.detections === true,
+    pixelAtol);
   return { ok: code === 0, report: lines.join('\n') };
 }
 
