@@ -42,7 +42,14 @@ in ${seconds} s (2 cores); \`ctest -R zoo\` runs a subset of it in every test ru
   optical flow two 1x3x128x128 frames; detection one 3x320x320 image (ssd300 300x300) with
   \`min_size\`/\`max_size\` 320 and score thresholds at 0, so that random weights still detect.
 - "other size": detection and segmentation models are exported with dynamic image axes and run
-  again on another image (detection 256x384, segmentation 192x288) against libtorch on it.
+  again on another image (detection 240x320, segmentation 192x288) against libtorch on it. The
+  detection transform pads 240x320 to 256x320 without scaling it. An image it must scale goes
+  through a bilinear Resize whose ONNX Runtime arithmetic differs from libtorch's by ~1e-4
+  ((x + 0.5) / (out / in) - 0.5 against (in / out) * (x + 0.5) - 0.5; torch.onnx exports the same
+  Resize): at 256x384 this moves boxes by ~0.05 px, enough to swap near-tied detections and to
+  flip the one-pixel mask pastes and near-tied keypoint maxima of mask and keypoint R-CNN
+  (diagnosed by feeding ONNX Runtime's resized image to libtorch's graph: every row then
+  matches).
 - Weights: random from fixed seeds, zero-initialized weights (ViT's head) given small random
   values, and the BatchNorm statistics set from a batch of two random inputs, as training would
   (with fresh statistics, activations vanish or explode with depth: S3D's features were exactly
