@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 TORCHONNX_TARGETS="--target alexnet_example torchonnx_cli" bash scripts/setup.sh
 mkdir -p out
-./build/alexnet_example out
+"./${TORCHONNX_BUILD_DIR:-build}/alexnet_example" out
 node tools/verify/verify.mjs out/alexnet.onnx out/alexnet_test_data
 echo "AlexNet: exported to out/alexnet.onnx and verified in ONNX Runtime"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what torchonnx needs on Debian 12 (as root), then configures and builds into build/.
-# Sourced by scripts/run-example.sh and scripts/test.sh; safe to run again (installs only what is
-# missing, builds incrementally).
+# Installs what torchonnx needs on Debian 12 (libtorch 1.13, onnx 1.12) or Debian 13 (libtorch 2.6,
+# onnx 1.17), as root, then configures and builds into build/ ($TORCHONNX_BUILD_DIR: scripts/
+# debian13.sh builds the Debian 13 root's into build-debian13/). Run by scripts/run-example.sh and
+# scripts/test.sh; safe to run again (installs only what is missing, builds incrementally).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -9,7 +10,14 @@ packages=(build-essential cmake ninja-build ccache pkg-config git
           libtorch-dev libonnx-dev libprotobuf-dev libfmt-dev libcli11-dev nlohmann-json3-dev
           libgtest-dev libgmock-dev
           python3-torch python3-torchvision libopenblas0-pthread graphviz time)
-command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
+# Debian 13 also has ONNX Runtime's C/C++ API and onnx's Python package.
+if [ "$(. /etc/os-release && echo "${VERSION_ID:-}")" = 13 ]; then
+  packages+=(libonnxruntime-dev python3-onnx ca-certificates)
+fi
+# Node.js runs the ONNX Runtime verifier; npm only installs it (a Debian 13 root shares the
+# checkout's tools/verify/node_modules with the Debian 12 leg, and so needs no npm).
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+[ -d tools/verify/node_modules/onnxruntime-node ] || command -v npm >/dev/null 2>&1 || packages+=(npm)
 source scripts/install-packages.sh
 install_missing setup "${packages[@]}"
 
@@ -20,6 +28,7 @@ if [ ! -d tools/verify/node_modules/onnxruntime-node ]; then
 fi
 
 export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+build=${TORCHONNX_BUILD_DIR:-build}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 jobs=$(nproc)
-cmake --build build -j "$jobs" ${TORCHONNX_TARGETS:-}
+cmake --build "$build" -j "$jobs" ${TORCHONNX_TARGETS:-}

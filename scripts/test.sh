@@ -2,10 +2,29 @@
 # All tests: set up, build, run ctest (converter tests, API and error tests, torchvision models),
 # then the sanitizer run (scripts/sanitize.sh: clang ASan/UBSan build of a subset of the tests and
 # 20 s of fuzzing per fuzz target; TORCHONNX_SKIP_SANITIZE=1 skips it).
+# On Debian 12 a second leg follows: the same ctest suite on Debian 13 (libtorch 2.6, onnx 1.17) in
+# the root of scripts/debian13.sh (TORCHONNX_DEBIAN13=0 skips it; the sanitizer run is the first
+# leg's only: it checks our code, which is the same on both). On Debian 13 the one leg is its own.
+# Arguments go to ctest (e.g. -R ops_ to run the converter tests only).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build=${TORCHONNX_BUILD_DIR:-build}
+platform="Debian $(. /etc/os-release && echo "${VERSION_ID:-?}")"
+
+leg_start=$SECONDS
+status=0
 bash scripts/setup.sh
-(cd build && ctest --output-on-failure -j "$(nproc)" "$@")
+(cd "$build" && ctest --output-on-failure -j "$(nproc)" "$@") || status=1
 if [ "${TORCHONNX_SKIP_SANITIZE:-0}" != 1 ]; then
-  bash scripts/sanitize.sh
+  bash scripts/sanitize.sh || status=1
 fi
+echo "test: $platform leg $([ $status = 0 ] && echo passed || echo FAILED) in $((SECONDS - leg_start)) s"
+
+if [ "$platform" = "Debian 12" ] && [ "${TORCHONNX_DEBIAN13:-1}" != 0 ]; then
+  leg_start=$SECONDS
+  leg_status=0
+  TORCHONNX_SKIP_SANITIZE=1 bash scripts/debian13.sh bash scripts/test.sh "$@" || leg_status=1
+  echo "test: Debian 13 leg (with making its root) $([ $leg_status = 0 ] && echo passed || echo FAILED) in $((SECONDS - leg_start)) s"
+  [ $leg_status = 0 ] || status=1
+fi
+exit $status
