@@ -156,6 +156,8 @@ std::optional<int64_t> storage_element_size(const std::string& name) {
 class PickleChecker {
  public:
   // `tensor_dir`: where BINPERSID finds its records ("data/" for data.pkl); empty: no tensors.
+  // `sizes`: the records' sizes, against which storages are checked; null: the loader never reads
+  // this pickle's tensor data (see Note [Pickles the loader reads]).
   PickleChecker(const std::string& bytes, std::string tensor_dir,
                 const std::map<std::string, uint64_t>* sizes)
       : in_(bytes), tensor_dir_(std::move(tensor_dir)), sizes_(sizes) {}
@@ -304,7 +306,7 @@ class PickleChecker {
     if (tensor_dir_.empty()) fail("tensor storage in a pickle without tensors");
     const int64_t numel = id->items[4]->number, element = id->items[1]->number;
     if (numel < 0 || numel > (int64_t{1} << 56) / element) fail("absurd storage size");
-    if (numel > 0) {
+    if (numel > 0 && sizes_ != nullptr) {
       const std::string record = tensor_dir_ + id->items[2]->text;
       auto it = sizes_->find(record);
       if (it == sizes_->end()) fail("storage record '" + record + "' is missing");
@@ -646,7 +648,16 @@ void check_archive(caffe2::serialize::PyTorchStreamReader& reader, uint64_t file
       // An unreadable record (bad CRC, say) fails libtorch's reader the same way: never unpickled.
       continue;
     }
-    PickleChecker checker(bytes, dir, &*sizes);
+    // Note [Pickles the loader reads]
+    // torch::jit::load unpickles data.pkl and constants.pkl with their tensors' records, and the
+    // code's .debug_pkl files. torch >= 2.0 also writes traced_inputs.pkl for traced modules:
+    // the example inputs' shapes, written with skip_tensor_data, so every storage it references
+    // is an empty record. libtorch reads it only when asked to restore shapes (never by
+    // torch::jit::load's default, which we call), and 1.13 does not know it. So such a pickle is
+    // walked for its structure, but its storages are not held against their records: a file
+    // PyTorch wrote is never refused for them.
+    const bool reads_tensor_data = name == "data.pkl" || name == "constants.pkl";
+    PickleChecker checker(bytes, dir, reads_tensor_data ? &*sizes : nullptr);
     const std::string why = checker.run();
     if (!why.empty()) corrupt(fmt::format("record '{}' is a malformed pickle: {}", name, why));
     if (ends_with(name, ".debug_pkl")) {
