@@ -8,10 +8,12 @@
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
 
+#include "common/compat.h"
 #include "frontend/archive_check.h"
 #include "frontend/frontend.h"
 #include "torchonnx/errors.h"
@@ -27,6 +29,31 @@ namespace torchonnx {
 
 namespace {
 
+// "ns::name" of libtorch's "Unknown builtin op: ns::name." message, or "".
+std::string unknown_builtin_op(const std::string& message) {
+  const std::string marker = "Unknown builtin op: ";
+  const size_t at = message.find(marker);
+  if (at == std::string::npos) return "";
+  const size_t start = at + marker.size();
+  size_t end = start;
+  while (end < message.size() &&
+         (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '_' ||
+          message[end] == ':' || message[end] == '.')) {
+    ++end;
+  }
+  std::string op = message.substr(start, end - start);
+  while (!op.empty() && op.back() == '.') op.pop_back();
+  return op;
+}
+
+// Whether `op` ("ns::name") is in a namespace of PyTorch's own operators.
+bool is_pytorch_namespace(const std::string& op) {
+  for (const char* ns : {"aten::", "prim::", "quantized::", "_quantized::"}) {
+    if (op.rfind(ns, 0) == 0) return true;
+  }
+  return false;
+}
+
 // torch::jit::load's exceptions as ExportError(kModelLoad) naming `what` (the file) and a remedy.
 template <typename Load>
 torch::jit::Module load_translating_errors(const std::string& what, Load&& load) {
@@ -37,9 +64,26 @@ torch::jit::Module load_translating_errors(const std::string& what, Load&& load)
     // The first line that says something (messages about unknown ops start with a newline).
     const size_t start = std::min(message.find_first_not_of("\n "), message.size());
     std::string first_line = message.substr(start, message.find('\n', start) - start);
+    // An operator of PyTorch's own namespaces that this libtorch lacks: the file was written by
+    // a newer PyTorch (aten::scaled_dot_product_attention, aten::rms_norm on libtorch 1.13).
+    const std::string unknown_op = unknown_builtin_op(message);
+    if (!unknown_op.empty() && is_pytorch_namespace(unknown_op)) {
+      throw ExportError(
+          ErrorCode::kModelLoad,
+          fmt::format("cannot load {} as TorchScript: it calls {}, which libtorch {} (the "
+                      "libtorch this torchonnx is built against) does not have: the file was "
+                      "written by a newer PyTorch.\nRemedy: {}.",
+                      what, unknown_op, compat::kLibtorchVersion, compat::kNewerLibtorchRemedy));
+    }
+    if (message.find("maximum supported version for reading") != std::string::npos) {
+      throw ExportError(
+          ErrorCode::kModelLoad,
+          fmt::format("cannot load {} as TorchScript: {}\nIts file format is newer than libtorch "
+                      "{} (this torchonnx's) reads. Remedy: {}.",
+                      what, first_line, compat::kLibtorchVersion, compat::kNewerLibtorchRemedy));
+    }
     std::string remedy =
-        message.find("Unknown builtin op") != std::string::npos ||
-                message.find("Unknown type name") != std::string::npos
+        !unknown_op.empty() || message.find("Unknown type name") != std::string::npos
             ? "It uses a custom op or class that is not registered in this process: load the "
               "library that defines it first (CLI: --load-library FILE.so)."
             : "Save it with torch.jit.save() (of a traced or scripted module) and check the file "

@@ -1,0 +1,20 @@
+// What differs between the libtorch and onnx versions torchonnx builds against: libtorch 1.13 +
+// onnx 1.12 (Debian 12) and libtorch 2.6 + onnx 1.17 (Debian 13). Code elsewhere asks these names
+// instead of testing versions itself. (Build-level differences are in CMakeLists.txt: Debian 13's
+// onnx headers need ONNX_ML and ONNX_NAMESPACE, which its CMake targets carry.)
+#pragma once
+
+#include <torch/version.h>
+
+namespace torchonnx::compat {
+
+// The libtorch this torchonnx was built against, as "1.13.0".
+inline constexpr const char* kLibtorchVersion = TORCH_VERSION;
+inline constexpr int kLibtorchMajor = TORCH_VERSION_MAJOR;
+
+// Where to export files that need a newer libtorch than this build's (a remedy, for messages).
+inline constexpr const char* kNewerLibtorchRemedy =
+    "export it with torchonnx built against a newer libtorch: the Debian 13 build (libtorch 2.6; "
+    "on a Debian 12 machine `bash scripts/debian13.sh` builds and runs it in a Debian 13 root)";
+
+}  // namespace torchonnx::compat
