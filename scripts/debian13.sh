@@ -37,22 +37,18 @@ if [ ! -f "$chroot_dir/.torchonnx-root" ]; then
   touch "$chroot_dir/.torchonnx-root"
 fi
 
-# Mounts for the command's lifetime, undone on exit (also on failure), innermost first.
-mounted=()
-unmount_all() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
-}
-trap unmount_all EXIT
+# The mounts live in a mount namespace of this command's own (unshare -m), so they vanish with it
+# and runs at the same time (a build, a shell) do not unmount each other's.
+if [ -z "${TORCHONNX_IN_DEBIAN13_NS:-}" ]; then
+  TORCHONNX_IN_DEBIAN13_NS=1 exec unshare --mount --propagation private \
+    bash "$root/scripts/debian13.sh" "$@"
+fi
 bind() {  # bind SOURCE: mount SOURCE at the same path inside the root
   mkdir -p "$chroot_dir$1"
   mount --rbind "$1" "$chroot_dir$1"
-  mount --make-rslave "$chroot_dir$1"
-  mounted+=("$chroot_dir$1")
 }
 mkdir -p "$chroot_dir/proc"
 mount -t proc proc "$chroot_dir/proc"
-mounted+=("$chroot_dir/proc")
 bind /dev
 bind /sys
 bind /tmp
@@ -65,5 +61,5 @@ chroot "$chroot_dir" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   TORCHONNX_BUILD_DIR="${TORCHONNX_BUILD_DIR:-build-debian13}" \
   TORCHONNX_SKIP_SANITIZE="${TORCHONNX_SKIP_SANITIZE:-0}" \
-  TORCHONNX_TARGETS="${TORCHONNX_TARGETS:-}" CTEST_ARGS="${CTEST_ARGS:-}" \
+  TORCHONNX_TARGETS="${TORCHONNX_TARGETS:-}" \
   bash -c "cd $(printf '%q' "$root") && $quoted"

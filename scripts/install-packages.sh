@@ -11,6 +11,7 @@ install_missing() {
     echo "$who: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq "${missing[@]}" >/dev/null
+    # shellcheck disable=SC2086  # TORCHONNX_APT_FLAGS: extra words for apt-get install
+    apt-get install -y -qq ${TORCHONNX_APT_FLAGS:-} "${missing[@]}" >/dev/null
   fi
 }
