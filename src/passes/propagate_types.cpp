@@ -243,6 +243,20 @@ bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
     }
     return true;
   }
+  static const c10::Symbol kSdpa =
+      c10::Symbol::fromQualString("aten::scaled_dot_product_attention");
+  if (kind == kSdpa) {
+    // scaled_dot_product_attention(query (..., L, E), key, value (..., S, Ev), ...): (..., L, Ev)
+    // in the query's dtype. libtorch 2.x's C++ has no meta kernel for it (Python registers one),
+    // and its zeros run costs an attention.
+    if (stack.size() < 3 || !stack[0].isTensor() || !stack[2].isTensor()) return false;
+    const at::Tensor &q = stack[0].toTensor(), &v = stack[2].toTensor();
+    if (!q.defined() || !v.defined() || !q.is_meta() || q.dim() < 2 || v.dim() < 2) return false;
+    std::vector<int64_t> sizes = q.sizes().vec();
+    sizes.back() = v.size(-1);
+    stack.assign(1, c10::IValue(at::empty(sizes, q.options())));
+    return true;
+  }
   if (kind != kBatchNorm && kind != kLayerNorm && kind != kGroupNorm && kind != kInstanceNorm &&
       kind != kRelu && kind != kEmbedding) {
     return false;
