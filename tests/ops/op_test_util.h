@@ -16,6 +16,8 @@
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/ir/irparser.h>
+#include <torch/csrc/jit/runtime/operator.h>
+#include <torch/version.h>
 
 #include <filesystem>
 #include <functional>
@@ -120,6 +122,16 @@ struct ScriptOptions {
   bool fold = true;
   Tolerance tol = {};
 };
+
+// Whether this process's libtorch registers the operator `name` ("aten::rms_norm"). Tests of
+// operators newer than libtorch 1.13 skip where it lacks them; the Debian 13 build runs them.
+inline bool has_operator(const std::string& name) {
+  return !torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name)).empty();
+}
+#define TORCHONNX_SKIP_WITHOUT_OPERATOR(name)                    \
+  if (!::torchonnx::testing::has_operator(name))                 \
+  GTEST_SKIP() << "libtorch " TORCH_VERSION " has no " << (name) \
+               << " (a newer PyTorch's operator; the Debian 13 build tests it)"
 
 // A module whose forward is TorchScript `source` ("def forward(self, x): ...").
 inline torch::jit::Module script_module(const std::string& source,

@@ -1,5 +1,6 @@
 // Attention: the fused inference kernels of nn.MultiheadAttention / nn.TransformerEncoderLayer
-// (taken by PyTorch 1.13 in eval mode without grad), and _masked_softmax.
+// (taken by PyTorch 1.13 and 2.x in eval mode without grad), _masked_softmax, and PyTorch 2.x's
+// F.scaled_dot_product_attention.
 //
 // Semantics follow PyTorch 1.13's CPU kernels (aten/src/ATen/native/transformers/attention.cpp,
 // transformer.cpp, SoftMax.cpp), checked by experiment:
@@ -9,6 +10,10 @@
 //    queries) or a 4-D mask (B, H, T, S); mask_type must be given with a mask (1 or 2: same
 //    meaning on CPU; 0, a (T, T) src_mask, is rejected by the CPU kernel);
 //  - q is scaled by 1/sqrt(head_dim) after its bias; averaged weights are the mean over heads.
+// scaled_dot_product_attention (PyTorch 2.6's math and CPU flash kernels, checked by experiment):
+//  - a bool attn_mask is the opposite of the fused kernels' masks: True = takes part; a float mask
+//    is added to the scores; is_causal keeps key j for query i when j <= i (top-left aligned);
+//  - a query whose keys are all excluded gets zero output (not NaN as in _masked_softmax).
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -150,6 +155,28 @@ void require_float(GraphContext& g, at::ScalarType type) {
   }
 }
 
+// The causal mask of scaled_dot_product_attention for scores [..., L, S]: true where query i may
+// attend key j, i.e. j <= i (torch.ones(L, S).tril(): aligned to the top left, also when L != S).
+// Built from the scores' run-time shape, so L and S stay dynamic.
+Value causal_mask(GraphContext& g, const Value& scores, int64_t rank) {
+  Value rows = unsqueeze(g, arange(g, dim_size(g, scores, rank - 2)), {1});  // [L, 1]
+  Value cols = unsqueeze(g, arange(g, dim_size(g, scores, rank - 1)), {0});  // [1, S]
+  return g.op("Not", {g.op("Greater", {cols, rows})});
+}
+
+// `x` [..., Hk, S, E] with each head repeated `times` times in a row: [..., Hk*times, S, E]
+// (repeat_interleave over dim -3, as enable_gqa repeats key and value heads).
+Value repeat_heads(GraphContext& g, const Value& x, const std::vector<int64_t>& sizes,
+                   int64_t times) {
+  const int64_t rank = static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> expanded(sizes);
+  expanded.insert(expanded.begin() + (rank - 2), times);
+  Value e = g.op("Expand", {unsqueeze(g, x, {rank - 2}), g.constant_ints(expanded)});
+  std::vector<int64_t> merged(sizes);
+  merged[rank - 3] *= times;
+  return g.op("Reshape", {e, g.constant_ints(merged)});
+}
+
 }  // namespace
 
 void register_attention(Registry& r) {
@@ -207,6 +234,97 @@ void register_attention(Registry& r) {
     x = g.op("Add", {linear(g, hidden, a.tensor(16), a.tensor(17)), residual});
     if (!norm_first) x = norm(x, 12);
     return {x};
+  });
+
+  // aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value,
+  //   Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None,
+  //   bool enable_gqa=False) -> Tensor                                          (PyTorch >= 2.0)
+  //   ⇒  Softmax(q·kᵀ·scale + mask)·v: a bool mask excludes where it is False, a float mask is
+  //      added, is_causal excludes keys after the query (top-left aligned); scale defaults to
+  //      1/√E; enable_gqa repeats key/value heads to the query's. Every opset (last-axis Softmax).
+  r.add("aten::scaled_dot_product_attention", {}, [](GraphContext& g, const Args& a) -> Values {
+    const at::ScalarType type = a.dtype(0);
+    require_float(g, type);
+    const int64_t rank = a.require_rank(0);
+    if (rank < 2 || a.require_rank(1) != rank || a.require_rank(2) != rank) {
+      g.fail(
+          "query, key and value of the same rank (>= 2) are needed: (..., L, E), (..., S, E), "
+          "(..., S, Ev)");
+    }
+    const double dropout_p = a.float_arg(4);
+    if (dropout_p != 0.0) {
+      g.fail("dropout_p = " + std::to_string(dropout_p) +
+             ": scaled_dot_product_attention applies dropout whatever the module's mode, which "
+             "ONNX inference cannot reproduce; pass dropout_p=0.0 when not training (as "
+             "nn.MultiheadAttention does in eval mode)");
+    }
+    const bool is_causal = a.bool_arg(5);
+    const size_t n = a.size();
+    const std::optional<double> scale = n > 6 ? a.optional_float(6) : std::nullopt;
+    const bool enable_gqa = n > 7 && a.bool_arg(7);
+
+    Value q = a.tensor(0), k = a.tensor(1), v = a.tensor(2);
+    if (enable_gqa) {
+      auto qs = a.sizes(0), ks = a.sizes(1), vs = a.sizes(2);
+      if (rank < 3 || !qs || !ks || !vs || (*qs)[rank - 3] < 0 || (*ks)[rank - 3] <= 0 ||
+          (*vs)[rank - 3] <= 0) {
+        g.fail("enable_gqa needs the head counts (dim -3) of query, key and value known");
+      }
+      const int64_t hq = (*qs)[rank - 3];
+      if (hq != (*ks)[rank - 3] || hq != (*vs)[rank - 3]) {
+        for (auto* s : {&*ks, &*vs}) {
+          if (hq % (*s)[rank - 3] != 0) {
+            g.fail("enable_gqa: the query's head count must be a multiple of key's and value's");
+          }
+          for (int64_t d : *s) {
+            if (d < 0) g.fail("enable_gqa with differing head counts needs static key/value sizes");
+          }
+        }
+        if ((*ks)[rank - 3] != hq) k = repeat_heads(g, k, *ks, hq / (*ks)[rank - 3]);
+        if ((*vs)[rank - 3] != hq) v = repeat_heads(g, v, *vs, hq / (*vs)[rank - 3]);
+      }
+    }
+
+    std::vector<int64_t> perm(rank);
+    for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+    std::swap(perm[rank - 2], perm[rank - 1]);
+    Value scores = g.op("MatMul", {q, transpose(g, k, perm)});  // [..., L, S]
+    Value factor;
+    if (scale) {
+      factor = g.constant_scalar(*scale, type);
+    } else if (auto qs = a.sizes(0); qs && qs->back() > 0) {
+      factor = g.constant_scalar(1.0 / std::sqrt(static_cast<double>(qs->back())), type);
+    } else {
+      Value e = g.cast(dim_size(g, q, rank - 1), type);
+      factor = g.op("Reciprocal", {g.op("Sqrt", {e})});
+    }
+    scores = g.op("Mul", {scores, factor});
+
+    std::optional<Value> keep;  // bool, true where a key takes part
+    if (is_causal) keep = causal_mask(g, scores, rank);
+    if (!a.is_none(3)) {
+      const at::ScalarType mask_type = a.dtype(3);
+      if (mask_type == at::kBool) {
+        keep = keep ? g.op("And", {*keep, a.tensor(3)}) : a.tensor(3);
+      } else {
+        scores = g.op("Add", {scores, cast_if(g, a.tensor(3), mask_type, type)});
+      }
+    }
+    if (keep) {
+      scores = g.op("Where", {*keep, scores, g.constant_scalar(-INFINITY, type)});
+    }
+    Value weights = g.op("Softmax", {scores}, {{"axis", rank - 1}});
+    if (keep || !a.is_none(3)) {
+      // PyTorch 2.x gives a query whose keys are all excluded (bool mask, causal or -inf float
+      // mask) zero weights (its "safe softmax"), where Softmax of all -inf is NaN. Such a row's
+      // maximum is -inf, below the lowest finite value; NaN rows (NaN inputs) stay NaN.
+      const double lowest = type == at::kDouble ? std::numeric_limits<double>::lowest()
+                                                : std::numeric_limits<float>::lowest();
+      Value dead = g.op("Less", {reduce(g, "ReduceMax", scores, {rank - 1}, true),
+                                 g.constant_scalar(lowest, type)});
+      weights = g.op("Where", {dead, g.constant_scalar(0.0, type), weights});
+    }
+    return {g.op("MatMul", {weights, v})};
   });
 
   // aten::_masked_softmax(Tensor self, Tensor mask, int? dim, int? mask_type) -> Tensor
