@@ -264,6 +264,32 @@ TEST_F(Norm, FunctionalNormalize) {
                     {at::randn({3, 4})});
 }
 
+// aten::rms_norm (nn.RMSNorm, PyTorch >= 2.4; skipped on libtorch 1.13).
+TEST_F(Norm, RmsNormWithWeightAndEps) {
+  TORCHONNX_SKIP_WITHOUT_OPERATOR("aten::rms_norm");
+  expect_script_matches(
+      "aten::rms_norm",
+      script_module("def forward(self, x):\n"
+                    "  return torch.rms_norm(x, [8], self.weight, 1e-5)\n",
+                    {{"weight", at::randn({8})}}),
+      {at::randn({2, 3, 8})});
+}
+
+TEST_F(Norm, RmsNormOverTwoAxesWithDefaultEps) {
+  TORCHONNX_SKIP_WITHOUT_OPERATOR("aten::rms_norm");
+  // eps None: the dtype's machine epsilon; tiny inputs make it count.
+  expect_script_matches("aten::rms_norm",
+                        "def forward(self, x):\n  return torch.rms_norm(x, [3, 4])\n",
+                        {at::randn({2, 3, 4}) * 1e-3});
+}
+
+TEST_F(Norm, RmsNormDouble) {
+  TORCHONNX_SKIP_WITHOUT_OPERATOR("aten::rms_norm");
+  expect_script_matches("aten::rms_norm",
+                        "def forward(self, x, w):\n  return torch.rms_norm(x, [5], w)\n",
+                        {at::randn({4, 5}, at::kDouble), at::randn({5}, at::kDouble)});
+}
+
 TEST_F(Norm, LocalResponseNormDecomposition) {
   // No aten op: libtorch's functional decomposes into mul/unsqueeze/pad/avg_pool/pow/div.
   namespace F = torch::nn::functional;

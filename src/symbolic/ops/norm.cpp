@@ -1,11 +1,13 @@
 // Normalization: batch_norm (inference and training), instance_norm, layer_norm,
-// native_layer_norm, group_norm, native_group_norm, _weight_norm.
+// native_layer_norm, group_norm, native_group_norm, rms_norm, _weight_norm.
 //
 // The statistics-based forms are written as the same exact composition (mean, centered
 // variance, (x - mean) / sqrt(var + eps)), which works at every opset, for every floating dtype and
 // needs only the input's rank (sizes are computed in the graph).
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
+
+#include <limits>
 
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
@@ -202,6 +204,38 @@ void register_norm(Registry& r) {
     Normalized n = group_norm_parts(g, a.tensor(0), a.int_arg(6), a.float_arg(7), type);
     return {channel_affine(g, a, n.y, 1, 2, rank), squeeze(g, n.mean, {2}),
             squeeze(g, n.rstd, {2})};
+  });
+
+  // aten::rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)
+  //   -> Tensor                                                               (PyTorch >= 2.4)
+  //   ⇒  x / Sqrt(ReduceMean(x·x over the last len(normalized_shape) axes) + eps) · weight, with
+  //      eps defaulting to the dtype's machine epsilon (torch.finfo(x.dtype).eps), as PyTorch
+  r.add("aten::rms_norm", {}, [](GraphContext& g, const Args& a) -> Values {
+    const at::ScalarType type = float_type(g, a, 0);
+    const int64_t rank = a.require_rank(0);
+    const auto normalized = list_length(a, 1);
+    if (!normalized || *normalized > rank) {
+      g.fail("normalized_shape must be a list of static length at most the input's rank");
+    }
+    double eps;
+    if (auto given = a.optional_float(3)) {
+      eps = *given;
+    } else if (type == at::kDouble) {
+      eps = std::numeric_limits<double>::epsilon();
+    } else if (type == at::kHalf) {
+      eps = 0.0009765625;  // torch.finfo(torch.float16).eps
+    } else if (type == at::kBFloat16) {
+      eps = 0.0078125;  // torch.finfo(torch.bfloat16).eps
+    } else {
+      eps = std::numeric_limits<float>::epsilon();
+    }
+    Value x = a.tensor(0);
+    // An empty normalized_shape reduces over every axis, as PyTorch's mean(dim=[]) does.
+    Value ms =
+        reduce(g, "ReduceMean", g.op("Mul", {x, x}), range_axes(rank - *normalized, rank), true);
+    Value y = g.op("Div", {x, g.op("Sqrt", {g.op("Add", {ms, g.constant_scalar(eps, type)})})});
+    if (!a.is_none(2)) y = g.op("Mul", {y, a.tensor(2)});
+    return {y};
   });
 
   // aten::_weight_norm(Tensor v, Tensor g, int dim=0)  ⇒  v · g / ‖v‖₂ over all dims but `dim`
