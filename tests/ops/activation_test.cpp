@@ -263,6 +263,25 @@ TEST_F(Activation, LogSigmoid) {
                     {at::tensor({-100.0f, -30.0f, 0.0f, 30.0f, 100.0f})});
 }
 
+TEST_F(Activation, Logit) {
+  // Inside (0, 1), at its ends (±inf without eps) and outside (NaN without eps, clamped with it).
+  at::Tensor x = at::tensor({0.01f, 0.2f, 0.5f, 0.93f, 0.0f, 1.0f, -0.5f, 1.5f}).reshape({2, 4});
+  expect_op_matches("aten::logit", [](const Inputs& in) { return at::logit(arg(in, 0)); }, {x});
+  for (double eps : {0.0, 1e-6, 0.1, 0.3}) {
+    SCOPED_TRACE(eps);
+    expect_op_matches("aten::logit", [eps](const Inputs& in) { return at::logit(arg(in, 0), eps); },
+                      {x});
+  }
+  // A negative eps is ignored, as ATen's kernel does; double inputs.
+  expect_op_matches("aten::logit", [](const Inputs& in) { return at::logit(arg(in, 0), -1.0); },
+                    {x.to(at::kDouble)});
+  expect_op_matches("aten::logit", [](const Inputs& in) { return at::logit(arg(in, 0), 0.25); },
+                    {x.to(at::kDouble)});
+  expect_script_matches("aten::logit",
+                        "def forward(self, x):\n  return torch.logit(x, eps=0.05), x.logit()\n",
+                        {at::rand({3, 5})});
+}
+
 TEST_F(Activation, PreluOneWeight) {
   expect_op_matches("aten::prelu",
                     [](const Inputs& in) { return at::prelu(arg(in, 0), arg(in, 1)); },

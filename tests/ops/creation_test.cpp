@@ -504,6 +504,69 @@ TEST_F(Creation, RandLikeAndRandnLike) {
       {at::randn({3})});
 }
 
+// Deterministic properties of integer samples `r` meant to be uniform on [low, high): r · 0 (the
+// shape and dtype), the smallest and largest sample (low and high - 1 among thousands: a constant
+// or all-zero sampler fails), how many samples are integers of [low, high) (all of them) and, for
+// each value, floor(20 · |its share of the samples - 1 / (high - low)|): 0 while every share is
+// within 0.05 of uniform (over 5 standard deviations for the sample sizes used here).
+c10::IValue uniform_integer_stats(const at::Tensor& r, int64_t low, int64_t high) {
+  at::Tensor hits = r.reshape({-1, 1}).to(at::kDouble) == at::arange(low, high, at::kDouble);
+  at::Tensor share = hits.sum(0).to(at::kDouble) / static_cast<double>(r.numel());
+  at::Tensor off = at::floor(at::abs(share - 1.0 / static_cast<double>(high - low)) * 20);
+  return tuple({r * 0, r.min(), r.max(), hits.sum(), off});
+}
+
+TEST_F(Creation, RandintIsUniformOnItsRange) {
+  expect_unfolded_matches("aten::randint",
+                          [](const Inputs&) {
+                            return uniform_integer_stats(at::randint(7, {40, 75}), 0, 7);
+                          },
+                          {at::randn({2})});
+  expect_unfolded_matches(
+      "aten::randint",
+      [](const Inputs&) { return uniform_integer_stats(at::randint(-4, 4, {3000}), -4, 4); },
+      {at::randn({2})});
+  // The dtype argument: int32, float and double samples (integers all the same).
+  for (at::ScalarType dtype : {at::kInt, at::kFloat, at::kDouble}) {
+    SCOPED_TRACE(c10::toString(dtype));
+    expect_unfolded_matches("aten::randint",
+                            [dtype](const Inputs&) {
+                              return uniform_integer_stats(at::randint(3, 5, {2000}, dtype), 3, 5);
+                            },
+                            {at::randn({2})});
+  }
+}
+
+TEST_F(Creation, RandintOfComputedSizeAndBounds) {
+  // x.size(0) = 6 as high, a size computed from x's shape.
+  const std::string source =
+      "def forward(self, x):\n"
+      "  r = torch.randint(2, x.size(0), (x.size(1), 750))\n"
+      "  hits = r.reshape(-1, 1) == torch.arange(2, 6)\n"
+      "  share = hits.sum(0).double() / r.numel()\n"
+      "  return r * 0, r.min(), r.max(), hits.sum(), torch.floor((share - 0.25).abs() * 20)\n";
+  expect_script_matches("aten::randint", source, {at::randn({6, 4})}, kUnfolded);
+}
+
+TEST_F(Creation, RandintLike) {
+  // Default dtype: self's (int64 and float here); an explicit dtype.
+  expect_op_matches(
+      "aten::randint_like",
+      [](const Inputs& in) { return uniform_integer_stats(at::randint_like(arg(in, 0), 6), 0, 6); },
+      {at::zeros({50, 60}, at::kLong)});
+  expect_op_matches("aten::randint_like",
+                    [](const Inputs& in) {
+                      return uniform_integer_stats(at::randint_like(arg(in, 0), -2, 3), -2, 3);
+                    },
+                    {at::randn({3000})});
+  expect_op_matches("aten::randint_like",
+                    [](const Inputs& in) {
+                      return uniform_integer_stats(at::randint_like(arg(in, 0), 10, 14, at::kInt),
+                                                   10, 14);
+                    },
+                    {at::randn({40, 50})});
+}
+
 TEST_F(Creation, BernoulliOfProbabilities) {
   // Probabilities 0 and 1 give exactly themselves.
   at::Tensor p = at::tensor({0.0f, 1.0f, 1.0f, 0.0f, 1.0f, 0.0f}).reshape({2, 3});

@@ -268,6 +268,58 @@ TEST_F(Logic, ShiftNarrowIntegers) {
                     {at::tensor({-100, 1, 40, 31}, at::kChar)});
 }
 
+// bitwise_left_shift / bitwise_right_shift share __lshift__/__rshift__'s lowering: exact
+// multiplication and floor division by 2^n (arithmetic shift of negative numbers).
+TEST_F(Logic, BitwiseShiftOverloads) {
+  at::Tensor x = longs({-9, -8, -1, 0, 1, 7, 1000, 3});
+  at::Tensor n = longs({0, 1, 2, 3, 4, 5, 6, 40});
+  expect_op_matches("aten::bitwise_left_shift",
+                    [](const Inputs& in) { return at::bitwise_left_shift(arg(in, 0), arg(in, 1)); },
+                    {x, n});
+  expect_op_matches(
+      "aten::bitwise_right_shift",
+      [](const Inputs& in) { return at::bitwise_right_shift(arg(in, 0), arg(in, 1)); }, {x, n});
+  for (int64_t k : {0, 1, 3}) {
+    SCOPED_TRACE(k);
+    expect_op_matches("aten::bitwise_left_shift",
+                      [k](const Inputs& in) { return at::bitwise_left_shift(arg(in, 0), k); }, {x});
+    expect_op_matches("aten::bitwise_right_shift",
+                      [k](const Inputs& in) { return at::bitwise_right_shift(arg(in, 0), k); },
+                      {x});
+  }
+  // Scalar_Tensor: a scalar shifted by each element of a tensor.
+  expect_op_matches("aten::bitwise_left_shift",
+                    [](const Inputs& in) { return at::bitwise_left_shift(5, arg(in, 0)); },
+                    {longs({0, 1, 4, 20})});
+  expect_op_matches("aten::bitwise_right_shift",
+                    [](const Inputs& in) { return at::bitwise_right_shift(-1000, arg(in, 0)); },
+                    {longs({0, 1, 4, 20})});
+}
+
+TEST_F(Logic, BitwiseShiftNarrowIntegers) {
+  // int32 arithmetic right shift of negatives; uint8 left shift wraps; int8 left shift.
+  expect_op_matches(
+      "aten::bitwise_right_shift",
+      [](const Inputs& in) { return at::bitwise_right_shift(arg(in, 0), arg(in, 1)); },
+      {at::tensor({-7, 7, -1, 100}, at::kInt), at::tensor({1, 2, 3, 4}, at::kInt)});
+  expect_op_matches("aten::bitwise_left_shift",
+                    [](const Inputs& in) { return at::bitwise_left_shift(arg(in, 0), 1); },
+                    {at::tensor({200, 1, 127, 128}, at::kByte)});
+  expect_op_matches("aten::bitwise_left_shift",
+                    [](const Inputs& in) { return at::bitwise_left_shift(arg(in, 0), 2); },
+                    {at::tensor({-100, 1, 40, 31}, at::kChar)});
+}
+
+TEST_F(Logic, BitwiseShiftInScript) {
+  expect_script_matches(
+      "aten::bitwise_right_shift",
+      "def forward(self, x, n):\n"
+      "  return torch.bitwise_right_shift(x, n), torch.bitwise_left_shift(x, 3)\n",
+      {longs({-9, -8, 5, 1024}), longs({1, 2, 3, 0})});
+  expect_script_fails("def forward(self, x):\n  return torch.bitwise_left_shift(x, 1)\n",
+                      {at::randn({3})}, 13, "integer tensors only");
+}
+
 TEST_F(Logic, ShiftInScript) {
   expect_script_matches("aten::__rshift__", "def forward(self, x):\n  return x >> 2\n",
                         {longs({-9, -8, 5, 1024})});

@@ -11,10 +11,12 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 
+#include "common/compat.h"
 #include "ops/op_test_util.h"
 #include "torchonnx/export.h"
 
@@ -135,6 +137,71 @@ TEST_F(Quantized, LinearPerTensor) {
 TEST_F(Quantized, LinearPerChannel3d) {
   expect_model_matches(load("linear_per_channel"), {"quantized::linear"}, {randn({2, 3, 8}, 5)},
                        kPerChannelOrtFirst);
+}
+
+TEST_F(Quantized, LinearRelu) {
+  expect_model_matches(load("linear_relu"), {"quantized::linear_relu"}, {randn({3, 8}, 11)});
+}
+
+TEST_F(Quantized, Conv1dRelu) {
+  // A fused conv1d_relu, then a strided, padded, dilated, grouped conv1d.
+  expect_model_matches(load("conv1d_relu"), {"quantized::conv1d_relu", "quantized::conv1d"},
+                       {randn({2, 3, 11}, 12)});
+}
+
+TEST_F(Quantized, Conv1dPerChannel) {
+  expect_model_matches(load("conv1d_per_channel"), {"quantized::conv1d_relu", "quantized::conv1d"},
+                       {randn({2, 3, 11}, 13)}, kPerChannelOrtFirst);
+}
+
+TEST_F(Quantized, ConvTranspose1d2d) {
+  // Stride, padding, output padding, groups and dilation; one without bias.
+  expect_model_matches(load("conv_transpose1d"), {"quantized::conv_transpose1d"},
+                       {randn({2, 4, 7}, 14)});
+  expect_model_matches(load("conv_transpose2d"), {"quantized::conv_transpose2d"},
+                       {randn({2, 4, 5, 6}, 15)});
+}
+
+// QNNPACK has no 3-D convolutions: the 3-D models are made with oneDNN, whose engine must be
+// current when they are loaded (packed weights are prepacked then) and run.
+class OneDnnEngine {
+ public:
+  OneDnnEngine() { at::globalContext().setQEngine(at::QEngine::ONEDNN); }
+  ~OneDnnEngine() { at::globalContext().setQEngine(at::QEngine::QNNPACK); }
+  static bool available() {
+    const auto& engines = at::globalContext().supportedQEngines();
+    return std::find(engines.begin(), engines.end(), at::QEngine::ONEDNN) != engines.end();
+  }
+};
+
+TEST_F(Quantized, Conv3dReluPerChannel) {
+  if (!OneDnnEngine::available()) GTEST_SKIP() << "libtorch has no oneDNN quantized engine";
+  OneDnnEngine engine;
+  expect_model_matches(load("conv3d_relu"), {"quantized::conv3d_relu", "quantized::conv3d"},
+                       {randn({2, 3, 5, 4, 6}, 16)}, kPerChannelOrtFirst);
+}
+
+TEST_F(Quantized, Conv3dReluPerTensor) {
+  if (!OneDnnEngine::available()) GTEST_SKIP() << "libtorch has no oneDNN quantized engine";
+  OneDnnEngine engine;
+  expect_model_matches(load("conv3d_relu_per_tensor"),
+                       {"quantized::conv3d_relu", "quantized::conv3d"},
+                       {randn({2, 3, 5, 4, 6}, 18)});
+}
+
+TEST_F(Quantized, ConvTranspose3d) {
+  if (!OneDnnEngine::available()) GTEST_SKIP() << "libtorch has no oneDNN quantized engine";
+  if (compat::kLibtorchMajor >= 2) {
+    // Debian's libtorch 2.6 oneDNN quantized conv_transpose3d disagrees with its own float
+    // computation (nnq.ConvTranspose3d(4, 6, 3), output scale 0.5: max error 36 against
+    // F.conv_transpose3d of the dequantized tensors, where libtorch 1.13 is within 0.25, half a
+    // quantization step): there is no correct reference to compare with.
+    GTEST_SKIP() << "libtorch " << compat::kLibtorchVersion
+                 << "'s oneDNN quantized conv_transpose3d is wrong (see the comment)";
+  }
+  OneDnnEngine engine;
+  expect_model_matches(load("conv_transpose3d"), {"quantized::conv_transpose3d"},
+                       {randn({1, 4, 3, 4, 5}, 17)});
 }
 
 TEST_F(Quantized, AddAddReluMulCat) {

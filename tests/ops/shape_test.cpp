@@ -11,6 +11,7 @@
 #include <optional>
 #include <tuple>
 
+#include "common/compat.h"
 #include "ops/op_test_util.h"
 
 namespace torchonnx::testing {
@@ -145,6 +146,113 @@ TEST_F(Shape, Stack) {
                       },
                       {at::randn({2, 3}), at::randn({2, 3})});
   }
+}
+
+TEST_F(Shape, AtLeastNd) {
+  // Ranks 0 to 4 through each of atleast_1d/2d/3d: the unit dims it adds, or the input itself.
+  for (std::vector<int64_t> shape :
+       std::vector<std::vector<int64_t>>{{}, {5}, {2, 3}, {2, 3, 4}, {1, 2, 1, 3}}) {
+    SCOPED_TRACE(::testing::Message() << "rank " << shape.size());
+    at::Tensor x = at::randn(shape);
+    expect_op_matches("aten::atleast_1d",
+                      [](const Inputs& in) { return at::atleast_1d(arg(in, 0)); }, {x});
+    expect_op_matches("aten::atleast_2d",
+                      [](const Inputs& in) { return at::atleast_2d(arg(in, 0)); }, {x});
+    expect_op_matches("aten::atleast_3d",
+                      [](const Inputs& in) { return at::atleast_3d(arg(in, 0)); }, {x});
+  }
+}
+
+TEST_F(Shape, AtLeastNdOfAList) {
+  // The Tensor[] overloads: one output per tensor, each with its own rank.
+  Inputs xs{at::scalar_tensor(2.5), at::randn({4}), longs({1, 2, 3, 4, 5, 6}).reshape({2, 3}),
+            at::randn({2, 1, 3})};
+  expect_op_matches(
+      "aten::atleast_1d",
+      [](const Inputs& in) {
+        return tuple(at::atleast_1d({arg(in, 0), arg(in, 1), arg(in, 2), arg(in, 3)}));
+      },
+      xs);
+  expect_op_matches(
+      "aten::atleast_2d",
+      [](const Inputs& in) {
+        return tuple(at::atleast_2d({arg(in, 0), arg(in, 1), arg(in, 2), arg(in, 3)}));
+      },
+      xs);
+  expect_op_matches(
+      "aten::atleast_3d",
+      [](const Inputs& in) {
+        return tuple(at::atleast_3d({arg(in, 0), arg(in, 1), arg(in, 2), arg(in, 3)}));
+      },
+      xs);
+  expect_script_matches("aten::atleast_3d",
+                        "def forward(self, x, y):\n"
+                        "  a, b = torch.atleast_3d([x, y])\n"
+                        "  return a + 1, b * 2, torch.atleast_2d(x)\n",
+                        {at::randn({3}), at::randn({2, 3})});
+}
+
+TEST_F(Shape, HstackVstack) {
+  // 1-D tensors: hstack concatenates along dim 0, vstack stacks them as rows.
+  expect_op_matches("aten::hstack",
+                    [](const Inputs& in) {
+                      return at::hstack({arg(in, 0), arg(in, 1)});
+                    },
+                    {at::randn({3}), at::randn({2})});
+  expect_op_matches("aten::vstack",
+                    [](const Inputs& in) {
+                      return at::vstack({arg(in, 0), arg(in, 1)});
+                    },
+                    {at::randn({3}), at::randn({3})});
+  // 0-d tensors and mixed dtypes (promoted, as cat).
+  expect_op_matches("aten::hstack",
+                    [](const Inputs& in) {
+                      return at::hstack({arg(in, 0), arg(in, 1), arg(in, 2)});
+                    },
+                    {at::scalar_tensor(1.5), longs({4, 5}), at::scalar_tensor(7, at::kLong)});
+  expect_op_matches("aten::vstack",
+                    [](const Inputs& in) {
+                      return at::vstack({arg(in, 0), arg(in, 1)});
+                    },
+                    {longs({1, 2}), at::randn({3, 2})});
+  // Higher ranks: hstack along dim 1, vstack along dim 0.
+  expect_op_matches("aten::hstack",
+                    [](const Inputs& in) {
+                      return at::hstack({arg(in, 0), arg(in, 1)});
+                    },
+                    {at::randn({2, 3, 4}), at::randn({2, 1, 4})});
+  expect_op_matches("aten::vstack",
+                    [](const Inputs& in) {
+                      return at::vstack({arg(in, 0), arg(in, 1)});
+                    },
+                    {at::randn({2, 3, 4}), at::randn({1, 3, 4})});
+  expect_script_matches("aten::hstack",
+                        "def forward(self, x, y):\n"
+                        "  return torch.hstack([x, y]), torch.vstack((x, y))\n",
+                        {at::randn({2, 3}), at::randn({2, 3})});
+}
+
+TEST_F(Shape, BroadcastTo) {
+  expect_op_matches("aten::broadcast_to",
+                    [](const Inputs& in) {
+                      return at::broadcast_to(arg(in, 0), {2, -1, 4});
+                    },
+                    {at::randn({3, 1})});
+  expect_op_matches("aten::broadcast_to",
+                    [](const Inputs& in) {
+                      return at::broadcast_to(arg(in, 0), {3, 2});
+                    },
+                    {at::randn({2}) > 0});
+  expect_op_matches("aten::broadcast_to",
+                    [](const Inputs& in) {
+                      return at::broadcast_to(arg(in, 0), {2, 3});
+                    },
+                    {at::scalar_tensor(4, at::kLong)});
+  // A size computed in the graph.
+  expect_script_matches("aten::broadcast_to",
+                        "def forward(self, x, y):\n"
+                        "  return torch.broadcast_to(x, (y.size(0), -1))\n",
+                        {at::randn({1, 3}), at::randn({4})}, {kMinOpset, kMaxOpset, false});
 }
 
 // ----- transpose / permute / t
@@ -374,6 +482,13 @@ TEST_F(Shape, ViewOfBoolAndZeroDim) {
 }
 
 TEST_F(Shape, ViewDtypeToItsOwnDtype) {
+  if (compat::kLibtorchMajor >= 2) {
+    // libtorch 2.6's tracer records Tensor.view(dtype) with an int argument that its own alias
+    // analysis then rejects (INTERNAL ASSERT "We don't have an op for aten::view"), and the
+    // script compiler reads x.view(torch.float32) as view([6]): no graph of it holds view.dtype.
+    GTEST_SKIP() << "no graph of libtorch " << compat::kLibtorchVersion
+                 << " holds aten::view.dtype";
+  }
   auto fn = [](const Inputs& in) { return arg(in, 0).view(at::kFloat) + 1; };
   expect_op_matches("aten::view", fn, {at::randn({2, 3})});
   expect_export_fails([](const Inputs& in) { return arg(in, 0).view(at::kInt); },

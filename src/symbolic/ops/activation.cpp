@@ -259,6 +259,22 @@ void register_activation(Registry& r) {
     Value log1p = g.op("Log", {g.op("Add", {e, g.constant_scalar(1, type)})});
     return {g.op("Sub", {min0, log1p})};
   });
+  // aten::logit(Tensor self, float? eps=None)  ⇒  Log(z / (1 - z)), z = Min(Max(x, eps), 1 - eps)
+  // when eps >= 0 (ATen's kernel ignores a negative eps), z = x without eps; integers as float
+  r.add("aten::logit", {}, [](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType type = a.output_dtype();
+    if (type == at::ScalarType::Undefined) type = a.dtype(0);
+    if (!at::isFloatingType(type)) type = at::kFloat;
+    Value z = a.tensor_as(0, type);
+    const std::optional<double> eps = a.size() > 1 ? a.optional_float(1) : std::nullopt;
+    if (eps && *eps >= 0) {
+      // Max/Min rather than Clip: ONNX Runtime's Clip takes no double before opset 12.
+      z = g.op("Min", {g.op("Max", {z, g.constant_scalar(*eps, type)}),
+                       g.constant_scalar(1 - *eps, type)});
+    }
+    Value odds = g.op("Div", {z, g.op("Sub", {g.constant_scalar(1, type), z})});
+    return {g.op("Log", {odds})};
+  });
   // aten::prelu(Tensor self, Tensor weight)  ⇒  PRelu with the per-channel weight (dim 1)
   // unsqueezed to broadcast over the trailing dims
   r.add("aten::prelu", {}, [](GraphContext& g, const Args& a) -> Values {

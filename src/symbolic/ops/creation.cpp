@@ -1,5 +1,6 @@
 // Tensor creation: arange, zeros/ones/full/empty (+_like, new_*), fill, eye, linspace,
-// scalar_tensor, tensor/as_tensor, one_hot, bucketize, hann_window, item, and the random ops.
+// scalar_tensor, tensor/as_tensor, one_hot, bucketize, hann_window, item, and the random ops
+// (rand, randn, randint and their _like forms, bernoulli, ...).
 //
 // Sizes may be constant lists or computed in the graph (ConstantOfShape of a computed shape), and
 // result dtypes come from the dtype argument, else from type propagation (which ran the op), else
@@ -229,6 +230,33 @@ Value random_like(GraphContext& g, const Value& like, at::ScalarType type, bool 
   Value r =
       g.op(normal ? "RandomNormalLike" : "RandomUniformLike", {like}, {{"dtype", onnx_dtype(rt)}});
   return rt == type ? r : g.cast(r, type);
+}
+
+// Integers uniform in [low, high) from `u`, uniform in [0, 1) in double:
+// low + Min(Floor(u · (high - low)), high - low - 1), cast to `out`. Double keeps every integer of
+// a range below 2^53 reachable; Min guards against u · n rounding up to n.
+Value uniform_integers(GraphContext& g, const Value& u, const Value& low, const Value& high,
+                       at::ScalarType out) {
+  Value n = g.op("Sub", {high, low});
+  Value k = g.op("Floor", {g.op("Mul", {u, n})});
+  k = g.op("Min", {k, g.op("Sub", {n, g.constant_scalar(1, at::kDouble)})});
+  return g.cast(g.op("Add", {k, low}), out);
+}
+
+// aten::randint / randint_like: the bounds `low` (0 when the overload has none) and `high`, in
+// double; constant bounds are checked as PyTorch does.
+std::pair<Value, Value> randint_bounds(GraphContext& g, const Args& a, size_t high_i) {
+  std::optional<size_t> low_i = arg_index(a, "low");
+  if (low_i && a.is_constant(*low_i) && a.is_constant(high_i) &&
+      a.int_arg(*low_i) >= a.int_arg(high_i)) {
+    g.fail("randint needs low < high, got [" + std::to_string(a.int_arg(*low_i)) + ", " +
+           std::to_string(a.int_arg(high_i)) + ")");
+  }
+  if (!low_i && a.is_constant(high_i) && a.int_arg(high_i) <= 0) {
+    g.fail("randint needs high > 0, got " + std::to_string(a.int_arg(high_i)));
+  }
+  Value low = low_i ? a.tensor_as(*low_i, at::kDouble) : g.constant_scalar(0, at::kDouble);
+  return {low, a.tensor_as(high_i, at::kDouble)};
 }
 
 // torch.hann_window of a 0-d int64 length `n`, in double: 0.5 - 0.5·cos(2πk / D), k < n,
@@ -495,6 +523,28 @@ void register_creation(Registry& r) {
       return {random_like(g, a.tensor(0), result_dtype(a, a.dtype(0)), normal)};
     });
   }
+  // aten::randint(int high, int[] size, *, [generator], ScalarType? dtype=long, ...) /
+  //   .low(int low, int high, int[] size, *, [generator], dtype, ...)
+  //   ⇒  Cast(low + Min(Floor(RandomUniform(double) · (high - low)), high - low - 1))
+  //      (RandomUniformLike of ConstantOfShape for a computed size)
+  r.add("aten::randint", {}, [](GraphContext& g, const Args& a) -> Values {
+    reject_generator(g, a);
+    const std::optional<size_t> size_i = arg_index(a, "size"), high_i = arg_index(a, "high");
+    if (!size_i || !high_i) g.fail("only the randint overloads with size and high are supported");
+    auto [low, high] = randint_bounds(g, a, *high_i);
+    Value u = random_of_size(g, a, *size_i, at::kDouble, /*normal=*/false);
+    return {uniform_integers(g, u, low, high, result_dtype(a, at::kLong))};
+  });
+  // aten::randint_like(Tensor self, int high, *, dtype, ...) /
+  //   .low_dtype(Tensor self, int low, int high, *, dtype, ...)
+  //   ⇒  the same from RandomUniformLike(self) (self's dtype by default)
+  r.add("aten::randint_like", {}, [](GraphContext& g, const Args& a) -> Values {
+    const std::optional<size_t> high_i = arg_index(a, "high");
+    if (!high_i) g.fail("only the randint_like overloads with high are supported");
+    auto [low, high] = randint_bounds(g, a, *high_i);
+    Value u = random_like(g, a.tensor(0), at::kDouble, /*normal=*/false);
+    return {uniform_integers(g, u, low, high, result_dtype(a, a.dtype(0)))};
+  });
   // aten::bernoulli(Tensor self) / .p(Tensor self, float p) / .Tensor(Tensor self, Tensor p)
   //   ⇒  Cast(RandomUniformLike < p) at every opset: ONNX Runtime 1.30's Bernoulli-15 draws 1
   //   with probability 1 - p (p = 0 gives all ones), the opposite of the spec and of PyTorch

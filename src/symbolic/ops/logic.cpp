@@ -1,5 +1,6 @@
 // Comparisons, logical and bitwise ops, shifts, casts: eq/ne/lt/le/gt/ge, logical_*, bitwise_*,
-// __and__/__or__/__xor__, __lshift__/__rshift__, to, type_as, _cast_*, is_floating_point.
+// __and__/__or__/__xor__, __lshift__/__rshift__, bitwise_left_shift/bitwise_right_shift, to,
+// type_as, _cast_*, is_floating_point.
 //
 // Comparisons run in the operands' common dtype as PyTorch computes it (at::result_type: Python
 // scalars and 0-d tensors do not raise a dimensioned tensor's dtype within its category), so
@@ -315,6 +316,12 @@ void register_logic(Registry& r) {
   r.add("aten::__lshift__", {}, shift(/*left=*/true));
   // aten::__rshift__(Tensor self, Tensor|Scalar other)  ⇒  floor(self / 2^other) (integers)
   r.add("aten::__rshift__", {}, shift(/*left=*/false));
+  // aten::bitwise_left_shift.Tensor / .Tensor_Scalar / .Scalar_Tensor(self, other)  ⇒  as
+  // __lshift__: Mul(self, 2^other) (integers; 2^other by BitShift of uint64 from 11, Pow below)
+  r.add("aten::bitwise_left_shift", {}, shift(/*left=*/true));
+  // aten::bitwise_right_shift.Tensor / .Tensor_Scalar / .Scalar_Tensor(self, other)  ⇒  as
+  // __rshift__: floor(self / 2^other), the arithmetic shift of signed integers
+  r.add("aten::bitwise_right_shift", {}, shift(/*left=*/false));
 }
 
 }  // namespace torchonnx::symbolic::ops

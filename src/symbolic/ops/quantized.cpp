@@ -3,7 +3,7 @@
 // A quantized TorchScript tensor is bound to the uint8/int8 ONNX tensor of the QuantizeLinear that
 // made it (aten::quantize_per_tensor, or the QuantizeLinear ending a quantized:: op); its scale
 // and zero point are that node's inputs, found again in the ONNX graph when a consumer
-// dequantizes it. Packed weights (Conv2dPackedParamsBase, LinearPackedParamsBase) must be
+// dequantizes it. Packed weights (Conv{2,3}dPackedParamsBase, LinearPackedParamsBase) must be
 // constants (torch.jit.freeze) and are unpacked at export time into int8 constants dequantized in
 // the graph (per-channel with DequantizeLinear's axis from opset 13, by Sub/Mul before it). Biases
 // are requantized to int32 steps of input_scale * weight_scale as QNNPACK/FBGEMM do.
@@ -98,7 +98,12 @@ int64_t q_rank(GraphContext& g, const torch::jit::Value* v) {
     return static_cast<int64_t>(*t->dim());
   const torch::jit::Node* n = v->node();
   const std::string kind = n->kind().toQualString();
-  if (kind == "quantized::conv2d" || kind == "quantized::conv2d_relu") return 4;
+  // conv1d, conv_transpose2d_relu, ...: batch, channels and 1-3 spatial dims.
+  if (kind.rfind("quantized::conv", 0) == 0) {
+    for (char d : {'1', '2', '3'}) {
+      if (kind.find(std::string(1, d) + "d") != std::string::npos) return 2 + (d - '0');
+    }
+  }
   if (kind == "quantized::cat" && n->input(0)->node()->kind() == c10::prim::ListConstruct &&
       n->input(0)->node()->inputs().size() > 0)
     return q_rank(g, n->input(0)->node()->input(0));
@@ -143,7 +148,8 @@ Value dequantized_weight(GraphContext& g, const at::Tensor& w) {
 
 // The bias as the quantized kernels use it: int32 steps of input_scale * weight_scale, zero point
 // 0, computed at export time (both scales are constants). A DequantizeLinear of the int32 bias
-// (scalar scale, or axis 0 from opset 13); per-channel below 13 the dequantized float constant.
+// (scalar scale, or axis 0 from opset 13; the zero point shaped like the scale, as ORT requires);
+// per-channel below 13 the dequantized float constant.
 // (Keeping it a DequantizeLinear also stops ORT's own bias quantization of QDQ Conv/Gemm, which
 // inserts Round even at opset 10 where Round does not exist.)
 Value requantized_bias(GraphContext& g, const at::Tensor& bias, const Value& in_scale,
@@ -159,7 +165,8 @@ Value requantized_bias(GraphContext& g, const at::Tensor& bias, const Value& in_
     ir::Attributes attrs;
     if (step.dim() == 1) attrs.push_back({"axis", int64_t{0}});
     return g.op("DequantizeLinear",
-                {g.constant(q), g.constant(step), g.constant(at::zeros_like(q))}, attrs);
+                {g.constant(q), g.constant(step), g.constant(at::zeros_like(step, at::kInt))},
+                attrs);
   }
   return g.constant(q.to(at::kFloat) * step);
 }
@@ -185,52 +192,117 @@ std::vector<int64_t> as_ints(const c10::IValue& v) {
   return v.toIntVector();
 }
 
-// quantized::conv2d[_relu]: Dequantize → Conv (→ Relu) → Quantize.
-Converter conv2d(bool relu) {
+// The last `n` entries of `v`: the packed params of a 1-D convolution hold 2-D parameters whose
+// first entry is the unit dim conv1d adds (stride [1, s], padding [0, p], ...).
+std::vector<int64_t> last(std::vector<int64_t> v, size_t n) {
+  if (v.size() > n) v.erase(v.begin(), v.end() - static_cast<std::ptrdiff_t>(n));
+  return v;
+}
+
+// A quantized convolution: its spatial dims (1-3), whether it is transposed, whether a ReLU is
+// fused. 1-D and 2-D ops take Conv2dPackedParamsBase, 3-D ones Conv3dPackedParamsBase, queried by
+// quantized::conv{2,3}d_stride/padding/... and unpacked by quantized::<op>_unpack.
+struct ConvSpec {
+  int64_t dims;
+  bool transposed;
+  bool relu;
+  const char* unpack;  // quantized::conv1d_unpack, quantized::conv_transpose2d_unpack, ...
+};
+
+struct ConvParams {
+  std::vector<int64_t> stride, padding, dilation, output_padding;
+  int64_t groups = 1;
+  size_t scale_i = 2;  // schema position of the output scale (then the zero point)
+};
+
+// The convolution parameters of a quantized conv node: from the packed params (new overloads) or
+// from the node's arguments (the legacy non-transposed overloads: 8 arguments).
+ConvParams conv_params(GraphContext& g, const Args& a, const c10::IValue& packed,
+                       const ConvSpec& spec) {
+  ConvParams p;
+  const size_t n = static_cast<size_t>(spec.dims);
+  if (!spec.transposed && a.size() == 8) {
+    p.stride = a.int_list(2);
+    p.padding = a.int_list(3);
+    p.dilation = a.int_list(4);
+    p.groups = a.int_arg(5);
+    p.scale_i = 6;
+  } else {
+    const std::string q = spec.dims == 3 ? "quantized::conv3d_" : "quantized::conv2d_";
+    auto ints = [&](const char* what) {
+      return as_ints(call_op(g, (q + what).c_str(), packed)[0]);
+    };
+    const bool transposed = call_op(g, (q + "transpose").c_str(), packed).at(0).toInt() != 0;
+    if (transposed != spec.transposed) {
+      g.fail(fmt::format("the packed weights are those of a {}transposed convolution, the op a {}",
+                         transposed ? "" : "non-",
+                         spec.transposed ? "transposed one" : "plain one"));
+    }
+    p.stride = last(ints("stride"), n);
+    p.padding = last(ints("padding"), n);
+    p.dilation = last(ints("dilation"), n);
+    if (spec.transposed) p.output_padding = last(ints("output_padding"), n);
+    p.groups = call_op(g, (q + "groups").c_str(), packed).at(0).toInt();
+  }
+  p.stride = expand_param(p.stride, n);
+  p.padding = expand_param(p.padding, n);
+  p.dilation = expand_param(p.dilation, n);
+  return p;
+}
+
+// quantized::conv{1,2,3}d[_relu], quantized::conv_transpose{1,2,3}d:
+// Dequantize → Conv / ConvTranspose (→ Relu) → Quantize.
+Converter conv(ConvSpec spec) {
   return [=](GraphContext& g, const Args& a) -> Values {
     c10::IValue packed = packed_params(g, a, 1);
-    std::vector<int64_t> stride, padding, dilation;
-    int64_t groups;
-    size_t scale_i;
-    if (a.size() == 8) {  // legacy overload: conv parameters as arguments
-      stride = a.int_list(2);
-      padding = a.int_list(3);
-      dilation = a.int_list(4);
-      groups = a.int_arg(5);
-      scale_i = 6;
-    } else {
-      if (call_op(g, "quantized::conv2d_transpose", packed).at(0).toInt() != 0) {
-        g.fail("transposed quantized convolutions are not supported");
-      }
-      stride = as_ints(call_op(g, "quantized::conv2d_stride", packed).at(0));
-      padding = as_ints(call_op(g, "quantized::conv2d_padding", packed).at(0));
-      dilation = as_ints(call_op(g, "quantized::conv2d_dilation", packed).at(0));
-      groups = call_op(g, "quantized::conv2d_groups", packed).at(0).toInt();
-      scale_i = 2;
+    ConvParams p = conv_params(g, a, packed, spec);
+    c10::Stack unpacked = call_op(g, spec.unpack, packed);
+    at::Tensor w = unpacked.at(0).toTensor();
+    if (w.dim() != spec.dims + 2) {
+      g.fail(fmt::format("the unpacked weight has {} dims, expected {}", w.dim(), spec.dims + 2));
     }
-    c10::Stack unpacked = call_op(g, "quantized::conv2d_unpack", packed);
+    if (spec.transposed && w.qscheme() != at::kPerTensorAffine) {
+      // Per-channel scales run along the output channels, dim 1 (per group) of a transposed
+      // weight, which the requantized bias does not follow; PyTorch 1.13 cannot make them.
+      g.fail("transposed quantized convolutions with per-channel weights are not supported");
+    }
+    Value qx = a.tensor(0);
+    QParams in = qparams_of(g, qx);
+    Values inputs{g.op("DequantizeLinear", {qx, in.scale, in.zero_point}),
+                  dequantized_weight(g, w)};
+    if (unpacked.at(1).isTensor() && unpacked.at(1).toTensor().defined()) {
+      inputs.push_back(requantized_bias(g, unpacked.at(1).toTensor(), in.scale, w));
+    }
+    std::vector<int64_t> pads = p.padding;
+    pads.insert(pads.end(), p.padding.begin(), p.padding.end());
+    // static shape: the kernel size of a constant weight.
+    ir::Attributes attrs{{"kernel_shape", w.sizes().slice(2).vec()},
+                         {"strides", p.stride},
+                         {"pads", pads},
+                         {"dilations", p.dilation},
+                         {"group", p.groups}};
+    if (spec.transposed) attrs.emplace_back("output_padding", p.output_padding);
+    Value y = g.op(spec.transposed ? "ConvTranspose" : "Conv", inputs, attrs);
+    if (spec.relu) y = g.op("Relu", {y});
+    return {requantize(g, a, y, p.scale_i, qx)};
+  };
+}
+
+// quantized::linear[_relu]: Dequantize → MatMul(x, Wᵀ) + b (→ Relu) → Quantize.
+Converter linear(bool relu) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    c10::Stack unpacked = call_op(g, "quantized::linear_unpack", packed_params(g, a, 1));
     at::Tensor w = unpacked.at(0).toTensor();
     Value qx = a.tensor(0);
     QParams in = qparams_of(g, qx);
     Value weight = dequantized_weight(g, w);
-    Values inputs{g.op("DequantizeLinear", {qx, in.scale, in.zero_point}), weight};
+    Value x = g.op("DequantizeLinear", {qx, in.scale, in.zero_point});
+    Value y = g.op("MatMul", {x, transpose(g, weight, {1, 0})});
     if (unpacked.at(1).isTensor() && unpacked.at(1).toTensor().defined()) {
-      inputs.push_back(requantized_bias(g, unpacked.at(1).toTensor(), in.scale, w));
+      y = g.op("Add", {y, requantized_bias(g, unpacked.at(1).toTensor(), in.scale, w)});
     }
-    stride = expand_param(stride, 2);
-    padding = expand_param(padding, 2);
-    dilation = expand_param(dilation, 2);
-    std::vector<int64_t> pads = padding;
-    pads.insert(pads.end(), padding.begin(), padding.end());
-    // static shape: the kernel size of a constant weight.
-    Value y = g.op("Conv", inputs,
-                   {{"kernel_shape", std::vector<int64_t>{w.size(2), w.size(3)}},
-                    {"strides", stride},
-                    {"pads", pads},
-                    {"dilations", dilation},
-                    {"group", groups}});
     if (relu) y = g.op("Relu", {y});
-    return {requantize(g, a, y, scale_i, qx)};
+    return {requantize(g, a, y, 2, qx)};
   };
 }
 
@@ -343,27 +415,33 @@ void register_quantized(Registry& r) {
     return {dequantize(g, a.tensor(0))};
   });
 
-  // quantized::conv2d.new(Tensor qx, Conv2dPackedParamsBase w, float scale, int zp)  ⇒
+  // quantized::conv1d/conv2d.new(Tensor qx, Conv2dPackedParamsBase w, float scale, int zp),
+  // quantized::conv3d.new(Tensor qx, Conv3dPackedParamsBase w, float scale, int zp) (and the
+  // legacy conv2d/conv3d(qx, w, stride, padding, dilation, groups, scale, zp))  ⇒
   // Dequantize → Conv → Quantize (per-channel weights: DequantizeLinear axis from 13)
-  r.add("quantized::conv2d", q, conv2d(false));
-  // quantized::conv2d_relu.new(...)  ⇒  Dequantize → Conv → Relu → Quantize
-  r.add("quantized::conv2d_relu", q, conv2d(true));
+  r.add("quantized::conv1d", q, conv({1, false, false, "quantized::conv1d_unpack"}));
+  r.add("quantized::conv2d", q, conv({2, false, false, "quantized::conv2d_unpack"}));
+  r.add("quantized::conv3d", q, conv({3, false, false, "quantized::conv3d_unpack"}));
+  // quantized::conv{1,2,3}d_relu(...), the same arguments  ⇒  Dequantize → Conv → Relu → Quantize
+  r.add("quantized::conv1d_relu", q, conv({1, false, true, "quantized::conv1d_unpack"}));
+  r.add("quantized::conv2d_relu", q, conv({2, false, true, "quantized::conv2d_unpack"}));
+  r.add("quantized::conv3d_relu", q, conv({3, false, true, "quantized::conv3d_unpack"}));
+  // quantized::conv_transpose{1,2}d(Tensor qx, Conv2dPackedParamsBase w, float scale, int zp),
+  // quantized::conv_transpose3d(Tensor qx, Conv3dPackedParamsBase w, float scale, int zp)  ⇒
+  // Dequantize → ConvTranspose (pads, output_padding from the packed params) → Quantize
+  r.add("quantized::conv_transpose1d", q,
+        conv({1, true, false, "quantized::conv_transpose1d_unpack"}));
+  r.add("quantized::conv_transpose2d", q,
+        conv({2, true, false, "quantized::conv_transpose2d_unpack"}));
+  r.add("quantized::conv_transpose3d", q,
+        conv({3, true, false, "quantized::conv_transpose3d_unpack"}));
 
   // quantized::linear(Tensor X, LinearPackedParamsBase W, float scale, int zp)  ⇒
   // Dequantize → MatMul(x, Wᵀ) + b → Quantize
-  r.add("quantized::linear", q, [](GraphContext& g, const Args& a) -> Values {
-    c10::Stack unpacked = call_op(g, "quantized::linear_unpack", packed_params(g, a, 1));
-    at::Tensor w = unpacked.at(0).toTensor();
-    Value qx = a.tensor(0);
-    QParams in = qparams_of(g, qx);
-    Value weight = dequantized_weight(g, w);
-    Value x = g.op("DequantizeLinear", {qx, in.scale, in.zero_point});
-    Value y = g.op("MatMul", {x, transpose(g, weight, {1, 0})});
-    if (unpacked.at(1).isTensor() && unpacked.at(1).toTensor().defined()) {
-      y = g.op("Add", {y, requantized_bias(g, unpacked.at(1).toTensor(), in.scale, w)});
-    }
-    return {requantize(g, a, y, 2, qx)};
-  });
+  r.add("quantized::linear", q, linear(/*relu=*/false));
+  // quantized::linear_relu(Tensor X, LinearPackedParamsBase W, float scale, int zp)  ⇒
+  // Dequantize → MatMul(x, Wᵀ) + b → Relu → Quantize
+  r.add("quantized::linear_relu", q, linear(/*relu=*/true));
 
   // quantized::add(Tensor qa, Tensor qb, float scale, int zero_point)  ⇒  DQ → Add → Q
   r.add("quantized::add", q, binary("Add", false));

@@ -1,7 +1,7 @@
-// Shape manipulation: view/reshape/flatten/unflatten, cat/stack, transpose/permute/movedim,
-// chunk/split/tensor_split/unbind, squeeze/unsqueeze, expand/repeat/tile/repeat_interleave,
-// narrow, roll/flip, broadcast_tensors/meshgrid, diagonal/tril/triu, as_strided/unfold, and the
-// ops that return their input (clone, detach, ...).
+// Shape manipulation: view/reshape/flatten/unflatten, cat/stack/hstack/vstack, atleast_Nd,
+// transpose/permute/movedim, chunk/split/tensor_split/unbind, squeeze/unsqueeze,
+// expand/broadcast_to/repeat/tile/repeat_interleave, narrow, roll/flip, broadcast_tensors/meshgrid,
+// diagonal/tril/triu, as_strided/unfold, and the ops that return their input (clone, detach, ...).
 //
 // Output shapes are computed in the graph (Shape, Slice, Concat) where the op allows it, so that
 // the lowering needs only the input's rank; ops whose number of outputs or gather indices depend
@@ -314,6 +314,82 @@ std::vector<ListItem> list_items(GraphContext& g, const Args& a, size_t i) {
   return items;
 }
 
+// `x` (of `rank`) with the unit dims torch.atleast_{1,2,3}d add to reach rank `n`: 0-d becomes
+// [1]*n, 1-D [N] becomes [1, N] (n = 2) or [1, N, 1] (n = 3), 2-D [M, N] becomes [M, N, 1].
+Value at_least(GraphContext& g, const Value& x, int64_t rank, int64_t n) {
+  if (rank >= n) return x;
+  Ints axes;
+  if (rank == 0) {
+    axes.resize(n);
+    std::iota(axes.begin(), axes.end(), 0);
+  } else if (rank == 1) {
+    axes = n == 2 ? Ints{0} : Ints{0, 2};
+  } else {
+    axes = {2};
+  }
+  return unsqueeze(g, x, axes);
+}
+
+// The elements of Tensor[] argument `i` with their ranks (a list of static length built by
+// prim::ListConstruct, whose elements' ranks type propagation knows).
+std::vector<std::pair<Value, int64_t>> ranked_items(GraphContext& g, const Args& a, size_t i) {
+  const std::string op = a.node()->kind().toUnqualString();
+  if (a.is_sequence(i) || a.jit(i)->node()->kind() != c10::prim::ListConstruct) {
+    g.fail(op +
+           " needs a list of tensors built in the graph (a list literal) to know each tensor's "
+           "rank; lists of run-time length are not supported");
+  }
+  Values values = a.tensor_list(i);
+  Args inner(g, a.jit(i)->node());
+  std::vector<std::pair<Value, int64_t>> items;
+  for (size_t k = 0; k < values.size(); ++k) items.emplace_back(values[k], inner.require_rank(k));
+  return items;
+}
+
+// aten::atleast_Nd(Tensor self) / .Sequence(Tensor[] tensors): each tensor with at least n dims.
+Converter at_least_nd(int64_t n) {
+  return [n](GraphContext& g, const Args& a) -> Values {
+    if (!is_tensor_list(a.jit(0))) return {at_least(g, a.tensor(0), a.require_rank(0), n)};
+    Values out;
+    for (const auto& [v, rank] : ranked_items(g, a, 0)) out.push_back(at_least(g, v, rank, n));
+    return out;
+  };
+}
+
+// hstack (horizontal) / vstack: atleast_1d / atleast_2d of each tensor, then Concat along dim 1
+// (hstack of tensors of rank >= 2) or dim 0, in the promoted dtype.
+Converter stack_along(bool horizontal) {
+  return [horizontal](GraphContext& g, const Args& a) -> Values {
+    const at::ScalarType type = a.output_dtype();
+    const int64_t n = horizontal ? 1 : 2;
+    Values parts;
+    int64_t first_rank = -1;
+    for (const auto& [v, rank] : ranked_items(g, a, 0)) {
+      const torch::jit::Value* item = a.jit(0)->node()->input(parts.size());
+      parts.push_back(cast_if(g, at_least(g, v, rank, n), dtype_of(item->type()), type));
+      if (first_rank < 0) first_rank = std::max(rank, n);
+    }
+    if (parts.empty()) g.fail(std::string(a.node()->kind().toUnqualString()) + " of no tensors");
+    const int64_t axis = horizontal && first_rank > 1 ? 1 : 0;
+    if (parts.size() == 1) return {parts[0]};
+    return {g.op("Concat", parts, {{"axis", axis}})};
+  };
+}
+
+// aten::expand / broadcast_to: Expand(self, |size|): a -1 becomes 1, which Expand broadcasts to
+// the input's size (no static shape needed).
+Values expand(GraphContext& g, const Args& a) {
+  Value shape;
+  if (a.is_constant(1)) {
+    Ints sizes = a.int_list(1);
+    for (auto& s : sizes) s = s == -1 ? 1 : s;
+    shape = g.constant_ints(sizes);
+  } else {
+    shape = g.op("Abs", {a.tensor_as(1, at::kLong)});
+  }
+  return {g.op("Expand", {a.tensor(0), shape})};
+}
+
 }  // namespace
 
 void register_shape(Registry& r) {
@@ -426,6 +502,17 @@ void register_shape(Registry& r) {
     if (parts.size() == 1) return {parts[0]};
     return {g.op("Concat", parts, {{"axis", dim}})};
   });
+
+  // aten::atleast_1d/2d/3d(Tensor self) / .Sequence(Tensor[] tensors) -> Tensor / Tensor[]
+  //   ⇒  Unsqueeze of the missing unit dims (0-d → [1]*n, [N] → [1, N] / [1, N, 1],
+  //      [M, N] → [M, N, 1]); the input itself when it has n dims or more
+  r.add("aten::atleast_1d", {}, at_least_nd(1));
+  r.add("aten::atleast_2d", {}, at_least_nd(2));
+  r.add("aten::atleast_3d", {}, at_least_nd(3));
+  // aten::hstack(Tensor[] tensors)  ⇒  atleast_1d each, Concat on dim 0 (1-D) or 1 (promoted dtype)
+  r.add("aten::hstack", {}, stack_along(/*horizontal=*/true));
+  // aten::vstack(Tensor[] tensors)  ⇒  atleast_2d each, Concat on dim 0 (promoted dtype)
+  r.add("aten::vstack", {}, stack_along(/*horizontal=*/false));
 
   // ----- transpose / permute / movedim ---------------------------------------------------------
 
@@ -614,17 +701,9 @@ void register_shape(Registry& r) {
 
   // aten::expand(Tensor self, SymInt[] size, *, bool implicit)  ⇒  Expand(self, |size|): a -1
   // becomes 1, which Expand broadcasts to the input's size (no static shape needed)
-  r.add("aten::expand", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value shape;
-    if (a.is_constant(1)) {
-      Ints sizes = a.int_list(1);
-      for (auto& s : sizes) s = s == -1 ? 1 : s;
-      shape = g.constant_ints(sizes);
-    } else {
-      shape = g.op("Abs", {a.tensor_as(1, at::kLong)});
-    }
-    return {g.op("Expand", {a.tensor(0), shape})};
-  });
+  r.add("aten::expand", {}, expand);
+  // aten::broadcast_to(Tensor self, SymInt[] size)  ⇒  Expand, as expand
+  r.add("aten::broadcast_to", {}, expand);
   // aten::expand_as(Tensor self, Tensor other)  ⇒  Expand(self, Shape(other))
   r.add("aten::expand_as", {}, [](GraphContext& g, const Args& a) -> Values {
     return {g.op("Expand", {a.tensor(0), shape_of(g, a.tensor(1))})};
