@@ -12,6 +12,10 @@ namespace torchonnx::compat {
 inline constexpr const char* kLibtorchVersion = TORCH_VERSION;
 inline constexpr int kLibtorchMajor = TORCH_VERSION_MAJOR;
 
+// aten::_unique2 asked for the counts but not the inverse: libtorch 1.13 computes the inverse
+// anyway, libtorch 2.x returns it empty. The converter gives what the build's libtorch gives.
+inline constexpr bool kUniqueComputesInverseForCounts = TORCH_VERSION_MAJOR < 2;
+
 // Where to export files that need a newer libtorch than this build's (a remedy, for messages).
 inline constexpr const char* kNewerLibtorchRemedy =
     "export it with torchonnx built against a newer libtorch: the Debian 13 build (libtorch 2.6; "

@@ -197,7 +197,7 @@ TEST_F(Sort, Unique2Sorted) {
         expect_op_matches("aten::_unique2",
                           [inverse, counts](const Inputs& in) -> c10::IValue {
                             auto [v, inv, c] = at::_unique2(arg(in, 0), true, inverse, counts);
-                            // PyTorch computes the inverse for return_counts too; others
+                            // PyTorch 1.13 computes the inverse for return_counts too, 2.x not;
                             // unrequested are empty
                             return std::make_tuple(v, inv, c);
                           },

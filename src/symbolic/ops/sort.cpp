@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "common/compat.h"
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
@@ -292,9 +293,9 @@ void register_sort(Registry& r) {
   // bool return_counts=False) -> (values, inverse, counts)  ⇒  Unique (opset 11+), flattened;
   //   before 11: sorted by TopK, see unique_by_sorting
   r.add("aten::_unique2", {}, [](GraphContext& g, const Args& a) -> Values {
-    // PyTorch computes the inverse when either the inverse or the counts are asked for.
+    // PyTorch 1.13 computes the inverse when either the inverse or the counts are asked for.
     const bool counts = a.bool_arg(3);
-    const bool inverse = a.bool_arg(2) || counts;
+    const bool inverse = a.bool_arg(2) || (counts && compat::kUniqueComputesInverseForCounts);
     if (g.opset() < 11) return unique_by_sorting(g, a, inverse, counts);
     return unique(g, a, std::nullopt, a.bool_arg(1), inverse, counts);
   });
