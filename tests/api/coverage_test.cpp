@@ -22,6 +22,7 @@
 #include <torch/csrc/jit/runtime/operator.h>
 #include <torch/version.h>
 
+#include "common/compat.h"
 #include "support/harness.h"
 #include "torchonnx/export.h"
 #include "torchonnx/operators.h"
@@ -209,12 +210,20 @@ TEST(OperatorCoverage, EveryConverterIsNumericallyTestedAcrossItsRange) {
        "LowerSimpleTuples removes unpacks of constructed tuples, and tuple arguments of forward() "
        "are flattened into one input per element (capture_module)"},
   };
+  // Converters whose op this libtorch computes wrongly, so no test can compare with it (tested on
+  // the other build).
+  std::map<std::string, std::string> libtorch_defects;
+  if (compat::kLibtorchMajor >= 2) {
+    libtorch_defects["quantized::conv_transpose3d"] =
+        "libtorch 2.6's oneDNN kernel disagrees with its own float computation "
+        "(Quantized.ConvTranspose3d); tested on libtorch 1.13";
+  }
   auto tested = recorded_coverage();
   std::vector<std::string> untested;
   std::set<std::string> not_in_this_libtorch;
   size_t converters = 0;
   for (const auto& op : supported_operators()) {
-    if (unreachable.count(op.name)) continue;
+    if (unreachable.count(op.name) || libtorch_defects.count(op.name)) continue;
     // Converters of a newer PyTorch's operators (aten::scaled_dot_product_attention on libtorch
     // 1.13): no graph of this libtorch holds them; the build with a libtorch that has them tests
     // them.
@@ -246,6 +255,7 @@ TEST(OperatorCoverage, EveryConverterIsNumericallyTestedAcrossItsRange) {
   std::printf("converters of operators libtorch %s lacks (tested on a newer build): %zu\n",
               TORCH_VERSION, not_in_this_libtorch.size());
   for (const auto& op : not_in_this_libtorch) std::printf("  %s\n", op.c_str());
+  for (const auto& [op, why] : libtorch_defects) std::printf("  %s: %s\n", op.c_str(), why.c_str());
 }
 
 }  // namespace
