@@ -251,10 +251,10 @@ bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
     // and its zeros run costs an attention.
     if (stack.size() < 3 || !stack[0].isTensor() || !stack[2].isTensor()) return false;
     const at::Tensor &q = stack[0].toTensor(), &v = stack[2].toTensor();
-    if (!q.defined() || !v.defined() || !q.is_meta() || q.dim() < 2 || v.dim() < 2) return false;
+    if (!q.defined() || !v.defined() || q.dim() < 2 || v.dim() < 2) return false;
     std::vector<int64_t> sizes = q.sizes().vec();
     sizes.back() = v.size(-1);
-    stack.assign(1, c10::IValue(at::empty(sizes, q.options())));
+    stack.assign(1, c10::IValue(at::empty(sizes, q.options().device(at::kMeta))));
     return true;
   }
   if (kind != kBatchNorm && kind != kLayerNorm && kind != kGroupNorm && kind != kInstanceNorm &&
