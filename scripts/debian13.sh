@@ -47,6 +47,9 @@ bind() {  # bind SOURCE: mount SOURCE at the same path inside the root
   mkdir -p "$chroot_dir$1"
   mount --rbind "$1" "$chroot_dir$1"
 }
+# The root is a mount point of its own, so that inside it `unshare -m` (the bad-input tests' full
+# disk) can make "/" private.
+mount --bind "$chroot_dir" "$chroot_dir"
 mkdir -p "$chroot_dir/proc"
 mount -t proc proc "$chroot_dir/proc"
 bind /dev
