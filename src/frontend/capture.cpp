@@ -5,6 +5,7 @@
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/jit/ir/scope.h>
 #include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/runtime/interpreter.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <algorithm>
@@ -637,7 +638,24 @@ std::vector<at::Tensor> run_module(const torch::jit::Module& module,
   auto inputs = coerce_arguments(method.function().getSchema(), args);
   try {
     c10::InferenceMode guard;
-    return flatten_tensors(method(inputs));
+    // Note [Forward runs interpreted]: forward() is run as the interpreter runs its inlined graph,
+    // not through the function's graph executor. libtorch's profiling executor optimizes a graph
+    // from its second run on, and on libtorch 2.6 that takes minutes for a detection model's graph
+    // (ssdlite320: first run 1 s, the second not done after 3 min) and miscompiles hand-written
+    // graphs (aten::add of a NumToTensor(bool) run as add(Scalar, Scalar)). Switching the
+    // optimizer off around method() is no remedy: the function then caches an un-inlined
+    // "optimized" graph, which capture_module's inlining would meet.
+    auto graph = torch::jit::toGraphFunction(method.function()).graph()->copy();
+    inline_graph(*graph);
+    torch::jit::Code code(graph, "forward");
+    torch::jit::InterpreterState state(code);
+    torch::jit::Stack stack;
+    stack.reserve(inputs.size() + 1);
+    stack.emplace_back(module._ivalue());
+    for (auto& input : inputs) stack.push_back(std::move(input));
+    state.run(stack);
+    if (stack.size() == 1) return flatten_tensors(stack.front());
+    return flatten_tensors(c10::ivalue::Tuple::create(std::move(stack)));
   } catch (const std::exception& e) {
     throw ExportError(ErrorCode::kModelRun,
                       "the model's forward() failed on the example inputs: " +

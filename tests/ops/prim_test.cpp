@@ -8,7 +8,6 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <torch/csrc/jit/runtime/graph_executor.h>
 
 #include "ops/op_test_util.h"
 
@@ -338,14 +337,8 @@ TEST_F(Prim, IsNoneOnATensorIsFalse) {
       "  %y : Tensor = aten::add(%x, %t, %one)\n"
       "  %z : Tensor = aten::add(%y, %nt, %one)\n"
       "  return (%z)\n");
-  // libtorch 2.6's optimizing executor (from a function's second run on) turns this hand-written
-  // graph's aten::add of a NumToTensor(bool) into add(Scalar, Scalar), which then fails; the
-  // interpreter without optimization runs the graph as written (the reference).
-  const bool optimize = torch::jit::getGraphExecutorOptimize();
-  torch::jit::setGraphExecutorOptimize(false);
   expect_script_matches("aten::__is__", m, {at::randn({2, 3})}, kUnfolded);
   expect_script_matches("aten::__isnot__", m, {at::randn({2, 3})}, kUnfolded);
-  torch::jit::setGraphExecutorOptimize(optimize);
 }
 
 TEST_F(Prim, RangeLengthAndDerivedIndex) {
