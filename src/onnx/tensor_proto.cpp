@@ -61,13 +61,17 @@ at::Tensor from_tensor_proto(const onnx::TensorProto& proto) {
   std::vector<int64_t> dims;
   constexpr int64_t kMaxElements = int64_t{1} << 34;
   int64_t numel = 1;
+  // The product of the dims but zeros: libtorch 2.x computes strides from it even for an empty
+  // tensor (and throws "Stride calculation overflowed"), so it is bounded too.
+  int64_t extent = 1;
   for (int64_t d : proto.dims()) {
-    if (d < 0 || (d > 0 && numel > kMaxElements / d)) {
+    if (d < 0 || (d > 0 && extent > kMaxElements / d)) {
       throw ExportError(
           ErrorCode::kInvalidArgument,
           "TensorProto '" + proto.name() + "' has an invalid or absurd dim " + std::to_string(d));
     }
     numel *= d;
+    if (d > 0) extent *= d;
     dims.push_back(d);
   }
   at::ScalarType type = from_onnx_dtype(proto.data_type());

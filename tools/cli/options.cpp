@@ -47,7 +47,7 @@ InputSpec parse_input_spec(const std::string& spec) {
     }
   }
   if (dims_text == "scalar") return out;
-  int64_t numel = 1;
+  int64_t extent = 1;
   size_t start = 0;
   while (true) {
     const size_t x = dims_text.find('x', start);
@@ -60,13 +60,14 @@ InputSpec parse_input_spec(const std::string& spec) {
                                     "write dims as 1x3x224x224[:dtype], or 'scalar[:dtype]'",
                                     spec, part));
     }
-    if (*d > 0 && numel > kMaxInputElements / *d) {
+    // Bounded without the zeros too: libtorch 2.x computes an empty tensor's strides from them.
+    if (*d > 0 && extent > kMaxInputElements / *d) {
       throw ExportError(ErrorCode::kInvalidArgument,
                         fmt::format("--input '{}' has more than 2^31 elements; pass a smaller "
                                     "example (dynamic axes export other sizes)",
                                     spec));
     }
-    numel *= *d;
+    if (*d > 0) extent *= *d;
     out.dims.push_back(*d);
     if (x == std::string::npos) break;
     start = x + 1;
