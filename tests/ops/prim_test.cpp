@@ -325,6 +325,28 @@ TEST_F(Prim, NotOfComparison) {
                         {at::randn({2, 3})}, kUnfolded);
 }
 
+// aten::__contains__ (`item in [..]`).
+TEST_F(Prim, ContainsOfAComputedIntInAListLiteral) {
+  expect_script_generalizes(
+      "aten::__contains__",
+      "def forward(self, x):\n"
+      "  if int(x.sum()) in [1, 3, 5]:\n"
+      "    return x + 1\n"
+      "  return x - 1\n",
+      {at::tensor({1, 0, 0}, at::kLong)},
+      {{at::tensor({0, 1, 1}, at::kLong)}, {at::tensor({1, 1, 1}, at::kLong)}},
+      {kMinOpset, 11, 13, kMaxOpset}, kUnfolded);
+}
+
+TEST_F(Prim, ContainsOfConstantsIsAConstant) {
+  expect_script_matches("aten::__contains__",
+                        "def forward(self, x):\n"
+                        "  if 3 in [1, 2, 3]:\n"
+                        "    return x + 1\n"
+                        "  return x - 1\n",
+                        {at::randn({2})}, kUnfolded);
+}
+
 TEST_F(Prim, IsNoneOnATensorIsFalse) {
   auto m = ir_module(
       "graph(%x : Tensor):\n"

@@ -281,6 +281,40 @@ void register_prim(Registry& r) {
       return {g.constant(at::scalar_tensor(result != negate, at::kBool))};
     });
   }
+  // aten::__contains__.int_list(int[] l, int item) / .float_list / .str_list(str[] l, str item)
+  //   -> bool  ⇒  a constant when list and item are constants (torch.onnx's only case); for a
+  //   list of numbers and an item computed in the graph, Equal with every element, then Max
+  r.add("aten::__contains__", {}, [](GraphContext& g, const Args& a) -> Values {
+    auto list = constant_value(a.jit(0));
+    auto item = constant_value(a.jit(1));
+    if (list && item && list->isList()) {
+      bool found = false;
+      for (const c10::IValue& e : list->toListRef()) {
+        if (e.isString() && item->isString()) {
+          found = found || e.toStringRef() == item->toStringRef();
+        } else if ((e.isInt() || e.isDouble() || e.isBool()) &&
+                   (item->isInt() || item->isDouble() || item->isBool())) {
+          found = found || e.toScalar().to<double>() == item->toScalar().to<double>();
+        }
+      }
+      return {g.constant(at::scalar_tensor(found, at::kBool))};
+    }
+    const at::ScalarType type = a.dtype(1);
+    if (type != at::kLong && type != at::kDouble && type != at::kBool) {
+      g.fail("`in` of a value computed at run time is exported for lists of numbers only");
+    }
+    const auto length = list_length(a, 0);
+    if (!length || a.is_sequence(0)) {
+      g.fail("`in` needs a list of static length (a list literal) when the item is computed");
+    }
+    if (*length == 0) return {g.constant(at::scalar_tensor(false, at::kBool))};
+    if (type == at::kDouble && g.opset() < 11) {
+      g.fail("`in` on floats computed at run time needs Equal of floats (opset 11)");
+    }
+    Value eq = g.op("Equal", {a.tensor_as(0, type), a.tensor_as(1, type)});
+    Value any = reduce(g, "ReduceMax", g.cast(eq, at::kFloat), {0}, false);
+    return {g.cast(any, at::kBool)};
+  });
   // aten::__not__(bool self) -> bool  ⇒  Not
   r.add("aten::__not__", {}, [](GraphContext& g, const Args& a) -> Values {
     return {g.op("Not", {a.tensor_as(0, at::kBool)})};
