@@ -34,7 +34,9 @@ struct Torch26File {
   std::vector<std::string> needs;  // operators libtorch 1.13 lacks
 };
 
-void PrintTo(const Torch26File& f, std::ostream* os) { *os << f.name; }
+void PrintTo(const Torch26File& f, std::ostream* os) {
+  *os << f.name;
+}
 
 std::vector<Torch26File> manifest() {
   std::ifstream in(kDir / "manifest.tsv");

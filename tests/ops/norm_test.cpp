@@ -267,12 +267,11 @@ TEST_F(Norm, FunctionalNormalize) {
 // aten::rms_norm (nn.RMSNorm, PyTorch >= 2.4; skipped on libtorch 1.13).
 TEST_F(Norm, RmsNormWithWeightAndEps) {
   TORCHONNX_SKIP_WITHOUT_OPERATOR("aten::rms_norm");
-  expect_script_matches(
-      "aten::rms_norm",
-      script_module("def forward(self, x):\n"
-                    "  return torch.rms_norm(x, [8], self.weight, 1e-5)\n",
-                    {{"weight", at::randn({8})}}),
-      {at::randn({2, 3, 8})});
+  expect_script_matches("aten::rms_norm",
+                        script_module("def forward(self, x):\n"
+                                      "  return torch.rms_norm(x, [8], self.weight, 1e-5)\n",
+                                      {{"weight", at::randn({8})}}),
+                        {at::randn({2, 3, 8})});
 }
 
 TEST_F(Norm, RmsNormOverTwoAxesWithDefaultEps) {
