@@ -204,6 +204,10 @@ bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
   static const c10::Symbol kGroupNorm = c10::Symbol::fromQualString("aten::group_norm");
   static const c10::Symbol kInstanceNorm = c10::Symbol::fromQualString("aten::instance_norm");
   static const c10::Symbol kRelu = c10::Symbol::fromQualString("aten::relu");
+  // libtorch 2.x's C++ has no meta kernel for these two (Python registers them): each miss costs
+  // an exception and a run on zeros (mobilenet_v3's every block).
+  static const c10::Symbol kHardswish = c10::Symbol::fromQualString("aten::hardswish");
+  static const c10::Symbol kHardtanh = c10::Symbol::fromQualString("aten::hardtanh");
   static const c10::Symbol kEmbedding = c10::Symbol::fromQualString("aten::embedding");
   static const c10::Symbol kView = c10::Symbol::fromQualString("aten::view");
   const c10::Symbol kind = node->kind();
@@ -258,7 +262,7 @@ bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
     return true;
   }
   if (kind != kBatchNorm && kind != kLayerNorm && kind != kGroupNorm && kind != kInstanceNorm &&
-      kind != kRelu && kind != kEmbedding) {
+      kind != kRelu && kind != kEmbedding && kind != kHardswish && kind != kHardtanh) {
     return false;
   }
   if (stack.empty() || !stack[0].isTensor() || node->outputs().size() != 1) return false;
@@ -277,7 +281,8 @@ bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
     stack.assign(1, c10::IValue(at::empty(sizes, first.options())));
     return true;
   }
-  // Normalizations and relu: the input's sizes and dtype (contiguous, as their kernels give them).
+  // Normalizations, relu, hardswish, hardtanh: the input's sizes and dtype (contiguous, as their
+  // kernels give them).
   if (!at::isFloatingType(first.scalar_type()) && kind != kRelu) return false;
   if (kind == kRelu && (stack.size() != 1 || first.scalar_type() == at::kBool)) return false;
   stack.assign(1, c10::IValue(at::empty(first.sizes(), first.options())));
