@@ -3,10 +3,16 @@
 // Creation ops whose arguments are all constants are folded to constants when folding is on, so
 // they are exported unfolded (traced: expect_unfolded_matches; scripted: kUnfolded), and sizes
 // computed from another tensor's shape are written in TorchScript. Random ops cannot be compared
-// value by value: their models output deterministic properties of the samples (floor(r) == 0 for
-// r in [0, 1), counts of a one-hot, degenerate distributions such as std 0 or p in {0, 1}).
+// value by value: their models output properties of the samples that any correct sampler has (the
+// range, sample statistics within 6 standard deviations of the distribution's; see "random ops"
+// below) or the values of degenerate distributions (std 0, p in {0, 1}).
 #include <ATen/ATen.h>
+#include <ATen/TracerMode.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
 
 #include "ops/op_test_util.h"
 
@@ -450,137 +456,301 @@ TEST_F(Creation, Item) {
 }
 
 // ----- random ops -----------------------------------------------------------------------------
+//
+// ONNX Runtime draws its own random numbers (its own generator, seeded anew), so samples cannot
+// match libtorch's value by value. The models of these tests output properties of thousands of
+// samples that every correct sampler has, whatever its seed: the range, and sample statistics
+// (mean, std, frequencies of values or classes) within kSigmas = 6 standard deviations of their
+// expected values. By the central limit theorem a correct sampler misses such a bound with
+// probability 2·10⁻⁹ (a two-sided normal tail of 6σ); with about 1500 bounds in this file (each
+// checked at every opset) a false failure comes about once in 3·10⁵ runs. libtorch's own samples
+// must have the properties too (expect_random_op): a property false for both would pass.
+
+constexpr double kSigmas = 6;
+constexpr int64_t kDraws = 4000;  // samples per statistic
+
+// Expects every bool output of libtorch's run to be all true.
+void expect_all_true(const std::vector<at::Tensor>& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].scalar_type() == at::kBool) {
+      EXPECT_TRUE(outputs[i].all().item<bool>())
+          << "libtorch's samples lack the property of output " << i;
+    }
+  }
+}
+
+// Checks that libtorch's samples have the properties `fn` outputs, then that the ONNX model's do
+// at every opset (expect_op_matches; expect_unfolded_matches for random ops of constant arguments,
+// which folding would otherwise evaluate).
+void expect_random_op(const std::string& op, const TracedFunction& fn, const Inputs& inputs,
+                      bool unfolded = false) {
+  expect_all_true(traced_outputs(fn, inputs));
+  if (unfolded) {
+    expect_unfolded_matches(op, fn, inputs);
+  } else {
+    expect_op_matches(op, fn, inputs);
+  }
+}
+constexpr bool kConstantArgs = true;
+
+// The same for a TorchScript `source` (unfolded).
+void expect_random_script(const std::string& op, const std::string& source, const Inputs& inputs) {
+  expect_all_true(frontend::run_module(script_module(source), cloned(inputs)));
+  expect_script_matches(op, source, inputs, kUnfolded);
+}
+
+// A constant of a traced graph. at::tensor records aten::empty in a trace but not the copy of the
+// values; made with tracing off, the tensor is baked into the graph as a constant.
+at::Tensor constant(const std::vector<double>& values) {
+  at::tracer::impl::NoTracerDispatchMode no_tracing;
+  return at::tensor(values, at::kDouble);
+}
+
+// Bounds of the sample mean and std of n draws of a distribution of std `sigma` and kurtosis
+// `kurtosis` (3 for a normal distribution, 1.8 for a uniform one): |mean - mu| <= 6·sigma/√n, and
+// |std/sigma - 1| <= 6·√((kurtosis - 1)/(4n)), 6 times the relative standard deviation of the
+// sample std (delta method; 1/√(2n) for a normal distribution: the bound is 6.7% at n = 4000,
+// and a std of 2 exported as the variance 4 is off by about 90 of its standard deviations).
+double mean_bound(double sigma, int64_t n) {
+  return kSigmas * sigma / std::sqrt(static_cast<double>(n));
+}
+double relative_std_bound(double kurtosis, int64_t n) {
+  return kSigmas * std::sqrt((kurtosis - 1) / (4.0 * static_cast<double>(n)));
+}
+
+// Whether the sample mean and std of `r` along dim 0 (of each column of a 2-D r) are within the
+// bounds above of `mu` and `sigma` (one per column, or one for all).
+std::vector<at::Tensor> moments_ok(const at::Tensor& r, const std::vector<double>& mu,
+                                   const std::vector<double>& sigma, double kurtosis) {
+  const int64_t n = r.size(0);
+  at::Tensor d = r.to(at::kDouble);
+  at::Tensor m = constant(mu), s = constant(sigma);
+  at::Tensor mean_ok = at::all(at::le(at::abs(d.mean(0) - m), s * mean_bound(1, n)));
+  at::Tensor std_ok = at::all(at::le(at::abs(d.std(0) / s - 1), relative_std_bound(kurtosis, n)));
+  return {mean_ok, std_ok};
+}
+
+// The same in TorchScript, for the samples (1-D) named `r`: two bool tensors.
+std::string script_moments(const std::string& r, const std::string& mu, double sigma,
+                           double kurtosis, int64_t n) {
+  return fmt::format(
+      "({0}.double().mean() - {1}).abs() <= {2:.17g}, "
+      "({0}.double().std() / {3:.17g} - 1).abs() <= {4:.17g}",
+      r, mu, mean_bound(sigma, n), sigma, relative_std_bound(kurtosis, n));
+}
+
+// Properties of samples `r` of U(a, b): r · 0 (shape and dtype); all in [a, b); the smallest
+// within (b - a)/100 of a and the largest of b (each missed with probability 0.99^n < 10⁻¹⁷ for
+// n >= 4000: an interval too narrow fails); mean (a + b)/2 and std (b - a)/√12 within 6σ.
+c10::IValue uniform_properties(const at::Tensor& r, double a, double b) {
+  at::Tensor f = r.reshape({-1});
+  const double w = b - a;
+  std::vector<at::Tensor> moments = moments_ok(f, {(a + b) / 2}, {w / std::sqrt(12.0)}, 1.8);
+  return tuple({r * 0, at::logical_and(at::all(at::ge(f, a)), at::all(at::lt(f, b))),
+                at::lt(f.min(), a + w / 100), at::gt(f.max(), b - w / 100), moments[0],
+                moments[1]});
+}
+
+// The same in TorchScript: the return line for samples named `r`, n of them.
+std::string script_uniform_properties(double a, double b, int64_t n) {
+  const double w = b - a;
+  return fmt::format(
+      "  f = r.flatten()\n"
+      "  return r * 0, (f >= {0:.17g}).all() & (f < {1:.17g}).all(), f.min() < {2:.17g}, "
+      "f.max() > {3:.17g}, {4}\n",
+      a, b, a + w / 100, b - w / 100,
+      script_moments("f", fmt::format("{:.17g}", (a + b) / 2), w / std::sqrt(12.0), 1.8, n));
+}
+
+// Properties of samples `r` of normal distributions: r · 0 (shape and dtype); all finite; sample
+// mean and std within 6σ of `mu` and `sigma`, over all of r (one mu and sigma) or per column of a
+// 2-D r (one per column).
+c10::IValue normal_properties(const at::Tensor& r, const std::vector<double>& mu,
+                              const std::vector<double>& sigma) {
+  at::Tensor samples = mu.size() == 1 ? r.reshape({-1}) : r;
+  std::vector<at::Tensor> moments = moments_ok(samples, mu, sigma, 3);
+  return tuple({r * 0, at::all(at::isfinite(r)), moments[0], moments[1]});
+}
+
+// Whether each share (a fraction of n draws) is within 6·√(p(1 - p)/n) of its probability p
+// (exactly p for p = 0 or 1).
+at::Tensor shares_ok(const at::Tensor& shares, const at::Tensor& p, int64_t n) {
+  at::Tensor bound = at::sqrt(p * (1 - p) / static_cast<double>(n)) * kSigmas;
+  return at::all(at::le(at::abs(shares - p), bound));
+}
+
+// Properties of samples `b` of Bernoulli(p): b · 0 (shape and dtype); every sample 0 or 1; the
+// fraction of ones within 6σ of p, over all of b (one p) or per column of a 2-D b (one p per
+// column).
+c10::IValue bernoulli_properties(const at::Tensor& b, const std::vector<double>& p) {
+  at::Tensor samples = p.size() == 1 ? b.reshape({-1}) : b;
+  at::Tensor binary = at::all(at::logical_or(at::eq(b, 0), at::eq(b, 1)));
+  return tuple(
+      {b * 0, binary, shares_ok(samples.to(at::kDouble).mean(0), constant(p), samples.size(0))});
+}
+
+// Properties of integer samples `r` meant to be uniform on [low, high): r · 0 (shape and dtype);
+// every sample an integer of [low, high); the smallest is low and the largest high - 1 (a value
+// is missing with probability below k·(1 - 1/k)^n < 10⁻²⁵⁰ for k <= 8 values, n >= 4000: a
+// constant or all-zero sampler fails); the share of each value within 6σ of 1/k.
+c10::IValue uniform_integer_properties(const at::Tensor& r, int64_t low, int64_t high) {
+  const int64_t n = r.numel();
+  at::Tensor hits = r.reshape({-1, 1}).to(at::kDouble) == at::arange(low, high, at::kDouble);
+  at::Tensor shares = hits.sum(0).to(at::kDouble) / static_cast<double>(n);
+  at::Tensor uniform = at::full({high - low}, 1.0 / static_cast<double>(high - low), at::kDouble);
+  return tuple({r * 0, at::eq(hits.sum(), n), at::eq(r.min(), low), at::eq(r.max(), high - 1),
+                shares_ok(shares, uniform, n)});
+}
 
 TEST_F(Creation, RandIsUniformInZeroOne) {
-  // floor(r) is 0 exactly when 0 <= r < 1.
-  expect_unfolded_matches("aten::rand",
-                          [](const Inputs&) {
-                            return at::floor(at::rand({30, 40}));
-                          },
-                          {at::randn({2})});
-  expect_unfolded_matches("aten::rand",
-                          [](const Inputs&) { return at::floor(at::rand({50}, at::kDouble)); },
-                          {at::randn({2})});
-  // The mean of 1200 samples is within 0.2 of 1/2 (more than 20 standard deviations).
-  expect_unfolded_matches(
+  // kDraws samples of U(0, 1): in [0, 1), filling it, mean and std within 6σ (see above).
+  expect_random_op(
       "aten::rand",
-      [](const Inputs&) { return at::floor(at::abs(at::rand({1200}).mean() - 0.5) * 5); },
-      {at::randn({2})});
-  expect_script_matches("aten::rand",
-                        "def forward(self, x):\n  return torch.floor(torch.rand(x.size(0), 3))\n",
-                        {at::randn({4})}, kUnfolded);
+      [](const Inputs&) {
+        return uniform_properties(at::rand({80, 50}), 0, 1);
+      },
+      {at::randn({2})}, kConstantArgs);
+  expect_random_op(
+      "aten::rand",
+      [](const Inputs&) { return uniform_properties(at::rand({kDraws}, at::kDouble), 0, 1); },
+      {at::randn({2})}, kConstantArgs);
+  // A computed size (RandomUniformLike of ConstantOfShape).
+  expect_random_script("aten::rand",
+                       "def forward(self, x):\n"
+                       "  r = torch.rand(x.size(0), 50)\n" +
+                           script_uniform_properties(0, 1, 80 * 50),
+                       {at::randn({80})});
 }
 
 TEST_F(Creation, RandnIsStandardNormal) {
-  // floor(|r| / 100) is 0 for finite samples; the mean of 1200 samples is within 0.3 of 0.
-  expect_unfolded_matches("aten::randn",
-                          [](const Inputs&) {
-                            return at::floor(at::abs(at::randn({30, 40})) / 100);
-                          },
-                          {at::randn({2})});
-  expect_unfolded_matches(
+  // kDraws samples of N(0, 1): finite, mean and std within 6σ (see above).
+  expect_random_op(
+      "aten::randn", [](const Inputs&) { return normal_properties(at::randn({kDraws}), {0}, {1}); },
+      {at::randn({2})}, kConstantArgs);
+  expect_random_op(
       "aten::randn",
-      [](const Inputs&) { return at::floor(at::abs(at::randn({1200}, at::kDouble).mean()) * 3); },
-      {at::randn({2})});
-  expect_script_matches("aten::randn",
-                        "def forward(self, x):\n  return torch.floor(torch.randn(x.size(1), "
-                        "x.size(0)).abs() / 100)\n",
-                        {at::randn({4, 2})}, kUnfolded);
+      [](const Inputs&) {
+        return normal_properties(at::randn({50, 80}, at::kDouble), {0}, {1});
+      },
+      {at::randn({2})}, kConstantArgs);
+  // A computed size.
+  expect_random_script("aten::randn",
+                       "def forward(self, x):\n"
+                       "  r = torch.randn(x.size(1), x.size(0))\n"
+                       "  f = r.flatten()\n"
+                       "  return r * 0, torch.isfinite(r).all(), " +
+                           script_moments("f", "0.0", 1, 3, kDraws) + "\n",
+                       {at::randn({4, kDraws / 4})});
 }
 
 TEST_F(Creation, RandLikeAndRandnLike) {
-  for (const at::Tensor& x :
-       {at::randn({3, 4}), at::randn({5}, at::kDouble), at::scalar_tensor(1.0)}) {
+  // kDraws samples of U(0, 1) and N(0, 1) of x's shape and dtype: as rand and randn above.
+  for (const at::Tensor& x : {at::randn({80, 50}), at::randn({kDraws}, at::kDouble)}) {
     SCOPED_TRACE(x.toString());
-    expect_op_matches("aten::rand_like",
-                      [](const Inputs& in) { return at::floor(at::rand_like(arg(in, 0))); }, {x});
-    expect_op_matches(
+    expect_random_op(
+        "aten::rand_like",
+        [](const Inputs& in) { return uniform_properties(at::rand_like(arg(in, 0)), 0, 1); }, {x});
+    expect_random_op(
         "aten::randn_like",
-        [](const Inputs& in) { return at::floor(at::abs(at::randn_like(arg(in, 0))) / 100); }, {x});
+        [](const Inputs& in) { return normal_properties(at::randn_like(arg(in, 0)), {0}, {1}); },
+        {x});
   }
-  expect_op_matches(
-      "aten::rand_like",
-      [](const Inputs& in) { return at::floor(at::rand_like(arg(in, 0), at::kDouble)); },
-      {at::randn({3})});
-}
-
-// Deterministic properties of integer samples `r` meant to be uniform on [low, high): r · 0 (the
-// shape and dtype), the smallest and largest sample (low and high - 1 among thousands: a constant
-// or all-zero sampler fails), how many samples are integers of [low, high) (all of them) and, for
-// each value, floor(20 · |its share of the samples - 1 / (high - low)|): 0 while every share is
-// within 0.05 of uniform (over 5 standard deviations for the sample sizes used here).
-c10::IValue uniform_integer_stats(const at::Tensor& r, int64_t low, int64_t high) {
-  at::Tensor hits = r.reshape({-1, 1}).to(at::kDouble) == at::arange(low, high, at::kDouble);
-  at::Tensor share = hits.sum(0).to(at::kDouble) / static_cast<double>(r.numel());
-  at::Tensor off = at::floor(at::abs(share - 1.0 / static_cast<double>(high - low)) * 20);
-  return tuple({r * 0, r.min(), r.max(), hits.sum(), off});
+  expect_random_op("aten::rand_like",
+                   [](const Inputs& in) {
+                     return uniform_properties(at::rand_like(arg(in, 0), at::kDouble), 0, 1);
+                   },
+                   {at::randn({80, 50})});
+  // A 0-d x: one sample, of x's shape and dtype, in [0, 1) and finite.
+  expect_random_op("aten::rand_like",
+                   [](const Inputs& in) {
+                     at::Tensor r = at::rand_like(arg(in, 0));
+                     return tuple({r * 0, at::logical_and(at::ge(r, 0), at::lt(r, 1))});
+                   },
+                   {at::scalar_tensor(1.0)});
+  expect_random_op("aten::randn_like",
+                   [](const Inputs& in) {
+                     at::Tensor r = at::randn_like(arg(in, 0));
+                     return tuple({r * 0, at::isfinite(r)});
+                   },
+                   {at::scalar_tensor(1.0)});
 }
 
 TEST_F(Creation, RandintIsUniformOnItsRange) {
-  expect_unfolded_matches("aten::randint",
-                          [](const Inputs&) {
-                            return uniform_integer_stats(at::randint(7, {40, 75}), 0, 7);
-                          },
-                          {at::randn({2})});
-  expect_unfolded_matches(
+  // kDraws samples: integers of [low, high), each value's share within 6σ of 1/(high - low).
+  expect_random_op(
       "aten::randint",
-      [](const Inputs&) { return uniform_integer_stats(at::randint(-4, 4, {3000}), -4, 4); },
-      {at::randn({2})});
+      [](const Inputs&) {
+        return uniform_integer_properties(at::randint(7, {40, 100}), 0, 7);
+      },
+      {at::randn({2})}, kConstantArgs);
+  expect_random_op(
+      "aten::randint",
+      [](const Inputs&) { return uniform_integer_properties(at::randint(-4, 4, {kDraws}), -4, 4); },
+      {at::randn({2})}, kConstantArgs);
   // The dtype argument: int32, float and double samples (integers all the same).
   for (at::ScalarType dtype : {at::kInt, at::kFloat, at::kDouble}) {
     SCOPED_TRACE(c10::toString(dtype));
-    expect_unfolded_matches("aten::randint",
-                            [dtype](const Inputs&) {
-                              return uniform_integer_stats(at::randint(3, 5, {2000}, dtype), 3, 5);
-                            },
-                            {at::randn({2})});
+    expect_random_op(
+        "aten::randint",
+        [dtype](const Inputs&) {
+          return uniform_integer_properties(at::randint(3, 5, {kDraws}, dtype), 3, 5);
+        },
+        {at::randn({2})}, kConstantArgs);
   }
 }
 
 TEST_F(Creation, RandintOfComputedSizeAndBounds) {
-  // x.size(0) = 6 as high, a size computed from x's shape.
-  const std::string source =
+  // x.size(0) = 6 as high, a size computed from x's shape: kDraws samples of [2, 6), as above.
+  const std::string source = fmt::format(
       "def forward(self, x):\n"
-      "  r = torch.randint(2, x.size(0), (x.size(1), 750))\n"
+      "  r = torch.randint(2, x.size(0), (x.size(1), {}))\n"
       "  hits = r.reshape(-1, 1) == torch.arange(2, 6)\n"
       "  share = hits.sum(0).double() / r.numel()\n"
-      "  return r * 0, r.min(), r.max(), hits.sum(), torch.floor((share - 0.25).abs() * 20)\n";
-  expect_script_matches("aten::randint", source, {at::randn({6, 4})}, kUnfolded);
+      "  return r * 0, hits.sum() == r.numel(), r.min() == 2, r.max() == 5, "
+      "((share - 0.25).abs() <= {:.17g}).all()\n",
+      kDraws / 4, kSigmas * std::sqrt(0.25 * 0.75 / kDraws));
+  expect_random_script("aten::randint", source, {at::randn({6, 4})});
 }
 
 TEST_F(Creation, RandintLike) {
-  // Default dtype: self's (int64 and float here); an explicit dtype.
-  expect_op_matches(
-      "aten::randint_like",
-      [](const Inputs& in) { return uniform_integer_stats(at::randint_like(arg(in, 0), 6), 0, 6); },
-      {at::zeros({50, 60}, at::kLong)});
-  expect_op_matches("aten::randint_like",
-                    [](const Inputs& in) {
-                      return uniform_integer_stats(at::randint_like(arg(in, 0), -2, 3), -2, 3);
-                    },
-                    {at::randn({3000})});
-  expect_op_matches("aten::randint_like",
-                    [](const Inputs& in) {
-                      return uniform_integer_stats(at::randint_like(arg(in, 0), 10, 14, at::kInt),
-                                                   10, 14);
-                    },
-                    {at::randn({40, 50})});
+  // Default dtype: self's (int64 and float here); an explicit dtype. kDraws samples each, as above.
+  expect_random_op("aten::randint_like",
+                   [](const Inputs& in) {
+                     return uniform_integer_properties(at::randint_like(arg(in, 0), 6), 0, 6);
+                   },
+                   {at::zeros({50, 80}, at::kLong)});
+  expect_random_op("aten::randint_like",
+                   [](const Inputs& in) {
+                     return uniform_integer_properties(at::randint_like(arg(in, 0), -2, 3), -2, 3);
+                   },
+                   {at::randn({kDraws})});
+  expect_random_op("aten::randint_like",
+                   [](const Inputs& in) {
+                     return uniform_integer_properties(
+                         at::randint_like(arg(in, 0), 10, 14, at::kInt), 10, 14);
+                   },
+                   {at::randn({40, 100})});
 }
 
 TEST_F(Creation, BernoulliOfProbabilities) {
-  // Probabilities 0 and 1 give exactly themselves.
+  // Probabilities 0 and 1 give exactly themselves (a sampler drawing 1 with probability 1 - p
+  // fails).
   at::Tensor p = at::tensor({0.0f, 1.0f, 1.0f, 0.0f, 1.0f, 0.0f}).reshape({2, 3});
   expect_op_matches("aten::bernoulli", [](const Inputs& in) { return at::bernoulli(arg(in, 0)); },
                     {p});
   expect_op_matches("aten::bernoulli", [](const Inputs& in) { return at::bernoulli(arg(in, 0)); },
                     {p.to(at::kDouble)});
-  // Samples of p = 1/2 are 0 or 1: b·(b - 1) is 0.
-  expect_op_matches("aten::bernoulli",
-                    [](const Inputs& in) {
-                      at::Tensor b = at::bernoulli(arg(in, 0));
-                      return b * (b - 1);
-                    },
-                    {at::full({50}, 0.5)});
+  // kDraws rows of probabilities 0.1, 0.5, 0.9, 0.3: every sample 0 or 1, the fraction of ones in
+  // each column (region of one p) within 6σ of its p.
+  const std::vector<double> ps{0.1, 0.5, 0.9, 0.3};
+  at::Tensor probs = at::tensor(ps, at::kDouble).repeat({kDraws, 1});
+  for (at::ScalarType type : {at::kFloat, at::kDouble}) {
+    SCOPED_TRACE(c10::toString(type));
+    expect_random_op(
+        "aten::bernoulli",
+        [ps](const Inputs& in) { return bernoulli_properties(at::bernoulli(arg(in, 0)), ps); },
+        {probs.to(type)});
+  }
 }
 
 TEST_F(Creation, BernoulliWithP) {
@@ -590,20 +760,28 @@ TEST_F(Creation, BernoulliWithP) {
                       [p](const Inputs& in) { return at::bernoulli(arg(in, 0), p); },
                       {at::randn({3, 4})});
   }
-  expect_op_matches("aten::bernoulli",
-                    [](const Inputs& in) {
-                      at::Tensor b = at::bernoulli(arg(in, 0), 0.3);
-                      return b * (b - 1);
-                    },
-                    {at::randn({40}, at::kDouble)});
-  // A tensor p broadcast to self's shape, in place (bernoulli_).
-  expect_op_matches("aten::bernoulli",  // bernoulli_, made out-of-place by RemoveInplaceOps
-                    [](const Inputs& in) {
-                      at::Tensor y = arg(in, 0) * 1;
-                      y.bernoulli_(arg(in, 1));
-                      return y;
-                    },
-                    {at::randn({2, 3}), at::tensor({1.0f, 0.0f, 1.0f})});
+  // kDraws samples of one p: every sample 0 or 1, the fraction of ones within 6σ of p.
+  for (double p : {0.3, 0.85}) {
+    SCOPED_TRACE(p);
+    expect_random_op(
+        "aten::bernoulli",
+        [p](const Inputs& in) { return bernoulli_properties(at::bernoulli(arg(in, 0), p), {p}); },
+        {at::randn({kDraws}, at::kDouble)});
+  }
+  expect_random_op(
+      "aten::bernoulli",
+      [](const Inputs& in) { return bernoulli_properties(at::bernoulli(arg(in, 0), 0.6), {0.6}); },
+      {at::randn({50, 80})});
+  // A tensor p broadcast to self's shape, in place (bernoulli_, made out-of-place by
+  // RemoveInplaceOps): kDraws rows, the fraction of ones per column within 6σ of its p.
+  const std::vector<double> ps{0.0, 0.25, 0.8, 1.0};
+  expect_random_op("aten::bernoulli",
+                   [ps](const Inputs& in) {
+                     at::Tensor y = arg(in, 0) * 1;
+                     y.bernoulli_(arg(in, 1));
+                     return bernoulli_properties(y, ps);
+                   },
+                   {at::randn({kDraws, 4}), at::tensor(ps, at::kFloat)});
 }
 
 TEST_F(Creation, NormalWithZeroStdIsTheMean) {
@@ -623,15 +801,21 @@ TEST_F(Creation, NormalWithZeroStdIsTheMean) {
 }
 
 TEST_F(Creation, NormalOfConstantMeanStdAndSize) {
-  // RandomNormal(mean, scale): samples within 100 of the mean, their mean within 1 of it (1200
-  // samples of std 2: 17 standard deviations).
-  expect_unfolded_matches(
+  // RandomNormal(mean, scale), kDraws samples: finite, mean and std within 6σ (see above). The
+  // stds differ from their variances (2 vs 4, 0.5 vs 0.25): a variance passed as scale fails.
+  expect_random_op(
       "aten::normal",
       [](const Inputs&) {
-        at::Tensor r = at::normal(1.5, 2.0, {40, 30});
-        return tuple({at::floor(at::abs(r - 1.5) / 100), at::floor(at::abs(r.mean() - 1.5))});
+        return normal_properties(at::normal(1.5, 2.0, {80, 50}), {1.5}, {2.0});
       },
-      {at::randn({2})});
+      {at::randn({2})}, kConstantArgs);
+  expect_random_op(
+      "aten::normal",
+      [](const Inputs&) {
+        return normal_properties(at::normal(-3.0, 0.5, {kDraws}, c10::nullopt, at::kDouble), {-3.0},
+                                 {0.5});
+      },
+      {at::randn({2})}, kConstantArgs);
 }
 
 TEST_F(Creation, NormalOfComputedMeanAndSize) {
@@ -640,23 +824,57 @@ TEST_F(Creation, NormalOfComputedMeanAndSize) {
                         "def forward(self, x):\n"
                         "  return torch.normal(float(x[1]), 0.0, (2, x.size(0)))\n",
                         {at::randn({4})}, kUnfolded);
+  // The same with std 2, kDraws samples: finite, mean and std within 6σ (see above).
+  expect_random_script("aten::normal",
+                       "def forward(self, x):\n"
+                       "  m = float(x[1])\n"
+                       "  r = torch.normal(m, 2.0, (x.size(0), 50))\n"
+                       "  f = r.flatten()\n"
+                       "  return r * 0, torch.isfinite(r).all(), " +
+                           script_moments("f", "m", 2.0, 3, 80 * 50) + "\n",
+                       {at::randn({80})});
+  // Constant mean and std, a computed size (mean + std · RandomNormalLike).
+  expect_random_script("aten::normal",
+                       "def forward(self, x):\n"
+                       "  r = torch.normal(1.0, 2.0, (x.size(0), 50))\n"
+                       "  f = r.flatten()\n"
+                       "  return r * 0, torch.isfinite(r).all(), " +
+                           script_moments("f", "1.0", 2.0, 3, 80 * 50) + "\n",
+                       {at::randn({80})});
 }
 
-TEST_F(Creation, NormalSamplesAreFinite) {
-  expect_op_matches("aten::normal",
-                    [](const Inputs& in) {
-                      return at::floor(at::abs(at::normal(arg(in, 0), 2.0) - arg(in, 0)) / 100);
-                    },
-                    {at::randn({3, 4})});
-  expect_op_matches(
+TEST_F(Creation, NormalOfTensorMeanOrStd) {
+  // kDraws rows of means -3, 0, 1.5, 10 and stds 0.5, 1, 2, 3 (broadcast where one is a float):
+  // per column, finite samples whose mean and std are within 6σ (see above) of that column's. A
+  // std passed as variance (0.25, 4, 9), means or stds of the wrong column, fail.
+  const std::vector<double> mu{-3, 0, 1.5, 10}, sigma{0.5, 1, 2, 3};
+  at::Tensor means = at::tensor(mu, at::kDouble).repeat({kDraws, 1});
+  at::Tensor stds = at::tensor(sigma, at::kDouble).repeat({kDraws, 1});
+  expect_random_op("aten::normal",
+                   [mu](const Inputs& in) {
+                     return normal_properties(at::normal(arg(in, 0), 2.0), mu, {2, 2, 2, 2});
+                   },
+                   {means.to(at::kFloat)});
+  expect_random_op(
       "aten::normal",
-      [](const Inputs& in) { return at::floor(at::abs(at::normal(arg(in, 0), arg(in, 1))) / 100); },
-      {at::randn({3, 4}), at::rand({4})});
-  expect_script_matches(
-      "aten::normal",
-      "def forward(self, x):\n"
-      "  return torch.floor(torch.normal(1.0, 2.0, (x.size(0), 3)).abs() / 100)\n",
-      {at::randn({4})}, kUnfolded);
+      [sigma](const Inputs& in) {
+        return normal_properties(at::normal(-1.0, arg(in, 0)), {-1, -1, -1, -1}, sigma);
+      },
+      {stds.to(at::kFloat)});
+  for (at::ScalarType type : {at::kFloat, at::kDouble}) {
+    SCOPED_TRACE(c10::toString(type));
+    expect_random_op("aten::normal",
+                     [mu, sigma](const Inputs& in) {
+                       return normal_properties(at::normal(arg(in, 0), arg(in, 1)), mu, sigma);
+                     },
+                     {means.to(type), stds.to(type)});
+  }
+  // A mean of one row broadcast against the stds.
+  expect_random_op("aten::normal",
+                   [mu, sigma](const Inputs& in) {
+                     return normal_properties(at::normal(arg(in, 0), arg(in, 1)), mu, sigma);
+                   },
+                   {at::tensor(mu, at::kFloat), stds.to(at::kFloat)});
 }
 
 TEST_F(Creation, MultinomialWithoutReplacement) {
@@ -671,21 +889,70 @@ TEST_F(Creation, MultinomialWithoutReplacement) {
       "aten::multinomial",
       [](const Inputs& in) { return at::one_hot(at::multinomial(arg(in, 0), 2), 4).sum(0); },
       {at::tensor({0.0, 4.0, 0.0, 0.5})});
+  // kDraws rows of weights 0, 1, 2, 0, 4, 3 (probabilities p = 0, .1, .2, 0, .4, .3), 3 draws per
+  // row: in every row distinct classes, none of weight 0; the classes of the first draws with
+  // frequencies within 6σ of p, those of the second draws within 6σ of
+  // P(second = j) = Σ_{i≠j} p_i·p_j/(1 - p_i) (sequential sampling without replacement).
+  const std::vector<double> p{0, 0.1, 0.2, 0, 0.4, 0.3};
+  std::vector<double> second(p.size(), 0.0);
+  for (size_t j = 0; j < p.size(); ++j) {
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (i != j) second[j] += p[i] * p[j] / (1 - p[i]);
+    }
+  }
+  expect_random_op(
+      "aten::multinomial",
+      [p, second](const Inputs& in) {
+        at::Tensor s = at::multinomial(arg(in, 0), 3);
+        at::Tensor counts = at::one_hot(s, 6).sum(1);
+        at::Tensor zero_weight = constant({1, 0, 0, 1, 0, 0});
+        auto shares = [&](int64_t k) {
+          return at::one_hot(s.select(1, k), 6).to(at::kDouble).mean(0);
+        };
+        return tuple({s * 0, at::all(at::le(counts, 1)), at::all(at::eq(counts * zero_weight, 0)),
+                      shares_ok(shares(0), constant(p), kDraws),
+                      shares_ok(shares(1), constant(second), kDraws)});
+      },
+      {at::tensor({0.0f, 1.0f, 2.0f, 0.0f, 4.0f, 3.0f}).repeat({kDraws, 1})});
 }
 
 TEST_F(Creation, MultinomialWithReplacement) {
-  // Samples never hit zero-weight classes: their counts, masked to those classes, are 0; the
-  // counts sum to the number of samples.
-  at::Tensor w =
-      at::tensor({0.0f, 1.0f, 2.0f, 0.0f, 3.0f, 1.0f, 0.0f, 0.0f, 5.0f, 1.0f}).reshape({2, 5});
-  at::Tensor zero_mask = (w == 0).to(at::kLong);
-  expect_op_matches("aten::multinomial",
-                    [](const Inputs& in) {
-                      at::Tensor counts =
-                          at::one_hot(at::multinomial(arg(in, 0), 20, true), 5).sum(1);
-                      return tuple({counts * arg(in, 1), counts.sum(1)});
-                    },
-                    {w, zero_mask});
+  // kDraws draws with replacement from each of two rows of weights (probabilities 0, 1/6, 2/6, 0,
+  // 3/6 and 1/7, 0, 0, 5/7, 1/7): each class's frequency within 6σ of its probability per row
+  // (classes of weight 0 never drawn).
+  const std::vector<double> w{0, 1, 2, 0, 3, 1, 0, 0, 5, 1};
+  at::Tensor weights = at::tensor(w, at::kDouble).reshape({2, 5});
+  at::Tensor p = weights / weights.sum(1, true);
+  expect_random_op("aten::multinomial",
+                   [p](const Inputs& in) {
+                     at::Tensor s = at::multinomial(arg(in, 0), kDraws, true);
+                     at::Tensor shares = at::one_hot(s, 5).to(at::kDouble).mean(1);
+                     return tuple({s * 0, shares_ok(shares, p, kDraws)});
+                   },
+                   {weights.to(at::kFloat)});
+  // 1-D weights 1, 3, 0, 4: the same.
+  expect_random_op(
+      "aten::multinomial",
+      [](const Inputs& in) {
+        at::Tensor s = at::multinomial(arg(in, 0), kDraws, true);
+        at::Tensor shares = at::one_hot(s, 4).to(at::kDouble).mean(0);
+        return tuple({s * 0, shares_ok(shares, constant({0.125, 0.375, 0.0, 0.5}), kDraws)});
+      },
+      {at::tensor({1.0f, 3.0f, 0.0f, 4.0f})});
+  // One draw from each of kDraws rows of weights 0, 0, 2, 6 (the one-sample form, with or without
+  // replacement): the classes' frequencies within 6σ of 0, 0, 1/4, 3/4.
+  for (bool replacement : {false, true}) {
+    SCOPED_TRACE(replacement);
+    expect_random_op(
+        "aten::multinomial",
+        [replacement](const Inputs& in) {
+          at::Tensor s = at::multinomial(arg(in, 0), 1, replacement);
+          at::Tensor shares = at::one_hot(s.select(1, 0), 4).to(at::kDouble).mean(0);
+          return tuple({s * 0, shares_ok(shares, constant({0.0, 0.0, 0.25, 0.75}), kDraws)});
+        },
+        {at::tensor({0.0f, 0.0f, 2.0f, 6.0f}).repeat({kDraws, 1})});
+  }
+  // One draw from weights 0, 0, 2: class 2.
   expect_op_matches("aten::multinomial",
                     [](const Inputs& in) { return at::one_hot(at::multinomial(arg(in, 0), 1), 3); },
                     {at::tensor({0.0f, 0.0f, 2.0f})});
