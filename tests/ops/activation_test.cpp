@@ -2,6 +2,9 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <utility>
+
 #include "ops/op_test_util.h"
 
 namespace torchonnx::testing {
@@ -312,18 +315,53 @@ TEST_F(Activation, RreluInEvalIsLeakyRelu) {
       "aten::rrelu", [](const Inputs& in) { return at::rrelu(arg(in, 0), 0.1, 0.6, false); });
 }
 
-TEST_F(Activation, RreluInTrainingHasSlopesInRange) {
-  // Non-negative inputs pass unchanged: relu(x) - relu(y) is 0. Negative inputs are scaled by a
-  // slope r in [lower, upper): floor(0.9·(r - lower)/(upper - lower) + 0.05) is 0.
-  expect_op_matches(
-      "aten::rrelu",
-      [](const Inputs& in) {
-        at::Tensor x = arg(in, 0), neg = arg(in, 1);
-        at::Tensor y = at::rrelu(x, 0.1, 0.6, true);
-        at::Tensor r = at::rrelu(neg, 0.1, 0.6, true) / neg;
-        return tuple({at::relu(x) - at::relu(y), at::floor((r - 0.1) / 0.5 * 0.9 + 0.05)});
-      },
-      {at::randn({4, 5}), -(at::rand({30}) + 0.1)});
+// Properties of rrelu in training mode, whose random slopes ONNX Runtime draws with its own
+// generator and seed (they cannot match libtorch's value by value), that every correct sampler has
+// whatever its seed. `x` has elements of both signs; `neg`, 4000 negative ones. Outputs:
+// - non-negative elements of x pass unchanged, negative ones are scaled by a slope y/x in
+//   [lower, upper] (1e-6 for rounding);
+// - the 4000 slopes y/x of neg are in [lower, upper], fill it (the smallest within 1% of the range
+//   from lower, the largest from upper: each missed with probability 0.99^4000 < 10⁻¹⁷), and their
+//   sample mean and std are those of U(lower, upper), (lower + upper)/2 and (upper - lower)/√12,
+//   within 6 standard deviations of these statistics (by the central limit theorem, a false
+//   failure with probability 2·10⁻⁹ each): a fixed slope (std 0) or another range fails.
+c10::IValue rrelu_training_properties(const at::Tensor& x, const at::Tensor& neg, double lower,
+                                      double upper) {
+  constexpr double kSigmas = 6, kRounding = 1e-6;
+  auto in_range = [&](const at::Tensor& s) {
+    return at::logical_and(at::all(at::ge(s, lower - kRounding)),
+                           at::all(at::le(s, upper + kRounding)));
+  };
+  at::Tensor y = at::rrelu(x, lower, upper, true);
+  at::Tensor negative = at::lt(x, 0);
+  at::Tensor unchanged = at::all(at::logical_or(negative, at::eq(y, x)));
+  // The slope of each negative element; (lower + upper)/2 stands in for the others.
+  at::Tensor slopes = at::where(negative, y / x, at::full_like(x, (lower + upper) / 2));
+
+  at::Tensor s = (at::rrelu(neg, lower, upper, true) / neg).to(at::kDouble);
+  const double n = static_cast<double>(s.numel()), w = upper - lower;
+  const double sigma = w / std::sqrt(12.0);
+  // The sample std of n uniform draws (kurtosis 1.8) has relative std √(0.8/(4n)) (delta method).
+  at::Tensor mean_ok =
+      at::le(at::abs(s.mean() - (lower + upper) / 2), kSigmas * sigma / std::sqrt(n));
+  at::Tensor std_ok = at::le(at::abs(s.std() / sigma - 1), kSigmas * std::sqrt(0.8 / (4 * n)));
+  return tuple({y * 0, unchanged, in_range(slopes), in_range(s), at::lt(s.min(), lower + w / 100),
+                at::gt(s.max(), upper - w / 100), mean_ok, std_ok});
+}
+
+TEST_F(Activation, RreluInTrainingDrawsUniformSlopes) {
+  for (auto [lower, upper] : {std::pair{0.1, 0.6}, {1.0 / 8, 1.0 / 3}}) {
+    SCOPED_TRACE(::testing::Message() << "lower " << lower << ", upper " << upper);
+    auto fn = [lower = lower, upper = upper](const Inputs& in) {
+      return rrelu_training_properties(arg(in, 0), arg(in, 1), lower, upper);
+    };
+    const Inputs inputs{at::randn({20, 30}), -(at::rand({4000}) + 0.1)};
+    // libtorch's samples have the properties (else ONNX Runtime's could lack them too and pass).
+    for (const at::Tensor& out : traced_outputs(fn, inputs)) {
+      if (out.scalar_type() == at::kBool) EXPECT_TRUE(out.item<bool>());
+    }
+    expect_op_matches("aten::rrelu", fn, inputs);
+  }
 }
 
 TEST_F(Activation, InternalSoftmaxAndLogSoftmax) {
