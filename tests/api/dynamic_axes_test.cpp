@@ -227,8 +227,19 @@ TEST(DynamicAxes, WithoutDynamicAxesOtherShapesAreRejected) {
   const std::string dir = temp_dir("flatten_cnn_static");
   export_model(model, shapes[0], dir + "/model.onnx");
   EXPECT_TRUE(run_at(model, dir + "/model.onnx", shapes[0], {}, "static_example").ok);
+  const int64_t example_batch = shapes[0].at(0).toTensor().size(0);
+  const int64_t other_batch = shapes[1].at(0).toTensor().size(0);
+  ASSERT_NE(other_batch, example_batch) << "the fixture's second input set has the same batch";
   OrtResult other = run_at(model, dir + "/model.onnx", shapes[1], {}, "static_other");
   EXPECT_FALSE(other.ok) << "a static export ran on another batch size";
+  // Refused for its batch size, not for another reason (a model ORT does not load, ...).
+  EXPECT_NE(other.report.find("ONNX Runtime failed to run"), std::string::npos) << other.report;
+  EXPECT_NE(other.report.find("Got invalid dimensions for input"), std::string::npos)
+      << other.report;
+  EXPECT_NE(
+      other.report.find(fmt::format("index: 0 Got: {} Expected: {}", other_batch, example_batch)),
+      std::string::npos)
+      << other.report;
 }
 
 // The shape computed by x.view(x.size(0), -1) stays a computation: no Reshape of the exported
