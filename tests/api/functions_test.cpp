@@ -29,19 +29,27 @@ struct Fixture {
   torch::jit::Module model;
   Inputs inputs;
   std::string reference;  // folder with input_*.pb and libtorch's output_*.pb
+  std::string error;      // why the fixture cannot be used ("" when it can): tests fail on it
 };
 
 Fixture load_fixture(const std::string& name) {
   const fs::path dir = fs::path(TORCHONNX_FUNCTION_FIXTURE_DIR);
   const fs::path pt = dir / (name + ".pt");
   if (!fs::exists(pt)) {
-    ADD_FAILURE() << pt << " is missing: run the make_function_fixtures test";
-    return {torch::jit::Module("missing"), {}, ""};
+    return {torch::jit::Module("missing"),
+            {},
+            "",
+            pt.string() + " is missing: run the make_function_fixtures test"};
   }
-  Fixture f{load_model(pt.string()), {}, ""};
+  Fixture f{load_model(pt.string()), {}, "", ""};
   f.model.eval();
   for (int i = 0; fs::exists(dir / name / fmt::format("input_{}.pb", i)); ++i) {
     f.inputs.emplace_back(read_tensor_file((dir / name / fmt::format("input_{}.pb", i)).string()));
+  }
+  if (f.inputs.empty()) {
+    f.error =
+        (dir / name / "input_0.pb").string() + " is missing: run the make_function_fixtures test";
+    return f;
   }
   f.reference = temp_dir(name + "_reference");
   write_test_data(f.reference, f.inputs, frontend::run_module(f.model, f.inputs));
@@ -92,7 +100,7 @@ int opset_of(const onnx::ModelProto& m, const std::string& domain) {
 
 TEST(ModuleFunctions, TracedBlocksShareOneFunction) {
   Fixture f = load_fixture("blocks");
-  if (f.inputs.empty()) return;
+  ASSERT_TRUE(f.error.empty()) << f.error;
   auto m = export_and_run(f, function_options({"Block"}));
   ASSERT_EQ(m.functions_size(), 1);
   const auto& fn = m.functions(0);
@@ -112,7 +120,7 @@ TEST(ModuleFunctions, TracedBlocksShareOneFunction) {
 
 TEST(ModuleFunctions, NestedSelectedTypesBecomeNestedCalls) {
   Fixture f = load_fixture("blocks");
-  if (f.inputs.empty()) return;
+  ASSERT_TRUE(f.error.empty()) << f.error;
   auto m = export_and_run(f, function_options({"Block", "Wrapper"}));
   ASSERT_EQ(m.functions_size(), 2);
   const auto* block = find_function(m, "Block");
@@ -131,7 +139,7 @@ TEST(ModuleFunctions, NestedSelectedTypesBecomeNestedCalls) {
 
 TEST(ModuleFunctions, QualifiedNamesAndLibraryModules) {
   Fixture f = load_fixture("blocks");
-  if (f.inputs.empty()) return;
+  ASSERT_TRUE(f.error.empty()) << f.error;
   // The qualified TorchScript name, and Block around Linear: Block's body calls Linear.
   auto m =
       export_and_run(f, function_options({"__torch__.torch.nn.modules.linear.Linear", "Block"}));
@@ -150,7 +158,7 @@ TEST(ModuleFunctions, QualifiedNamesAndLibraryModules) {
 
 TEST(ModuleFunctions, DifferentBodiesGetTheirOwnFunctions) {
   Fixture f = load_fixture("scaled_blocks");
-  if (f.inputs.empty()) return;
+  ASSERT_TRUE(f.error.empty()) << f.error;
   // a and c scale by 2.0, b by 3.0: the scale is a constant of the body, so two functions.
   auto m = export_and_run(f, function_options({"ScaledBlock"}));
   ASSERT_EQ(m.functions_size(), 2);
@@ -169,7 +177,7 @@ TEST(ModuleFunctions, DifferentBodiesGetTheirOwnFunctions) {
 
 TEST(ModuleFunctions, TransformerEncoderLayers) {
   Fixture f = load_fixture("transformer_encoder");
-  if (f.inputs.empty()) return;
+  ASSERT_TRUE(f.error.empty()) << f.error;
   auto m = export_and_run(f, function_options({"TransformerEncoderLayer"}), {1e-3, 1e-4});
   ASSERT_EQ(m.functions_size(), 1);
   EXPECT_EQ(m.functions(0).name(), "TransformerEncoderLayer");
@@ -189,7 +197,7 @@ TEST(ModuleFunctions, TransformerEncoderLayers) {
 
 TEST(ModuleFunctions, ScriptedModuleWithALoop) {
   Fixture f = load_fixture("scripted_blocks");
-  if (f.inputs.empty()) return;
+  ASSERT_TRUE(f.error.empty()) << f.error;
   auto m = export_and_run(f, function_options({"Block"}));
   ASSERT_EQ(m.functions_size(), 1);
   EXPECT_EQ(m.functions(0).name(), "Block");
@@ -209,7 +217,10 @@ TEST(ModuleFunctions, ModuleListElementsOfDifferentListsAreDifferentInstances) {
   for (const char* name : {"two_lists_traced", "two_lists_scripted"}) {
     SCOPED_TRACE(name);
     Fixture f = load_fixture(name);
-    if (f.inputs.empty()) continue;
+    if (!f.error.empty()) {
+      ADD_FAILURE() << f.error;
+      continue;
+    }
     auto m = export_and_run(f, function_options({"Block"}));
     EXPECT_EQ(m.functions_size(), 1);
     EXPECT_EQ(calls_in(m.graph().node(), "__main__")["Block"], 2);
@@ -219,7 +230,7 @@ TEST(ModuleFunctions, ModuleListElementsOfDifferentListsAreDifferentInstances) {
 
 TEST(ModuleFunctions, OpsetBelow15IsAnError) {
   Fixture f = load_fixture("blocks");
-  if (f.inputs.empty()) return;
+  ASSERT_TRUE(f.error.empty()) << f.error;
   try {
     export_model_to_bytes(f.model, f.inputs, function_options({"Block"}, 14));
     FAIL() << "opset 14 must be rejected";
@@ -233,7 +244,7 @@ TEST(ModuleFunctions, OpsetBelow15IsAnError) {
 
 TEST(ModuleFunctions, UnknownTypeNamesTheModelsTypes) {
   Fixture f = load_fixture("blocks");
-  if (f.inputs.empty()) return;
+  ASSERT_TRUE(f.error.empty()) << f.error;
   try {
     export_model_to_bytes(f.model, f.inputs, function_options({"Conv2d"}));
     FAIL() << "a type the model does not have must be rejected";
