@@ -629,10 +629,15 @@ TEST(BadInput, FullDiskAndReadOnlyFolder) {
           fmt::format("export {} --input 2x256 -o {}/out.onnx --external-data", m.weights, dir));
       EXPECT_EQ(e.exit_code, kIo) << e.output;
       EXPECT_EQ(e.output.substr(e.output.find("FILES:\n") + 7), "") << e.output;
+      EXPECT_TRUE(e.output.find("No space left on device") != std::string::npos ||
+                  e.output.find("File too large") != std::string::npos)
+          << e.output;
+      EXPECT_NE(e.output.find("Remedy: free disk space"), std::string::npos) << e.output;
     } else {
       EXPECT_TRUE(r.output.find("Read-only file system") != std::string::npos ||
                   r.output.find("not writable") != std::string::npos)
           << r.output;
+      EXPECT_NE(r.output.find("Remedy"), std::string::npos) << r.output;
     }
   }
 }

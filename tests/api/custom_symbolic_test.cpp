@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ops/op_test_util.h"
+#include "support/expect_error.h"
 #include "support/harness.h"
 #include "torchonnx/export.h"
 
@@ -133,13 +134,9 @@ TEST(CustomSymbolic, CustomOpInACustomDomainWithItsOpsetImport) {
   auto m = ir_module(kScaleIr);
   std::vector<c10::IValue> args{at::randn({2, 3})};
   // No symbolic: the op is unconvertible, named in the error and by unconvertible_ops.
-  try {
-    export_at(m, args, 17);
-    ADD_FAILURE() << "expected an ExportError";
-  } catch (const ExportError& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kUnsupportedOp);
-    EXPECT_NE(std::string(e.what()).find("test_ops::scale"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(ThrowsExportError(
+      [&] { export_at(m, args, 17); }, ErrorCode::kUnsupportedOp,
+      {"cannot be exported to ONNX opset 17", "test_ops::scale", "register a custom symbolic"}));
   auto before = unconvertible_ops(m, args);
   ASSERT_EQ(before.size(), 1u);
   EXPECT_EQ(before[0].name, "test_ops::scale");
@@ -197,22 +194,28 @@ TEST(CustomSymbolic, ContextSymbolicSeesNodeOpsetParamsAndCustomOpsets) {
 }
 
 TEST(CustomSymbolic, RejectsInvalidRegistrations) {
-  auto expect_invalid = [](const std::function<void()>& fn, const std::string& needle) {
-    try {
-      fn();
-      ADD_FAILURE() << "expected an ExportError mentioning " << needle;
-    } catch (const ExportError& e) {
-      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
-  expect_invalid([] { register_custom_op_symbolic("relu", relu_as_max, 9); }, "namespace::op");
-  expect_invalid([] { register_custom_op_symbolic("a::b::c", relu_as_max, 9); }, "a::b::c");
-  expect_invalid([] { register_custom_op_symbolic("onnx::Relu", relu_as_max, 9); }, "onnx");
-  expect_invalid([] { register_custom_op_symbolic("aten::relu", relu_as_max, 0); }, "opset");
-  expect_invalid([] { register_custom_op_symbolic("aten::relu", relu_as_max, kMaxOpset + 1); },
-                 "opset");
-  expect_invalid([] { register_custom_op_symbolic("aten::relu", SymbolicFunction(), 9); }, "empty");
+  // What is wrong, and the remedy where the message gives one.
+  const std::string invalid_name = "is not a valid op name; write it as namespace::op";
+  const std::string opset_range = fmt::format("use 1 to {}", kMaxOpset);
+  EXPECT_TRUE(ThrowsExportError([] { register_custom_op_symbolic("relu", relu_as_max, 9); },
+                                ErrorCode::kInvalidArgument, {"'relu'", invalid_name}));
+  EXPECT_TRUE(ThrowsExportError([] { register_custom_op_symbolic("a::b::c", relu_as_max, 9); },
+                                ErrorCode::kInvalidArgument, {"'a::b::c'", invalid_name}));
+  EXPECT_TRUE(ThrowsExportError(
+      [] { register_custom_op_symbolic("onnx::Relu", relu_as_max, 9); },
+      ErrorCode::kInvalidArgument,
+      {"the onnx namespace cannot be given symbolics", "register the TorchScript op"}));
+  EXPECT_TRUE(ThrowsExportError([] { register_custom_op_symbolic("aten::relu", relu_as_max, 0); },
+                                ErrorCode::kInvalidArgument,
+                                {"opset_version 0 for 'aten::relu' is out of range", opset_range}));
+  EXPECT_TRUE(ThrowsExportError(
+      [] { register_custom_op_symbolic("aten::relu", relu_as_max, kMaxOpset + 1); },
+      ErrorCode::kInvalidArgument,
+      {fmt::format("opset_version {} for 'aten::relu' is out of range", kMaxOpset + 1),
+       opset_range}));
+  EXPECT_TRUE(
+      ThrowsExportError([] { register_custom_op_symbolic("aten::relu", SymbolicFunction(), 9); },
+                        ErrorCode::kInvalidArgument, {"empty function for 'aten::relu'"}));
   EXPECT_FALSE(unregister_custom_op_symbolic("nothing::here", 9));
 }
 
@@ -301,14 +304,15 @@ TEST_P(CustomOpLibrary, UnconvertibleAndLoadErrors) {
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   // Without the library the model does not load, with a remedy.
   auto missing = run_cli(fmt::format("export {} -o /dev/null --inputs {}", pt_, inputs_));
-  EXPECT_EQ(missing.exit_code, static_cast<int>(ErrorCode::kModelLoad)) << missing.output;
+  EXPECT_TRUE(CliFails(missing, ErrorCode::kModelLoad,
+                       {"cannot load", "custom_ops::foo_forward",
+                        "load the library that defines it first (CLI: --load-library FILE.so)"}));
   auto bad =
       run_cli(fmt::format("export {} -o /dev/null --inputs {} --load-library "
                           "/nonexistent/libfoo.so",
                           pt_, inputs_));
-  EXPECT_EQ(bad.exit_code, static_cast<int>(ErrorCode::kModelLoad)) << bad.output;
-  EXPECT_NE(bad.output.find("/nonexistent/libfoo.so"), std::string::npos) << bad.output;
-  EXPECT_NE(bad.output.find("Remedy"), std::string::npos) << bad.output;
+  EXPECT_TRUE(CliFails(bad, ErrorCode::kModelLoad,
+                       {"--load-library /nonexistent/libfoo.so", "Remedy: check the path"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, CustomOpLibrary,

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "onnx/tensor_proto.h"
+#include "support/expect_error.h"
 #include "support/harness.h"
 
 namespace torchonnx::testing {
@@ -67,8 +68,13 @@ TEST(Export, DuplicateNamesAreRejected) {
   ExportOptions options;
   options.input_names = {"x"};
   options.output_names = {"x"};
-  EXPECT_THROW(export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options),
-               ExportError);
+  EXPECT_TRUE(ThrowsExportError(
+      [&] {
+        export_function_to_bytes(net.fn(), {at::randn({2, 3})}, net.params(), options);
+      },
+      ErrorCode::kInvalidArgument,
+      {"names must be unique", "'x' is used twice",
+       "Remedy: choose other --input-names/--output-names"}));
 }
 
 TEST(Export, ConstantFoldingFoldsStaticShapeArithmetic) {

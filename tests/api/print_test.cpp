@@ -17,6 +17,7 @@
 #include "alexnet_model.h"
 #include "onnx/dot.h"
 #include "onnx/model_proto.h"
+#include "support/expect_error.h"
 #include "support/harness.h"
 
 namespace torchonnx::testing {
@@ -276,10 +277,13 @@ TEST(PrintCommand, TextAndDot) {
   EXPECT_EQ(dot.rfind("digraph ", 0), 0u) << dot;
   EXPECT_NE(dot.find(": Float(8, 5)"), std::string::npos) << dot << "the folded weight transpose";
 
-  r = run_cli("print " + model + " --format svg", false);
-  EXPECT_NE(r.exit_code, 0) << "an unknown format is refused";
-  r = run_cli("print " + dir + "/missing.pt --input 4x8", false);
-  EXPECT_NE(r.exit_code, 0);
+  r = run_cli("print " + model + " --format svg");
+  EXPECT_TRUE(CliFails(r, ErrorCode::kInvalidArgument,
+                       {"--format: svg not in {text,dot}", "Run with --help"}))
+      << "an unknown format is refused";
+  r = run_cli("print " + dir + "/missing.pt --input 4x8");
+  EXPECT_TRUE(
+      CliFails(r, ErrorCode::kModelLoad, {"missing.pt' does not exist", "Remedy: check the path"}));
 
   r = run_cli("print --help", false);
   for (const char* flag : {"--format", "--training", "--no-constant-folding", "--input"}) {

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "frontend/frontend.h"
+#include "support/expect_error.h"
 #include "support/harness.h"
 #include "torchonnx/export.h"
 
@@ -353,7 +354,9 @@ TEST(TracingIo, CallScriptedOutsideTracingJustRuns) {
   torch::jit::Module m("M");
   m.define("def twice(self, x):\n    return x + x\n");
   EXPECT_TRUE(call_scripted(m, {x}, "twice").toTensor().allclose(x * 2));
-  EXPECT_THROW(call_scripted(m, {x}, "missing"), ExportError);
+  EXPECT_TRUE(ThrowsExportError([&] { call_scripted(m, {x}, "missing"); },
+                                ErrorCode::kInvalidArgument,
+                                {"call_scripted: the module has no method 'missing'"}));
 }
 
 }  // namespace

@@ -109,7 +109,7 @@ TEST_P(Torch26FileTest, ExportsAndMatchesOrNamesTheMissingOperator) {
     const std::string out_dir = temp_dir(f.name + "_refused");
     CliResult r = run_cli(fmt::format("export {} -o {}/model.onnx --inputs {}", pt, out_dir,
                                       (kDir / f.name).string()));
-    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_EQ(r.exit_code, static_cast<int>(ErrorCode::kModelLoad)) << r.output;
     EXPECT_NE(r.output.find(missing), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("libtorch " TORCH_VERSION), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("Debian 13"), std::string::npos) << r.output;

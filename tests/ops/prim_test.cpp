@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/op_test_util.h"
+#include "support/expect_error.h"
 
 namespace torchonnx::testing {
 namespace {
@@ -456,12 +457,11 @@ TEST_F(Prim, PopOutOfRangeFails) {
       "  l = [x]\n"
       "  l.pop(0)\n"
       "  return l.pop(0)\n");
-  try {
-    export_model_to_bytes(m, {at::randn({2})});
-    ADD_FAILURE() << "exporting a pop from an empty list succeeded";
-  } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(ThrowsExportError([&] { export_model_to_bytes(m, {at::randn({2})}); },
+                                ErrorCode::kModelRun,
+                                {"forward() failed on the example inputs", "out of range",
+                                 "Remedy: check the example inputs"}))
+      << "exporting a pop from an empty list";
 }
 
 }  // namespace
