@@ -503,6 +503,8 @@ TEST_F(Attention, SdpaWithDropoutFails) {
 // ----- errors --------------------------------------------------------------------------------
 
 // PyTorch's CPU kernel rejects these (so no trace reaches them), but TorchScript can hold them.
+// The converter refuses the node; the export then runs forward(), which fails too, and reports
+// that (kModelRun) with the converter's message appended ("The export stopped first with: ...").
 TEST_F(Attention, MhaMaskWithoutMaskTypeFails) {
   MhaWeights w(kD);
   auto m = script_module(
@@ -511,7 +513,7 @@ TEST_F(Attention, MhaMaskWithoutMaskTypeFails) {
       "self.qkv_bias, self.proj_weight, self.proj_bias, mask, True, True, None)\n",
       w.params());
   expect_module_export_fails(m, {at::randn({2, 3, kD}), padding_mask(2, 3)}, 17,
-                             "without mask_type");
+                             "without mask_type", ErrorCode::kModelRun);
 }
 
 TEST_F(Attention, MhaSrcMaskTypeFails) {
@@ -522,7 +524,7 @@ TEST_F(Attention, MhaSrcMaskTypeFails) {
       "self.qkv_bias, self.proj_weight, self.proj_bias, mask, False, True, 0)[0]\n",
       w.params());
   expect_module_export_fails(m, {at::randn({2, 3, kD}), at::zeros({3, 3}, at::kBool)}, 13,
-                             "mask_type 0");
+                             "mask_type 0", ErrorCode::kModelRun);
 }
 
 }  // namespace

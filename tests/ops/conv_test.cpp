@@ -175,7 +175,8 @@ TEST_F(Conv, IntegerConvolutionIsRefused) {
   // ONNX Conv takes float types only; PyTorch convolves int64 on the CPU.
   at::Tensor w = at::ones({2, 3, 2, 2}, at::kLong);
   expect_export_fails([w](const Inputs& in) { return at::conv2d(arg(in, 0), w); },
-                      {at::arange(48, at::kLong).reshape({1, 3, 4, 4})}, 13, "float", {{"w", w}});
+                      {at::arange(48, at::kLong).reshape({1, 3, 4, 4})}, 13, "float",
+                      ErrorCode::kConversion, {{"w", w}});
 }
 
 // ----- TorchScript: aten::conv{1,2,3}d and aten::convolution ------------------------------------

@@ -962,12 +962,13 @@ TEST_F(Creation, MultinomialWithReplacement) {
 // reported as unconvertible, with the other unconvertible ops of the model.
 TEST_F(Creation, GammaAndDirichletSamplingAreReportedUnconvertible) {
   expect_export_fails([](const Inputs& in) { return at::_standard_gamma(arg(in, 0)); },
-                      {at::rand({3}) + 1}, 13, "aten::_standard_gamma (1 node)");
+                      {at::rand({3}) + 1}, 13, "aten::_standard_gamma (1 node)",
+                      ErrorCode::kUnsupportedOp);
   expect_export_fails(
       [](const Inputs& in) {
         return at::_sample_dirichlet(arg(in, 0)) + at::_standard_gamma(arg(in, 0));
       },
-      {at::rand({3}) + 1}, 17, "2 operators cannot be exported");
+      {at::rand({3}) + 1}, 17, "2 operators cannot be exported", ErrorCode::kUnsupportedOp);
 }
 
 }  // namespace

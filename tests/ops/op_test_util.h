@@ -243,9 +243,22 @@ inline at::Tensor distinct_longs(std::vector<int64_t> shape) {
 inline constexpr float kInf = std::numeric_limits<float>::infinity();
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-// Expects exporting module `m` at `opset` to fail with an ExportError whose message has `what`.
+// Expects `e`, thrown by the export at `opset`, to have `code` and `what` in its message.
+inline void expect_error_at_opset(const ExportError& e, int opset, const std::string& what,
+                                  ErrorCode code) {
+  // ErrorCode values are the CLI's exit codes (torchonnx/errors.h).
+  EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(code))
+      << "the ErrorCode of the error at opset " << opset << ": " << e.what();
+  EXPECT_NE(std::string(e.what()).find(what), std::string::npos)
+      << "expected '" << what << "' in the message at opset " << opset << ": " << e.what();
+}
+
+// Expects exporting module `m` at `opset` to fail with an ExportError of `code` whose message has
+// `what`. kConversion (the default): a converter rejected a node (an argument it cannot export,
+// an opset too low for it); kUnsupportedOp: the op has no converter at that opset.
 inline void expect_module_export_fails(const torch::jit::Module& m, const Inputs& inputs, int opset,
-                                       const std::string& what, bool fold = true) {
+                                       const std::string& what,
+                                       ErrorCode code = ErrorCode::kConversion, bool fold = true) {
   ExportOptions options;
   options.opset_version = opset;
   options.do_constant_folding = fold;
@@ -254,19 +267,22 @@ inline void expect_module_export_fails(const torch::jit::Module& m, const Inputs
     ADD_FAILURE() << "export at opset " << opset << " succeeded; expected an error with '" << what
                   << "'";
   } catch (const ExportError& e) {
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    expect_error_at_opset(e, opset, what, code);
   }
 }
 
 // The same for a module whose forward is TorchScript `source`.
 inline void expect_script_fails(const std::string& source, const Inputs& inputs, int opset,
-                                const std::string& what, bool fold = true) {
-  expect_module_export_fails(script_module(source), inputs, opset, what, fold);
+                                const std::string& what, ErrorCode code = ErrorCode::kConversion,
+                                bool fold = true) {
+  expect_module_export_fails(script_module(source), inputs, opset, what, code, fold);
 }
 
-// Expects the export of `fn` at `opset` to fail with an ExportError whose message has `what`.
+// Expects the export of `fn` at `opset` to fail with an ExportError of `code` whose message has
+// `what` (codes as for expect_module_export_fails).
 inline void expect_export_fails(const TracedFunction& fn, const Inputs& inputs, int opset,
-                                const std::string& what, const NamedTensors& params = {}) {
+                                const std::string& what, ErrorCode code = ErrorCode::kConversion,
+                                const NamedTensors& params = {}) {
   ExportOptions options;
   options.opset_version = opset;
   try {
@@ -274,7 +290,7 @@ inline void expect_export_fails(const TracedFunction& fn, const Inputs& inputs, 
     ADD_FAILURE() << "export at opset " << opset << " succeeded; expected an error with '" << what
                   << "'";
   } catch (const ExportError& e) {
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    expect_error_at_opset(e, opset, what, code);
   }
 }
 

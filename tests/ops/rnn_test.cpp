@@ -335,7 +335,7 @@ TEST_F(Rnn, Errors) {
   proj->eval();
   expect_export_fails(
       [proj](const Inputs& in) { return std::get<0>(proj.ptr()->forward(arg(in, 0))); },
-      {at::randn({kSeq, kBatch, kIn})}, 13, "proj_size", params_of(*proj));
+      {at::randn({kSeq, kBatch, kIn})}, 13, "proj_size", ErrorCode::kConversion, params_of(*proj));
   // Dropout between layers in training mode.
   expect_export_fails(
       [](const Inputs& in) {

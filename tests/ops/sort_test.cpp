@@ -327,12 +327,12 @@ TEST_F(Sort, UniqueDimAndConsecutiveNeedOpset11) {
   Inputs inputs{longs({1, 1, 2})};
   expect_export_fails(
       [](const Inputs& in) -> c10::IValue { return std::get<0>(at::unique_dim(arg(in, 0), 0)); },
-      inputs, 10, "aten::unique_dim");
+      inputs, 10, "aten::unique_dim", ErrorCode::kUnsupportedOp);
   expect_export_fails(
       [](const Inputs& in) -> c10::IValue {
         return std::get<0>(at::unique_consecutive(arg(in, 0)));
       },
-      inputs, 10, "aten::unique_consecutive");
+      inputs, 10, "aten::unique_consecutive", ErrorCode::kUnsupportedOp);
 }
 
 }  // namespace
