@@ -4,6 +4,7 @@
 #include "torchonnx/symbolic.h"
 
 #include <ATen/ATen.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "onnx/tensor_proto.h"
 #include "ops/op_test_util.h"
 #include "support/expect_error.h"
 #include "support/harness.h"
@@ -284,16 +286,35 @@ TEST_P(CustomOpLibrary, CustomDomainNodeWithCustomOpsetVersion) {
 }
 
 TEST_P(CustomOpLibrary, StandardLoweringRunsInOrtAndMatchesLibtorch) {
+  // The reference outputs come from libtorch in this process, not from the CLI under test (its
+  // --save-test-data): the library loaded here as --load-library loads it (dlopen), the fixture
+  // run with its kernel.
+  ASSERT_NE(dlopen(lib_.c_str(), RTLD_NOW | RTLD_GLOBAL), nullptr) << dlerror();
+  torch::jit::Module module = load_model(pt_);
+  module.eval();
+  std::vector<c10::IValue> inputs;
+  for (int i = 0; std::filesystem::exists(fmt::format("{}/input_{}.pb", inputs_, i)); ++i)
+    inputs.emplace_back(read_tensor_file(fmt::format("{}/input_{}.pb", inputs_, i)));
+  ASSERT_EQ(inputs.size(), 2u) << "the fixture's inputs in " << inputs_;
+  std::vector<at::Tensor> expected = frontend::run_module(module, cloned(inputs));
+  ASSERT_EQ(expected.size(), 1u);
+  // The kernel's formula (FooModel(attr1=2.0, attr2=3)), so the reference is the op's result.
+  const at::Tensor& x1 = inputs[0].toTensor();
+  const at::Tensor& x2 = inputs[1].toTensor();
+  EXPECT_TRUE(expected[0].allclose((x1 + 2.0 * x2) * 3)) << expected[0];
   std::string dir = temp_dir("foo_onnx_" + GetParam());
+  const std::string reference = dir + "/reference";
+  std::filesystem::create_directories(reference);
+  write_test_data(reference, inputs, expected);
   for (int opset : {9, 17}) {
     auto r =
         run_cli(fmt::format("export {0} -o {1}/foo{2}.onnx --inputs {3} --load-library {4} "
-                            "--opset {2} --save-test-data {1}/data",
+                            "--opset {2}",
                             pt_, dir, opset, inputs_, lib_));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     auto model = read_model_file(fmt::format("{}/foo{}.onnx", dir, opset));
     EXPECT_EQ(op_types(model), (std::vector<std::string>{"Mul", "Add", "Mul"}));
-    auto result = run_in_ort(fmt::format("{}/foo{}.onnx", dir, opset), dir + "/data", 1e-3, 1e-5);
+    auto result = run_in_ort(fmt::format("{}/foo{}.onnx", dir, opset), reference, 1e-3, 1e-5);
     EXPECT_TRUE(result.ok) << "opset " << opset << ": " << result.report;
   }
 }
