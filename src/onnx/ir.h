@@ -49,6 +49,7 @@ struct Node {
   std::vector<std::string> outputs;
   Attributes attributes;
   std::string source;  // TorchScript source location, for messages and verbose printing
+  std::string origin;  // kind of the TorchScript node it was converted from ("aten::add")
   // The module instances the TorchScript node ran in, outermost first, each
   // "path:QualifiedType@callsite" ("encoder.layers.0:__torch__.torch.nn.modules.transformer.
   // TransformerEncoderLayer@1234"); for export_modules_as_functions (symbolic/functions.cpp).

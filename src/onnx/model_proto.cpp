@@ -88,7 +88,13 @@ void fill_node(const ir::Node& node, onnx::NodeProto* n) {
   for (const auto& in : node.inputs) n->add_input(in);
   for (const auto& out : node.outputs) n->add_output(out);
   for (const auto& attr : node.attributes) fill_attribute(attr, n->add_attribute());
-  if (!node.source.empty()) n->set_doc_string(node.source);
+  // "aten::add, model.py:12": what a reader of the ONNX file (Netron, `torchonnx print`, a
+  // verification report) needs to find the TorchScript node a node came from.
+  if (!node.origin.empty() || !node.source.empty()) {
+    n->set_doc_string(node.source.empty()   ? node.origin
+                      : node.origin.empty() ? node.source
+                                            : node.origin + ", " + node.source);
+  }
 }
 
 // With `deferred`, initializers of kDeferredTensorBytes or more get only their name, dims and type;
@@ -294,7 +300,7 @@ void print_nodes(const onnx::GraphProto& g, const std::string& indent,
        << "::" << node.op_type();
     if (!attrs.empty()) os << "[" << fmt::format("{}", fmt::join(attrs, ", ")) << "]";
     os << "(" << fmt::format("{}", fmt::join(ins, ", ")) << ")";
-    if (!node.doc_string().empty()) os << ", scope: " << node.doc_string();
+    if (!node.doc_string().empty()) os << "  # " << node.doc_string();
     os << "\n";
     for (const auto* a : graphs) {
       const onnx::GraphProto& sub = a->g();

@@ -134,7 +134,10 @@ Values GraphContext::op(const std::string& type, const Values& inputs, ir::Attri
     node.outputs.push_back(num_outputs == 1 ? node.name : fmt::format("{}.{}", node.name, i));
   }
   node.attributes = std::move(attributes);
-  if (node_ != nullptr) node.source = source_location(node_);
+  if (node_ != nullptr) {
+    node.source = source_location(node_);
+    node.origin = node_->kind().toQualString();
+  }
   Values outputs = node.outputs;
   graph_->nodes.push_back(std::move(node));
   return outputs;
