@@ -15,6 +15,14 @@
 // Comparison: dims must be equal, element types equal. Floating-point values
 // match when |a-b| <= atol + rtol*|b| (b = expected); NaN matches NaN, equal
 // infinities match. Integer, bool and string values must be equal exactly.
+// --atol-scale S (server: "atol_scale"): the atol of each floating-point output
+// is at least S * max|expected| of that output, so the tolerance follows the
+// output's scale (an output of O(1e-9) is not compared against atol 1e-5).
+// --step Q (server: "step"; quantized outputs, Q = one quantization step): an
+// element may also differ by up to one step, but at most --step-fraction F
+// (default 0.02) of the elements may, and the mean |error| must stay under
+// max(0.1, F) * Q. A zero-point off by one or floor instead of round moves (nearly)
+// every element by one step and fails.
 //
 // --detections (server: "detections": true): the outputs are detection records.
 // N = dim 0 of the first expected output; every output whose dim 0 is N holds
@@ -39,9 +47,12 @@ import * as ort from 'onnxruntime-node';
 
 const DEFAULT_RTOL = 1e-3;
 const DEFAULT_ATOL = 1e-5;
+const DEFAULT_STEP_FRACTION = 0.02;
 
-const USAGE = `usage: node verify.mjs MODEL.onnx DATA_DIR [--rtol ${DEFAULT_RTOL}] [--atol ${DEFAULT_ATOL}] [--detections [--pixel-atol A]]
-       node verify.mjs --serve   (JSON lines {"model","data","rtol","atol","detections","pixel_atol"} on stdin)`;
+const USAGE = `usage: node verify.mjs MODEL.onnx DATA_DIR [--rtol ${DEFAULT_RTOL}] [--atol ${DEFAULT_ATOL}] [--atol-scale S]
+         [--step Q [--step-fraction ${DEFAULT_STEP_FRACTION}]] [--detections [--pixel-atol A]]
+       node verify.mjs --serve   (JSON lines {"model","data","rtol","atol","atol_scale","step",
+                                  "step_fraction","detections","pixel_atol"} on stdin)`;
 
 // ---------------------------------------------------------------------------
 // onnx.TensorProto (the subset of onnx.proto that test data uses)
@@ -230,7 +241,8 @@ function numericView(type, data) {
 /**
  * Compares one expected tensor with ORT's output. Returns {ok, line}.
  */
-function compareOutput(k, name, expected, actual, rtol, atol) {
+function compareOutput(k, name, expected, actual, rtol, atolFloor, opts = {}) {
+  const { atolScale = 0, step = 0, stepFraction = DEFAULT_STEP_FRACTION } = opts;
   const head = `output ${k} '${name}':`;
   const aDims = Array.from(actual.dims, Number);
   if (actual.type !== expected.type) {
@@ -255,8 +267,19 @@ function compareOutput(k, name, expected, actual, rtol, atol) {
     return { ok: false, line: `${head} MISMATCH ${desc}: ORT returned ${act.length} values, expected ${n}` };
   }
 
+  let atol = atolFloor;
+  let scale = 0;
+  if (isFloat && atolScale > 0) {
+    for (let i = 0; i < n; i++) {
+      const m = Math.abs(exp[i]);
+      if (Number.isFinite(m) && m > scale) scale = m;
+    }
+    atol = Math.max(atolFloor, atolScale * scale);
+  }
   let maxAbs = 0;
+  let sumAbs = 0;
   let bad = 0;
+  let steps = 0; // elements off by more than the tolerance, but within one quantization step
   let worst = -1;
   let worstExcess = -Infinity;
   for (let i = 0; i < n; i++) {
@@ -277,8 +300,11 @@ function compareOutput(k, name, expected, actual, rtol, atol) {
         continue;
       }
       if (err > maxAbs) maxAbs = err;
+      sumAbs += err;
       const excess = err - (atol + rtol * Math.abs(b));
-      if (excess > 0) {
+      if (excess > 0 && step > 0 && err <= step * 1.0001) {
+        steps++;
+      } else if (excess > 0) {
         bad++;
         if (excess > worstExcess) { worstExcess = excess; worst = i; }
       }
@@ -294,11 +320,24 @@ function compareOutput(k, name, expected, actual, rtol, atol) {
       if (err > worstExcess) { worstExcess = err; worst = i; }
     }
   }
+  const scaleNote = isFloat && atolScale > 0 ? ` atol=${fmtErr(atol)} (max|expected|=${fmtErr(scale)})` : '';
+  let stepNote = '';
+  let stepsOk = true;
+  if (isFloat && step > 0) {
+    const meanAbs = n ? sumAbs / n : 0;
+    const meanLimit = Math.max(0.1, stepFraction) * step;
+    stepsOk = steps <= stepFraction * n && meanAbs <= meanLimit;
+    stepNote = ` one-step=${steps}/${n} (at most ${stepFraction}) mean_abs_err=${fmtErr(meanAbs)} ` +
+      `(at most ${fmtErr(meanLimit)})`;
+  }
+  if (bad === 0 && stepsOk) {
+    return { ok: true, line: `${head} OK ${desc} max_abs_err=${fmtErr(maxAbs)}${scaleNote}${stepNote}` };
+  }
   if (bad === 0) {
-    return { ok: true, line: `${head} OK ${desc} max_abs_err=${fmtErr(maxAbs)}` };
+    return { ok: false, line: `${head} MISMATCH ${desc} max_abs_err=${fmtErr(maxAbs)}${scaleNote}${stepNote}` };
   }
   const where = aDims.length ? `${worst} ${fmtDims(unravel(worst, aDims))}` : `${worst}`;
-  const tol = isFloat ? ` (rtol=${rtol} atol=${atol})` : ' (exact)';
+  const tol = isFloat ? ` (rtol=${rtol} atol=${fmtErr(atol)}${atolScale > 0 ? ` = max(${atolFloor}, ${atolScale} * max|expected| ${fmtErr(scale)})` : ''}${step > 0 ? `, or one step ${step}` : ''})` : ' (exact)';
   return {
     ok: false,
     line: `${head} MISMATCH ${desc} max_abs_err=${fmtErr(maxAbs)} mismatched=${bad}/${n}${tol} ` +
@@ -448,7 +487,7 @@ function toOrtTensor(t) {
  * 1 = mismatch, 2 = error (lines then ends with an "error: ..." line).
  */
 export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEFAULT_ATOL,
-  detections = false, pixelAtol = undefined) {
+  detections = false, pixelAtol = undefined, compare = {}) {
   const lines = [];
   let session = null;
   try {
@@ -456,6 +495,9 @@ export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEF
     if (typeof dataDir !== 'string' || !dataDir) throw new UsageError('no data directory given');
     if (!Number.isFinite(rtol) || rtol < 0) throw new UsageError(`bad rtol: ${rtol}`);
     if (!Number.isFinite(atol) || atol < 0) throw new UsageError(`bad atol: ${atol}`);
+    for (const [key, v] of Object.entries(compare)) {
+      if (v !== undefined && (!Number.isFinite(v) || v < 0)) throw new UsageError(`bad ${key}: ${v}`);
+    }
     if (!fs.existsSync(modelPath)) throw new UsageError(`model file not found: ${modelPath}`);
     if (!fs.statSync(modelPath).isFile()) throw new UsageError(`model path is not a file: ${modelPath}`);
     if (!fs.existsSync(dataDir)) throw new UsageError(`data directory not found: ${dataDir}`);
@@ -514,7 +556,7 @@ export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEF
     }
     for (let k = 0; k < n; k++) {
       if (perDetection.has(k)) continue;
-      const r = compareOutput(k, outNames[k], expected[k], results[outNames[k]], rtol, atol);
+      const r = compareOutput(k, outNames[k], expected[k], results[outNames[k]], rtol, atol, compare);
       ok = ok && r.ok;
       lines.push(r.line);
     }
@@ -545,6 +587,8 @@ function parseArgs(argv) {
   let atol = DEFAULT_ATOL;
   let detections = false;
   let pixelAtol;
+  const compare = {};
+  const compareKeys = { '--atol-scale': 'atolScale', '--step': 'step', '--step-fraction': 'stepFraction' };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     if (a === '--detections') {
@@ -554,14 +598,17 @@ function parseArgs(argv) {
     let val;
     const eq = a.indexOf('=');
     if (a.startsWith('--') && eq > 0) { val = a.slice(eq + 1); a = a.slice(0, eq); }
-    if (a === '--rtol' || a === '--atol' || a === '--pixel-atol') {
+    if (a === '--rtol' || a === '--atol' || a === '--pixel-atol' || a in compareKeys) {
       if (val === undefined) {
         if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
         val = argv[++i];
       }
       const x = Number(val);
       if (val === '' || !Number.isFinite(x) || x < 0) throw new UsageError(`bad value for ${a}: ${val}`);
-      if (a === '--rtol') rtol = x; else if (a === '--atol') atol = x; else pixelAtol = x;
+      if (a === '--rtol') rtol = x;
+      else if (a === '--atol') atol = x;
+      else if (a === '--pixel-atol') pixelAtol = x;
+      else compare[compareKeys[a]] = x;
     } else if (a.startsWith('--')) {
       throw new UsageError(`unknown option ${a}`);
     } else {
@@ -569,7 +616,7 @@ function parseArgs(argv) {
     }
   }
   if (pos.length !== 2) throw new UsageError('expected MODEL.onnx and DATA_DIR');
-  return { model: pos[0], data: pos[1], rtol, atol, detections, pixelAtol };
+  return { model: pos[0], data: pos[1], rtol, atol, detections, pixelAtol, compare };
 }
 
 async function mainCli(argv) {
@@ -581,7 +628,7 @@ async function mainCli(argv) {
     return 2;
   }
   const { code, lines } = await verify(args.model, args.data, args.rtol, args.atol, args.detections,
-    args.pixelAtol);
+    args.pixelAtol, args.compare);
   for (const l of lines) {
     if (l.startsWith('error: ')) process.stderr.write(l + '\n');
     else process.stdout.write(l + '\n');
@@ -609,11 +656,16 @@ async function handleRequest(line) {
       report: 'error: request must be a JSON object {"model","data","rtol","atol","detections"}',
     };
   }
-  let rtol, atol, pixelAtol;
+  let rtol, atol, pixelAtol, compare;
   try {
     rtol = numOr(req.rtol, DEFAULT_RTOL, 'rtol');
     atol = numOr(req.atol, DEFAULT_ATOL, 'atol');
     pixelAtol = numOr(req.pixel_atol, atol, 'pixel_atol');
+    compare = {
+      atolScale: numOr(req.atol_scale, 0, 'atol_scale'),
+      step: numOr(req.step, 0, 'step'),
+      stepFraction: numOr(req.step_fraction, DEFAULT_STEP_FRACTION, 'step_fraction'),
+    };
   } catch (e) {
     return { ok: false, report: `error: ${e.message}` };
   }
@@ -621,7 +673,7 @@ async function handleRequest(line) {
     return { ok: false, report: `error: bad detections: ${JSON.stringify(req.detections)}` };
   }
   const { code, lines } = await verify(req.model, req.data, rtol, atol, req.detections === true,
-    pixelAtol);
+    pixelAtol, compare);
   return { ok: code === 0, report: lines.join('\n') };
 }
 
