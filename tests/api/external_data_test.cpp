@@ -51,7 +51,7 @@ void expect_runs_in_ort(torch::jit::Module& m, const Inputs& inputs, const std::
                         const ExportOptions& options) {
   export_model(m, inputs, dir + "/model.onnx", options);
   write_test_data(dir + "/data", inputs, {run(m, inputs)});
-  OrtResult r = run_in_ort(dir + "/model.onnx", dir + "/data", 1e-4, 1e-5);
+  OrtResult r = run_in_ort(dir + "/model.onnx", dir + "/data", {1e-4});
   EXPECT_TRUE(r.ok) << r.report;
 }
 
@@ -315,7 +315,7 @@ TEST(ExternalDataCli, FlagsWriteExternalDataThatOrtLoads) {
                           dir));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::exists(dir + "/out.onnx.data"));
-  OrtResult ort = run_in_ort(dir + "/out.onnx", dir + "/data", 1e-4, 1e-5);
+  OrtResult ort = run_in_ort(dir + "/out.onnx", dir + "/data", {1e-4});
   EXPECT_TRUE(ort.ok) << ort.report;
   onnx::ModelProto p = read_model_file(dir + "/out.onnx");
   ASSERT_NE(initializer(p, "b"), nullptr);
@@ -327,7 +327,7 @@ TEST(ExternalDataCli, FlagsWriteExternalDataThatOrtLoads) {
                           dir));
   ASSERT_EQ(per.exit_code, 0) << per.output;
   EXPECT_TRUE(fs::exists(dir + "/w1"));
-  OrtResult ort2 = run_in_ort(dir + "/per.onnx", dir + "/data", 1e-4, 1e-5);
+  OrtResult ort2 = run_in_ort(dir + "/per.onnx", dir + "/data", {1e-4});
   EXPECT_TRUE(ort2.ok) << ort2.report;
 }
 

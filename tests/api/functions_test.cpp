@@ -70,7 +70,7 @@ onnx::ModelProto export_and_run(const Fixture& f, const ExportOptions& options,
   const std::string path = temp_dir("functions") + "/model.onnx";
   export_model(f.model, f.inputs, path, options);
   std::string bytes = read_file(path);
-  OrtResult result = run_in_ort(path, f.reference, tol.rtol, tol.atol);
+  OrtResult result = run_in_ort(path, f.reference, tol);
   EXPECT_TRUE(result.ok) << result.report;
   return parse_model(bytes);
 }

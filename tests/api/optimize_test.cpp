@@ -71,7 +71,7 @@ Exported export_and_compare(const torch::jit::Module& m, const Inputs& inputs,
     std::string data = fmt::format("{}/case{}", dir, c);
     std::filesystem::create_directories(data);
     write_test_data(data, all[c], frontend::run_module(m, cloned(all[c])));
-    OrtResult r = run_in_ort(path, data, tol.rtol, tol.atol);
+    OrtResult r = run_in_ort(path, data, tol);
     EXPECT_TRUE(r.ok) << "inputs " << c << ": " << r.report << "\nops: " << describe(out.ops);
   }
   return out;

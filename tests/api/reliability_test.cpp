@@ -197,7 +197,7 @@ TEST(Containment, PerTensorFilesStayInTheModelsFolder) {
   }
   const std::string data = temp_dir("containment_data");
   write_test_data(data, {x}, {fn({x}).toTensor()});
-  const auto ort = run_in_ort(dir + "/model.onnx", data, 1e-3, 1e-5);
+  const auto ort = run_in_ort(dir + "/model.onnx", data);
   EXPECT_TRUE(ort.ok) << ort.report;
 }
 

@@ -101,7 +101,7 @@ void expect_generalizes(const TracedFunction& fn, const Inputs& example,
       std::string data = fmt::format("{}/case{}", dir, c);
       std::filesystem::create_directories(data);
       write_test_data(data, flat_inputs(all[c]), reference(fn, all[c]));
-      OrtResult result = run_in_ort(model, data, 1e-4, 1e-5);
+      OrtResult result = run_in_ort(model, data, {1e-4});
       EXPECT_TRUE(result.ok) << "opset " << opset << ", inputs " << c << ": " << result.report;
       all_ok = all_ok && result.ok;
     }
@@ -205,7 +205,7 @@ def forward(self, x):
   std::string dir = temp_dir("scripted_dict");
   export_model(m, inputs, dir + "/model.onnx");
   write_test_data(dir, inputs, expected);
-  auto result = run_in_ort(dir + "/model.onnx", dir, 1e-4, 1e-5);
+  auto result = run_in_ort(dir + "/model.onnx", dir, {1e-4});
   EXPECT_TRUE(result.ok) << result.report;
 }
 

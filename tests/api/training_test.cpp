@@ -42,7 +42,7 @@ void expect_ort_gives(const torch::jit::Module& m, const Inputs& inputs,
   std::string dir = temp_dir("training");
   export_model(m, inputs, dir + "/model.onnx", options);
   write_test_data(dir, inputs, expected);
-  OrtResult r = run_in_ort(dir + "/model.onnx", dir, 1e-4, 1e-5);
+  OrtResult r = run_in_ort(dir + "/model.onnx", dir, {1e-4});
   EXPECT_TRUE(r.ok) << what << ": " << r.report;
 }
 
@@ -322,7 +322,7 @@ TEST(TrainingMode, OrtRunsFreshBatchNormTrainingFormInInferenceForm) {
     std::string dir = temp_dir("fresh_bn");
     export_model(m, {x}, dir + "/model.onnx", options);
     write_test_data(dir, {x}, expected);
-    OrtResult r = run_in_ort(dir + "/model.onnx", dir, 1e-4, 1e-5);
+    OrtResult r = run_in_ort(dir + "/model.onnx", dir, {1e-4});
     EXPECT_FALSE(r.ok) << "opset " << opset << ": ONNX Runtime now runs it correctly";
     // Wrong values, not any failure (a model ORT does not load, an error while running): ORT
     // ran the model and gave the output its type and shape.
@@ -415,7 +415,7 @@ TEST(ExportFlags, ExportParamsFalseRunsWhenTheWeightsAreFed) {
   // Fed other weights than the example's: the graph uses what it is given.
   at::Tensor w2 = at::randn({4, 3}), b2 = at::randn({4});
   write_test_data(dir, {x, w2, b2}, {at::linear(x, w2, b2)});
-  OrtResult r = run_in_ort(dir + "/model.onnx", dir, 1e-4, 1e-5);
+  OrtResult r = run_in_ort(dir + "/model.onnx", dir, {1e-4});
   EXPECT_TRUE(r.ok) << r.report;
 }
 
@@ -431,7 +431,7 @@ TEST(ExportFlags, KeepInitializersAsInputsListsThemAsInputs) {
   EXPECT_EQ(input_names(proto), (std::vector<std::string>{"input_0", "fc.weight", "fc.bias"}));
   // Only x fed: the initializers are the inputs' defaults.
   write_test_data(dir, {x}, {at::linear(x, net.w, net.b)});
-  OrtResult r = run_in_ort(dir + "/model.onnx", dir, 1e-4, 1e-5);
+  OrtResult r = run_in_ort(dir + "/model.onnx", dir, {1e-4});
   EXPECT_TRUE(r.ok) << r.report;
   // (ONNX Runtime lists only input_0 in session.inputNames: initializers that are also inputs are
   // its "overridable initializers", fed by name, which the harness's positional feeding cannot
@@ -479,7 +479,7 @@ TEST(ExportState, IsInOnnxExportInsideTheTracedFunction) {
   std::string dir = temp_dir("in_export");
   export_function(fn, {x}, {}, dir + "/model.onnx");
   write_test_data(dir, {x}, {x * 2});
-  OrtResult r = run_in_ort(dir + "/model.onnx", dir, 1e-4, 1e-5);
+  OrtResult r = run_in_ort(dir + "/model.onnx", dir, {1e-4});
   EXPECT_TRUE(r.ok) << r.report;
   EXPECT_FALSE(other_thread_saw) << "thread-local: another thread is not exporting";
   EXPECT_FALSE(is_in_onnx_export());

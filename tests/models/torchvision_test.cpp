@@ -62,7 +62,7 @@ TEST_P(TorchvisionModel, MatchesLibtorchInOrt) {
   options.opset_version = opset;
   std::string out = temp_dir(fmt::format("{}_opset{}", name, opset)) + "/model.onnx";
   export_model(model, inputs, out, options);
-  OrtResult result = run_in_ort(out, reference, 1e-3, 1e-4);
+  OrtResult result = run_in_ort(out, reference);
   EXPECT_TRUE(result.ok) << result.report;
   fs::remove(out);
 }

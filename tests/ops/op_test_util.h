@@ -94,26 +94,27 @@ inline std::vector<at::Tensor> traced_outputs(const TracedFunction& fn, const In
 }
 
 // expect_converts_op, then export at every opset of [first, last], run in ORT and compare with
-// libtorch; the converted ops are recorded as tested at each opset that matched.
+// libtorch; `op` is recorded as tested at each opset that matched (see expect_exports_match: when
+// folding removes every node converted from `op`, the opset runs again without folding).
 inline void expect_op_matches(const std::string& op, const TracedFunction& fn, const Inputs& inputs,
                               int first = kMinOpset, int last = kMaxOpset,
                               const NamedTensors& params = {}, Tolerance tol = {}) {
-  auto kinds = expect_converts_op(op, fn, inputs, params);
+  expect_converts_op(op, fn, inputs, params);
   expect_exports_match(
       [&](const std::string& path, const ExportOptions& o) {
         export_function(fn, inputs, params, path, o);
       },
-      inputs, traced_outputs(fn, inputs), first, last, /*fold=*/true, tol, kinds);
+      inputs, traced_outputs(fn, inputs), first, last, /*fold=*/true, tol, {op});
 }
 
 // The same without constant folding (shape/scalar ops stay in the graph).
 inline void expect_unfolded_matches(const std::string& op, const TracedFunction& fn,
                                     const Inputs& inputs, int first = kMinOpset,
                                     int last = kMaxOpset, Tolerance tol = {}) {
-  auto kinds = expect_converts_op(op, fn, inputs, {}, /*fold=*/false);
+  expect_converts_op(op, fn, inputs, {}, /*fold=*/false);
   expect_exports_match([&](const std::string& path,
                            const ExportOptions& o) { export_function(fn, inputs, {}, path, o); },
-                       inputs, traced_outputs(fn, inputs), first, last, /*fold=*/false, tol, kinds);
+                       inputs, traced_outputs(fn, inputs), first, last, /*fold=*/false, tol, {op});
 }
 
 struct ScriptOptions {
@@ -142,14 +143,20 @@ inline torch::jit::Module script_module(const std::string& source,
   return m;
 }
 
-// Expects `op` among the nodes converted when exporting `m`, then the export to match `m` at every
-// opset of the options' range.
-inline void expect_script_matches(const std::string& op, const torch::jit::Module& m,
+// Expects each of `ops` among the nodes converted when exporting `m`, then the export to match `m`
+// at every opset of the options' range.
+inline void expect_script_matches(const std::vector<std::string>& ops, const torch::jit::Module& m,
                                   const Inputs& inputs, ScriptOptions so = {}) {
-  auto kinds = expect_has_op(op, converted_ops(frontend::capture_module(m, inputs), so.fold));
+  const auto kinds = converted_ops(frontend::capture_module(m, inputs), so.fold);
+  for (const auto& op : ops) expect_has_op(op, kinds);
   expect_exports_match(
       [&](const std::string& path, const ExportOptions& o) { export_model(m, inputs, path, o); },
-      inputs, frontend::run_module(m, cloned(inputs)), so.first, so.last, so.fold, so.tol, kinds);
+      inputs, frontend::run_module(m, cloned(inputs)), so.first, so.last, so.fold, so.tol, ops);
+}
+
+inline void expect_script_matches(const std::string& op, const torch::jit::Module& m,
+                                  const Inputs& inputs, ScriptOptions so = {}) {
+  expect_script_matches(std::vector<std::string>{op}, m, inputs, so);
 }
 
 // A module whose forward is the TorchScript IR `ir` ("graph(%x : Tensor): ..."), for ops that
@@ -176,33 +183,42 @@ inline void expect_script_matches(const std::string& op, const std::string& sour
 inline void expect_script_generalizes(const std::string& op, const torch::jit::Module& m,
                                       const Inputs& example, const std::vector<Inputs>& cases,
                                       std::vector<int> opsets = {11, 17}, ScriptOptions so = {}) {
-  auto kinds = expect_has_op(op, converted_ops(frontend::capture_module(m, example), so.fold));
+  expect_has_op(op, converted_ops(frontend::capture_module(m, example), so.fold));
   std::vector<Inputs> all{example};
   all.insert(all.end(), cases.begin(), cases.end());
+  std::vector<std::vector<at::Tensor>> expected;
+  for (const auto& inputs : all) expected.push_back(frontend::run_module(m, cloned(inputs)));
   for (int opset : opsets) {
-    std::string dir = temp_dir(fmt::format("script_opset{}", opset));
-    std::string model = dir + "/model.onnx";
-    ExportOptions options;
-    options.opset_version = opset;
-    options.do_constant_folding = so.fold;
-    try {
-      export_model(m, example, model, options);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "export at opset " << opset << " failed: " << e.what();
-      continue;
-    }
-    bool all_ok = true;
-    for (size_t c = 0; c < all.size(); ++c) {
-      std::string data = fmt::format("{}/case{}", dir, c);
-      std::filesystem::create_directories(data);
-      write_test_data(data, all[c], frontend::run_module(m, cloned(all[c])));
-      OrtResult result = run_in_ort(model, data, so.tol.rtol, so.tol.atol);
-      EXPECT_TRUE(result.ok) << "opset " << opset << ", inputs " << c << ": " << result.report;
-      all_ok = all_ok && result.ok;
-    }
-    if (all_ok) {
-      record_tested_ops(kinds, opset);
+    // With folding first; again without it when folding left no node converted from `op`.
+    for (bool fold : {so.fold, false}) {
+      std::string dir = temp_dir(fmt::format("script_opset{}{}", opset, fold ? "" : "_unfolded"));
+      std::string model = dir + "/model.onnx";
+      ExportOptions options;
+      options.opset_version = opset;
+      options.do_constant_folding = fold;
+      try {
+        export_model(m, example, model, options);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "export at opset " << opset << " failed: " << e.what();
+        break;
+      }
+      bool all_ok = true;
+      for (size_t c = 0; c < all.size(); ++c) {
+        std::string data = fmt::format("{}/case{}", dir, c);
+        std::filesystem::create_directories(data);
+        write_test_data(data, all[c], expected[c]);
+        OrtResult result = run_in_ort(model, data, so.tol);
+        EXPECT_TRUE(result.ok) << "opset " << opset << (fold ? "" : " (no constant folding)")
+                               << ", inputs " << c << ": " << result.report;
+        all_ok = all_ok && result.ok;
+      }
+      if (!all_ok) break;
+      const bool has_op = model_has_node_from(read_model_file(model), op);
       std::filesystem::remove_all(dir);
+      if (has_op || !fold) {
+        record_tested_op(op, opset, has_op);
+        break;
+      }
     }
   }
 }

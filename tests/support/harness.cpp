@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <tuple>
 
 #include "frontend/frontend.h"
 #include "onnx/tensor_proto.h"
@@ -50,10 +51,16 @@ class OrtServer {
     if (pid_ > 0) waitpid(pid_, nullptr, 0);
   }
 
-  OrtResult run(const std::string& model, const std::string& data, double rtol, double atol,
+  OrtResult run(const std::string& model, const std::string& data, const Tolerance& tol,
                 bool detections, double pixel_atol) {
     std::lock_guard<std::mutex> lock(mutex_);
-    nlohmann::json request = {{"model", model}, {"data", data}, {"rtol", rtol}, {"atol", atol}};
+    nlohmann::json request = {{"model", model},
+                              {"data", data},
+                              {"rtol", tol.rtol},
+                              {"atol", tol.atol},
+                              {"atol_scale", tol.atol_scale},
+                              {"step", tol.step},
+                              {"step_fraction", tol.step_fraction}};
     if (detections) request["detections"] = true;
     if (pixel_atol > 0) request["pixel_atol"] = pixel_atol;
     std::string line = request.dump() + "\n";
@@ -82,9 +89,9 @@ OrtServer& server() {
 
 }  // namespace
 
-OrtResult run_in_ort(const std::string& model, const std::string& data_dir, double rtol,
-                     double atol, bool detections, double pixel_atol) {
-  return server().run(model, data_dir, rtol, atol, detections, pixel_atol);
+OrtResult run_in_ort(const std::string& model, const std::string& data_dir, Tolerance tol,
+                     bool detections, double pixel_atol) {
+  return server().run(model, data_dir, tol, detections, pixel_atol);
 }
 
 onnx::ModelProto parse_model(const std::string& bytes) {
@@ -129,43 +136,114 @@ void write_test_data(const std::string& dir, const std::vector<c10::IValue>& inp
   torchonnx::write_test_data(dir, tensors, outputs);
 }
 
-// Appends "op<TAB>opset" lines to $TORCHONNX_OP_COVERAGE; the first write of a process truncates.
-void record_tested_ops(const std::set<std::string>& ops, int opset) {
+namespace {
+
+const char* coverage_path() {
   static const char* path = std::getenv("TORCHONNX_OP_COVERAGE");
-  static std::mutex mutex;
-  static bool truncated = false;
-  static std::set<std::pair<std::string, int>> recorded;
-  if (path == nullptr || ops.empty()) return;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::ofstream out(path, truncated ? std::ios::app : std::ios::trunc);
-  truncated = true;
-  for (const auto& op : ops) {
-    if (recorded.insert({op, opset}).second) out << op << '\t' << opset << '\n';
+  return path;
+}
+
+// Each test process starts its coverage file afresh, also when it records nothing (a file of an
+// earlier run never counts).
+const bool coverage_file_reset = [] {
+  if (coverage_path() != nullptr) std::ofstream(coverage_path(), std::ios::trunc);
+  return true;
+}();
+
+void collect_origins(const onnx::GraphProto& graph, const std::string& op, bool& found) {
+  for (const auto& node : graph.node()) {
+    const std::string& doc = node.doc_string();
+    if (doc.compare(0, op.size(), op) == 0 && (doc.size() == op.size() || doc[op.size()] == ',')) {
+      found = true;
+      return;
+    }
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) collect_origins(attr.g(), op, found);
+      for (const auto& g : attr.graphs()) collect_origins(g, op, found);
+      if (found) return;
+    }
   }
 }
 
+}  // namespace
+
+bool model_has_node_from(const onnx::ModelProto& model, const std::string& op) {
+  bool found = false;
+  collect_origins(model.graph(), op, found);
+  for (const auto& f : model.functions()) {
+    for (const auto& node : f.node()) {
+      if (node.doc_string().compare(0, op.size(), op) == 0) found = true;
+    }
+  }
+  return found;
+}
+
+void record_tested_op(const std::string& op, int opset, bool ran_in_ort) {
+  static std::mutex mutex;
+  static std::set<std::tuple<std::string, int, bool>> recorded;
+  (void)coverage_file_reset;
+  if (coverage_path() == nullptr || op.empty()) return;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!recorded.insert({op, opset, ran_in_ort}).second) return;
+  std::ofstream(coverage_path(), std::ios::app)
+      << op << '\t' << opset << '\t' << (ran_in_ort ? "node" : "no-node") << '\n';
+}
+
+namespace {
+
+// Exports at `options`, runs in ORT and expects `expected`. Whether it matched, and which of
+// `ops_under_test` have a node converted from them in the model.
+struct RunOutcome {
+  bool ok = false;
+  std::set<std::string> with_node;
+};
+
+RunOutcome export_and_compare(const ExportTo& export_to, const std::vector<c10::IValue>& inputs,
+                              const std::vector<at::Tensor>& expected, const ExportOptions& options,
+                              Tolerance tol, const std::vector<std::string>& ops_under_test) {
+  const std::string how = fmt::format("opset {}{}", options.opset_version,
+                                      options.do_constant_folding ? "" : " (no constant folding)");
+  std::string dir = temp_dir(fmt::format("opset{}{}", options.opset_version,
+                                         options.do_constant_folding ? "" : "_unfolded"));
+  std::string model = dir + "/model.onnx";
+  try {
+    export_to(model, options);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "export at " << how << " failed: " << e.what();
+    return {};
+  }
+  write_test_data(dir, inputs, expected);
+  OrtResult result = run_in_ort(model, dir, tol);
+  EXPECT_TRUE(result.ok) << how << ": " << result.report;
+  RunOutcome outcome{result.ok, {}};
+  if (!ops_under_test.empty()) {
+    const onnx::ModelProto proto = read_model_file(model);
+    for (const auto& op : ops_under_test) {
+      if (model_has_node_from(proto, op)) outcome.with_node.insert(op);
+    }
+  }
+  if (result.ok) fs::remove_all(dir);
+  return outcome;
+}
+
+}  // namespace
+
 void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IValue>& inputs,
                           const std::vector<at::Tensor>& expected, int first, int last, bool fold,
-                          Tolerance tol, const std::set<std::string>& tested_ops) {
+                          Tolerance tol, const std::vector<std::string>& ops_under_test) {
   for (int opset = first; opset <= last; ++opset) {
-    std::string dir = temp_dir(fmt::format("opset{}", opset));
     ExportOptions options;
     options.opset_version = opset;
     options.do_constant_folding = fold;
-    std::string model = dir + "/model.onnx";
-    try {
-      export_to(model, options);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "export at opset " << opset << " failed: " << e.what();
-      continue;
+    RunOutcome outcome =
+        export_and_compare(export_to, inputs, expected, options, tol, ops_under_test);
+    if (fold && outcome.ok && outcome.with_node.size() < ops_under_test.size()) {
+      // Folding computed an op with torchonnx's evaluator: let ORT run its converter's nodes.
+      options.do_constant_folding = false;
+      outcome = export_and_compare(export_to, inputs, expected, options, tol, ops_under_test);
     }
-    write_test_data(dir, inputs, expected);
-    OrtResult result = run_in_ort(model, dir, tol.rtol, tol.atol);
-    EXPECT_TRUE(result.ok) << "opset " << opset << ": " << result.report;
-    if (result.ok) {
-      record_tested_ops(tested_ops, opset);
-      fs::remove_all(dir);
-    }
+    if (!outcome.ok) continue;
+    for (const auto& op : ops_under_test) record_tested_op(op, opset, outcome.with_node.count(op));
   }
 }
 

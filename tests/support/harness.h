@@ -19,13 +19,31 @@ struct OrtResult {
   std::string report;
 };
 
+// How close ONNX Runtime's outputs must be to libtorch's (tools/verify/verify.mjs). A float
+// element matches when |ort - ref| <= A + rtol * |ref|, A = max(atol, atol_scale * max|ref|) of
+// its output: the absolute tolerance follows the output's scale, so an output of O(1e-9) is not
+// "compared" against a fixed atol larger than itself. The floor atol is PyTorch's own for fp32
+// ONNX tests (1e-7); the default atol_scale is 1e-5 of the largest |ref|.
+struct Tolerance {
+  double rtol = 1e-3;
+  double atol = 1e-7;
+  double atol_scale = 1e-5;
+  // > 0: a quantized output whose quantization step this is: besides the above, an element may
+  // differ by one step, but at most 2% of them may and the mean |error| stays under 0.1 step (so
+  // a zero-point off by one, or floor instead of round, fails).
+  double step = 0;
+  // The fraction of elements that may be one step away (the mean |error| may then reach
+  // max(0.1, step_fraction) step).
+  double step_fraction = 0.02;
+};
+
 // Runs `model` in ONNX Runtime on DATA_DIR/input_*.pb and compares with DATA_DIR/output_*.pb.
 // `detections`: the outputs are detection records (boxes, labels, scores, masks, keypoints: every
 // output whose dim 0 is the first output's), compared as sets that may come in another order for
 // nearly equal scores (tools/verify/verify.mjs --detections); `pixel_atol` (> 0) is then the
 // absolute tolerance of boxes and keypoints, which are in pixels (default: atol).
-OrtResult run_in_ort(const std::string& model, const std::string& data_dir, double rtol,
-                     double atol, bool detections = false, double pixel_atol = 0);
+OrtResult run_in_ort(const std::string& model, const std::string& data_dir, Tolerance tol = {},
+                     bool detections = false, double pixel_atol = 0);
 
 // The model in `bytes` (a gtest failure when they do not parse).
 onnx::ModelProto parse_model(const std::string& bytes);
@@ -51,25 +69,31 @@ std::string temp_dir(const std::string& hint);
 void write_test_data(const std::string& dir, const std::vector<c10::IValue>& inputs,
                      const std::vector<at::Tensor>& outputs);
 
-struct Tolerance {
-  double rtol = 1e-3;
-  double atol = 1e-5;
-};
-
 // Writes the model for one opset: export_to(path, options) with options.opset_version set.
 using ExportTo = std::function<void(const std::string& path, const ExportOptions& options)>;
 
 // For each opset of [first, last]: exports with `export_to` (constant folding `fold`), runs the
 // model in ORT on `inputs` and expects `expected` (gtest failures name the opset and ORT's
-// report). `tested_ops` (the op kinds the converters saw) are then recorded as numerically tested
-// at every opset that matched, in the file named by $TORCHONNX_OP_COVERAGE ("op<TAB>opset"
-// lines, rewritten by each test process), which the coverage test compares with the registry.
+// report).
+//
+// `ops_under_test` ({"aten::flip"}; may be empty): ONNX Runtime must have run what their
+// converters wrote. When constant folding removed every node converted from one of them
+// (torchonnx's own evaluator computed it, not ORT), the opset is exported and compared again
+// without folding. Each op is then recorded as numerically tested at the opset
+// (record_tested_op), with whether a node converted from it was in the model ORT ran.
 void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IValue>& inputs,
                           const std::vector<at::Tensor>& expected, int first, int last, bool fold,
-                          Tolerance tol, const std::set<std::string>& tested_ops = {});
+                          Tolerance tol, const std::vector<std::string>& ops_under_test = {});
 
-// Records `ops` as numerically tested at `opset` (see expect_exports_match).
-void record_tested_ops(const std::set<std::string>& ops, int opset);
+// Whether a node of `model` (its graph, subgraphs and functions) was converted from TorchScript
+// op `op` (the node's doc_string names it: "aten::flip, model.py:12").
+bool model_has_node_from(const onnx::ModelProto& model, const std::string& op);
+
+// Records op `op` as numerically tested at `opset` in the file $TORCHONNX_OP_COVERAGE (lines
+// "op<TAB>opset<TAB>node|no-node"; each test process starts the file afresh), which the coverage
+// test compares with the registry. `ran_in_ort`: a node converted from `op` was in the model ORT
+// ran (not folded away, not a converter that writes no node).
+void record_tested_op(const std::string& op, int opset, bool ran_in_ort);
 
 // Traces `fn` on `inputs`, exports at `opset`, runs the ONNX model in ORT and expects libtorch's
 // outputs (gtest failures name the opset and ORT's report).
