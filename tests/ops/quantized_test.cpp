@@ -3,10 +3,12 @@
 // model starts with QuantStub (aten::quantize_per_tensor) and ends with DeQuantStub
 // (aten::dequantize), so ORT's float output is compared with libtorch's quantized run.
 //
-// Tolerance: one quantization step of the last quantized op's output scale (atol = that scale,
-// rtol 0). Both runtimes compute the float op between DequantizeLinear and QuantizeLinear in a
-// different order (and libtorch's kernels in integer arithmetic), so a value near a rounding
-// boundary may land one step away.
+// Tolerance: equal up to float rounding, except that at most 2% of the elements may be one
+// quantization step (the last quantized op's output scale) away, with a mean |error| under 0.1
+// step (verify.mjs --step). Both runtimes compute the float op between DequantizeLinear and
+// QuantizeLinear in a different order (and libtorch's kernels in integer arithmetic), so a value
+// near a rounding boundary may land one step away; a zero-point off by one or another rounding
+// mode moves most elements and fails (Quantized.ComparisonRejectsZeroPointOffByOne).
 #include <ATen/Context.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
@@ -73,6 +75,20 @@ double output_scale(const torch::jit::Module& m) {
   return 0;
 }
 
+// Equal up to float rounding, or one step away for a few elements (see the file comment).
+Tolerance quantized_tolerance(double step, double step_fraction = 0.02) {
+  return Tolerance{
+      .rtol = 1e-5, .atol = 1e-7, .atol_scale = 0, .step = step, .step_fraction = step_fraction};
+}
+
+// Per-channel convolutions below opset 13 (no DequantizeLinear axis): the weight's (q - zp) *
+// scale folds into a float weight, and ONNX Runtime's QDQ weight/bias quantization transformer
+// (graph optimization level "all", the default) requantizes that float weight with its own
+// scales before running the integer convolution. Up to ~11% of the output elements then land
+// one step away (measured: with optimizations disabled the same model has 1.2%). A zero-point or
+// rounding error still moves nearly all of them.
+constexpr double kPerChannelBelow13StepFraction = 0.15;
+
 // Exports `name` at opsets [first, last] and compares with libtorch within one output step,
 // expecting each of `ops` among the converted nodes.
 void expect_model_matches(const torch::jit::Module& m, const std::vector<std::string>& ops,
@@ -80,10 +96,7 @@ void expect_model_matches(const torch::jit::Module& m, const std::vector<std::st
                           std::optional<double> known_step = std::nullopt) {
   const double step = known_step ? *known_step : output_scale(m);
   ASSERT_GT(step, 0);
-  for (const auto& op : ops) {
-    // One quantization step of the output (see the file comment).
-    expect_script_matches(op, m, inputs, {first, last, true, Tolerance{0.0, step * 1.0001}});
-  }
+  expect_script_matches(ops, m, inputs, {first, last, true, quantized_tolerance(step)});
 }
 
 at::Tensor randn(std::vector<int64_t> sizes, uint64_t seed) {
@@ -106,15 +119,47 @@ TEST_F(Quantized, ConvReluPerTensor) {
 // fails to load. The exported opset-10 model is valid ONNX (the checker passes at export).
 constexpr int kPerChannelOrtFirst = 11;
 
+// expect_model_matches for models with per-channel convolution weights: from opset 11, with
+// kPerChannelBelow13StepFraction below 13.
+void expect_per_channel_conv_matches(const torch::jit::Module& m,
+                                     const std::vector<std::string>& ops, const Inputs& inputs) {
+  const double step = output_scale(m);
+  ASSERT_GT(step, 0);
+  expect_script_matches(
+      ops, m, inputs,
+      {kPerChannelOrtFirst, 12, true, quantized_tolerance(step, kPerChannelBelow13StepFraction)});
+  expect_script_matches(ops, m, inputs, {13, kMaxOpset, true, quantized_tolerance(step)});
+}
+
+// The comparison itself: libtorch's output shifted by one step — what a zero-point off by one
+// gives, (q - (zp - 1)) * scale — fails, while the unshifted output passes.
+TEST_F(Quantized, ComparisonRejectsZeroPointOffByOne) {
+  auto m = load("conv_relu");
+  const double step = output_scale(m);
+  const Inputs inputs{randn({2, 3, 9, 8}, 1)};
+  const std::string dir = temp_dir("zero_point_off_by_one");
+  ExportOptions options;
+  options.opset_version = 13;
+  export_model(m, inputs, dir + "/model.onnx", options);
+  const std::vector<at::Tensor> expected = frontend::run_module(m, cloned(inputs));
+  write_test_data(dir, inputs, expected);
+  EXPECT_TRUE(run_in_ort(dir + "/model.onnx", dir, quantized_tolerance(step)).ok);
+  write_test_data(dir, inputs, {expected.at(0) + step});
+  OrtResult shifted = run_in_ort(dir + "/model.onnx", dir, quantized_tolerance(step));
+  EXPECT_FALSE(shifted.ok);
+  EXPECT_NE(shifted.report.find("MISMATCH"), std::string::npos) << shifted.report;
+  EXPECT_NE(shifted.report.find("one-step="), std::string::npos) << shifted.report;
+}
+
 TEST_F(Quantized, ConvReluPerChannel) {
   auto m = load("conv_per_channel");
-  expect_model_matches(m, {"quantized::conv2d_relu", "quantized::conv2d"}, {randn({2, 3, 9, 8}, 2)},
-                       kPerChannelOrtFirst);
+  expect_per_channel_conv_matches(m, {"quantized::conv2d_relu", "quantized::conv2d"},
+                                  {randn({2, 3, 9, 8}, 2)});
 }
 
 TEST_F(Quantized, ConvNoBiasPerChannel) {
-  expect_model_matches(load("conv_no_bias"), {"quantized::conv2d"}, {randn({1, 3, 6, 7}, 3)},
-                       kPerChannelOrtFirst);
+  expect_per_channel_conv_matches(load("conv_no_bias"), {"quantized::conv2d"},
+                                  {randn({1, 3, 6, 7}, 3)});
 }
 
 TEST_F(Quantized, PerChannelExportsAtOpset10) {
@@ -151,8 +196,9 @@ TEST_F(Quantized, Conv1dRelu) {
 }
 
 TEST_F(Quantized, Conv1dPerChannel) {
-  expect_model_matches(load("conv1d_per_channel"), {"quantized::conv1d_relu", "quantized::conv1d"},
-                       {randn({2, 3, 11}, 13)}, kPerChannelOrtFirst);
+  expect_per_channel_conv_matches(load("conv1d_per_channel"),
+                                  {"quantized::conv1d_relu", "quantized::conv1d"},
+                                  {randn({2, 3, 11}, 13)});
 }
 
 TEST_F(Quantized, ConvTranspose1d2d) {
@@ -178,8 +224,9 @@ class OneDnnEngine {
 TEST_F(Quantized, Conv3dReluPerChannel) {
   if (!OneDnnEngine::available()) GTEST_SKIP() << "libtorch has no oneDNN quantized engine";
   OneDnnEngine engine;
-  expect_model_matches(load("conv3d_relu"), {"quantized::conv3d_relu", "quantized::conv3d"},
-                       {randn({2, 3, 5, 4, 6}, 16)}, kPerChannelOrtFirst);
+  expect_per_channel_conv_matches(load("conv3d_relu"),
+                                  {"quantized::conv3d_relu", "quantized::conv3d"},
+                                  {randn({2, 3, 5, 4, 6}, 16)});
 }
 
 TEST_F(Quantized, Conv3dReluPerTensor) {
