@@ -493,5 +493,23 @@ def forward(self, x, n: int):
                             {at::ones({3}), scalar(1)}, {{at::ones({3}), scalar(9)}}, kWithLoops);
 }
 
+// A branch that raises: ONNX cannot raise, so (as in torch.onnx) the raise is dropped and the
+// values the branch leaves unassigned come from prim::Uninitialized. Only inputs that take the
+// other branch can be compared; both are checked to reach the converters and to export.
+TEST(Control, RaiseInABranch) {
+  const std::string src = R"(
+def forward(self, x):
+  if bool(x.sum() < 1000.0):
+    y = x * 2.0
+  else:
+    assert False, "too large"
+  return y + 1.0
+)";
+  for (const char* op : {"prim::RaiseException", "prim::Uninitialized"}) {
+    expect_script_generalizes(op, src, {at::randn({2, 3})}, {{at::randn({2, 3}) * 3.0}},
+                              {kMinOpset, 11, 13, kMaxOpset});
+  }
+}
+
 }  // namespace
 }  // namespace torchonnx::testing
