@@ -23,15 +23,19 @@ struct NnModel {
   Tolerance tol;
 };
 
-// Tolerances: rtol 1e-3 with atol 1e-4 for deep float32 stacks (summation order differs between
-// libtorch and ORT kernels over 50+ layers). The detection backbone's FrozenBatchNorm2d keeps
-// identity statistics with random conv weights, so activations inside its ResNet-50 are not
-// normalized and grow large: float32 rounding then reaches ~1e-3 absolute on its O(1) outputs.
+// Tolerances: rtol 1e-3 with an atol relative to each output's largest |value|: 1e-4 of it for
+// deep float32 stacks (summation order differs between libtorch and ORT kernels over 50+ layers),
+// 1e-5 (the default) for the shallow generators. The detection backbone's FrozenBatchNorm2d
+// keeps identity statistics with random conv weights, so activations inside its ResNet-50 are
+// not normalized and grow large: float32 rounding then reaches ~1e-3 of its outputs' scale.
+constexpr Tolerance relative(double atol_scale) {
+  return Tolerance{.rtol = 1e-3, .atol = 1e-7, .atol_scale = atol_scale};
+}
 const NnModel kModels[] = {
-    {"transformer_encoder", {1e-3, 1e-4}}, {"transformer_encoder_unfused", {1e-3, 1e-4}},
-    {"lstm_language_model", {1e-3, 1e-4}}, {"fcn_resnet50", {1e-3, 1e-4}},
-    {"fasterrcnn_backbone", {1e-3, 2e-3}}, {"super_resolution", {1e-3, 1e-5}},
-    {"dcgan_generator", {1e-3, 1e-5}},
+    {"transformer_encoder", relative(1e-4)}, {"transformer_encoder_unfused", relative(1e-4)},
+    {"lstm_language_model", relative(1e-4)}, {"fcn_resnet50", relative(1e-4)},
+    {"fasterrcnn_backbone", relative(2e-3)}, {"super_resolution", relative(1e-5)},
+    {"dcgan_generator", relative(1e-5)},
 };
 
 class NnModelTest : public ::testing::TestWithParam<NnModel> {};
@@ -49,13 +53,18 @@ TEST_P(NnModelTest, MatchesLibtorchInOrtAtOpset17) {
   }
   ASSERT_FALSE(inputs.empty());
   std::string reference = temp_dir(std::string(m.name) + "_reference");
-  write_test_data(reference, inputs, frontend::run_module(model, inputs));
+  const std::vector<at::Tensor> expected = frontend::run_module(model, inputs);
+  // A fixture with real signal: a relative tolerance of a vanishing output compares nothing.
+  for (const auto& t : expected) {
+    if (t.is_floating_point()) EXPECT_GT(t.abs().max().item<double>(), 1e-3) << "an output of ~0";
+  }
+  write_test_data(reference, inputs, expected);
 
   ExportOptions options;
   options.opset_version = 17;
   std::string out = temp_dir(m.name) + "/model.onnx";
   export_model(model, inputs, out, options);
-  OrtResult result = run_in_ort(out, reference, m.tol.rtol, m.tol.atol);
+  OrtResult result = run_in_ort(out, reference, m.tol);
   EXPECT_TRUE(result.ok) << result.report;
   if (result.ok) {
     fs::remove_all(fs::path(out).parent_path());
