@@ -35,8 +35,8 @@ std::string reference_dir(const std::string& name, const torch::jit::Module& mod
   if (it != dirs.end()) return it->second;
   std::string dir = temp_dir(name + "_reference");
   const std::vector<at::Tensor> outputs = frontend::run_module(model, inputs);
-  // Against atol 1e-4, logits of 1e-9 (fresh BatchNorm statistics) would compare nothing but
-  // shapes: make_torchvision.py sets the statistics from a batch, so the logits are O(1).
+  // Logits of 1e-9 (fresh BatchNorm statistics) would make any comparison vacuous:
+  // make_torchvision.py sets the statistics from a batch, so the logits are O(1).
   for (const at::Tensor& t : outputs) {
     EXPECT_GT(t.abs().max().item<double>(), 1e-2)
         << name << "'s output is vanishingly small: the comparison would be vacuous";
@@ -62,7 +62,9 @@ TEST_P(TorchvisionModel, MatchesLibtorchInOrt) {
   options.opset_version = opset;
   std::string out = temp_dir(fmt::format("{}_opset{}", name, opset)) + "/model.onnx";
   export_model(model, inputs, out, options);
-  OrtResult result = run_in_ort(out, reference);
+  // Deep float32 stacks (resnet50: 50+ layers, kernels summing in another order): rtol 1e-3 and
+  // atol 1e-4 of the largest |logit|, as nn_models_test's deep models.
+  OrtResult result = run_in_ort(out, reference, {.rtol = 1e-3, .atol = 1e-7, .atol_scale = 1e-4});
   EXPECT_TRUE(result.ok) << result.report;
   fs::remove(out);
 }
