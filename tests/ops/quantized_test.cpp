@@ -81,13 +81,14 @@ Tolerance quantized_tolerance(double step, double step_fraction = 0.02) {
       .rtol = 1e-5, .atol = 1e-7, .atol_scale = 0, .step = step, .step_fraction = step_fraction};
 }
 
-// Per-channel convolutions below opset 13 (no DequantizeLinear axis): the weight's (q - zp) *
-// scale folds into a float weight, and ONNX Runtime's QDQ weight/bias quantization transformer
-// (graph optimization level "all", the default) requantizes that float weight with its own
-// scales before running the integer convolution. Up to ~11% of the output elements then land
-// one step away (measured: with optimizations disabled the same model has 1.2%). A zero-point or
-// rounding error still moves nearly all of them.
-constexpr double kPerChannelBelow13StepFraction = 0.15;
+// Per-channel convolutions and linear layers below opset 13 (no DequantizeLinear axis): the
+// weight's (q - zp) * scale folds into a float weight, and ONNX Runtime's QDQ weight/bias
+// quantization transformer (graph optimization level "all", the default) requantizes that float
+// weight with its own scales before running the integer kernel. Up to ~16% of the output elements
+// then land one step away. Measured with optimizations disabled, the same models differ in 0%
+// (linear_per_channel) and 1.2% (conv3d_relu) of the elements: the export is exact, ORT's
+// rewrite is not. A zero-point or rounding error still moves nearly all of them.
+constexpr double kPerChannelBelow13StepFraction = 0.25;
 
 // Exports `name` at opsets [first, last] and compares with libtorch within one output step,
 // expecting each of `ops` among the converted nodes.
@@ -119,10 +120,10 @@ TEST_F(Quantized, ConvReluPerTensor) {
 // fails to load. The exported opset-10 model is valid ONNX (the checker passes at export).
 constexpr int kPerChannelOrtFirst = 11;
 
-// expect_model_matches for models with per-channel convolution weights: from opset 11, with
+// expect_model_matches for models with per-channel weights: from opset 11, with
 // kPerChannelBelow13StepFraction below 13.
-void expect_per_channel_conv_matches(const torch::jit::Module& m,
-                                     const std::vector<std::string>& ops, const Inputs& inputs) {
+void expect_per_channel_matches(const torch::jit::Module& m, const std::vector<std::string>& ops,
+                                const Inputs& inputs) {
   const double step = output_scale(m);
   ASSERT_GT(step, 0);
   expect_script_matches(
@@ -153,13 +154,12 @@ TEST_F(Quantized, ComparisonRejectsZeroPointOffByOne) {
 
 TEST_F(Quantized, ConvReluPerChannel) {
   auto m = load("conv_per_channel");
-  expect_per_channel_conv_matches(m, {"quantized::conv2d_relu", "quantized::conv2d"},
-                                  {randn({2, 3, 9, 8}, 2)});
+  expect_per_channel_matches(m, {"quantized::conv2d_relu", "quantized::conv2d"},
+                             {randn({2, 3, 9, 8}, 2)});
 }
 
 TEST_F(Quantized, ConvNoBiasPerChannel) {
-  expect_per_channel_conv_matches(load("conv_no_bias"), {"quantized::conv2d"},
-                                  {randn({1, 3, 6, 7}, 3)});
+  expect_per_channel_matches(load("conv_no_bias"), {"quantized::conv2d"}, {randn({1, 3, 6, 7}, 3)});
 }
 
 TEST_F(Quantized, PerChannelExportsAtOpset10) {
@@ -181,8 +181,9 @@ TEST_F(Quantized, LinearPerTensor) {
 }
 
 TEST_F(Quantized, LinearPerChannel3d) {
-  expect_model_matches(load("linear_per_channel"), {"quantized::linear"}, {randn({2, 3, 8}, 5)},
-                       kPerChannelOrtFirst);
+  // 2x40x4 outputs: enough elements for the fraction of one-step differences to mean something.
+  expect_per_channel_matches(load("linear_per_channel"), {"quantized::linear"},
+                             {randn({2, 40, 8}, 5)});
 }
 
 TEST_F(Quantized, LinearRelu) {
@@ -196,9 +197,9 @@ TEST_F(Quantized, Conv1dRelu) {
 }
 
 TEST_F(Quantized, Conv1dPerChannel) {
-  expect_per_channel_conv_matches(load("conv1d_per_channel"),
-                                  {"quantized::conv1d_relu", "quantized::conv1d"},
-                                  {randn({2, 3, 11}, 13)});
+  expect_per_channel_matches(load("conv1d_per_channel"),
+                             {"quantized::conv1d_relu", "quantized::conv1d"},
+                             {randn({2, 3, 11}, 13)});
 }
 
 TEST_F(Quantized, ConvTranspose1d2d) {
@@ -224,9 +225,8 @@ class OneDnnEngine {
 TEST_F(Quantized, Conv3dReluPerChannel) {
   if (!OneDnnEngine::available()) GTEST_SKIP() << "libtorch has no oneDNN quantized engine";
   OneDnnEngine engine;
-  expect_per_channel_conv_matches(load("conv3d_relu"),
-                                  {"quantized::conv3d_relu", "quantized::conv3d"},
-                                  {randn({2, 3, 5, 4, 6}, 16)});
+  expect_per_channel_matches(load("conv3d_relu"), {"quantized::conv3d_relu", "quantized::conv3d"},
+                             {randn({2, 3, 5, 4, 6}, 16)});
 }
 
 TEST_F(Quantized, Conv3dReluPerTensor) {
