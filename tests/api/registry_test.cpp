@@ -2,6 +2,12 @@
 // to their out-of-place converter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
 #include "symbolic/registry.h"
 
 namespace torchonnx::symbolic {
@@ -22,6 +28,37 @@ TEST(Registry, BuiltinRangesAreValidAndDisjoint) {
       }
     }
   }
+}
+
+// Every op's ranges reach the highest opset: no converter stops short of it.
+TEST(Registry, EveryOpReachesTheHighestOpset) {
+  for (const auto& [op, regs] : Registry::builtin().entries()) {
+    int until = 0;
+    for (const auto& reg : regs) until = std::max(until, reg.range.until);
+    EXPECT_EQ(until, kMaxOpset) << op << " stops at opset " << until;
+  }
+}
+
+// The highest opset is written once (kMaxOpset): a range ending in its literal value would drop
+// the op when kMaxOpset is raised, which the test above cannot see until then.
+TEST(Registry, NoConverterRangeEndsInALiteralMaximumOpset) {
+  const std::regex literal_end("\\{\\s*\\d+\\s*,\\s*" + std::to_string(kMaxOpset) + "\\s*\\}");
+  const auto ops_dir = std::filesystem::path(TORCHONNX_SOURCE_DIR) / "src" / "symbolic" / "ops";
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(ops_dir)) {
+    if (entry.path().extension() != ".cpp") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (line.find("r.add(") != std::string::npos && std::regex_search(line, literal_end)) {
+        ADD_FAILURE() << entry.path().filename().string() << ":" << n
+                      << ": a range ends in the literal " << kMaxOpset << "; write kMaxOpset\n  "
+                      << line;
+      }
+    }
+  }
+  EXPECT_GT(files, 20u) << "no converter sources found in " << ops_dir;
 }
 
 TEST(Registry, AddRejectsOverlap) {

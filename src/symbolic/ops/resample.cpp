@@ -493,7 +493,7 @@ void register_resample(Registry& r) {
   r.add("aten::__interpolate", {}, interpolate);
   // aten::grid_sampler(input, grid, int interpolation_mode, int padding_mode, bool align_corners)
   // ⇒  GridSample (opset 16+, 4-D)
-  r.add("aten::grid_sampler", {16, 17}, grid_sampler);
+  r.add("aten::grid_sampler", {16, kMaxOpset}, grid_sampler);
   // aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners)  ⇒  MatMul of a
   // constant base grid with theta^T
   r.add("aten::affine_grid_generator", {}, affine_grid);

@@ -860,7 +860,7 @@ void register_shape(Registry& r) {
     }
     return {x};
   });
-  r.add("aten::flip", {10, 17}, [](GraphContext& g, const Args& a) -> Values {
+  r.add("aten::flip", {10, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
     const int64_t rank = a.require_rank(0);
     if (rank == 0) return {a.tensor(0)};
     auto sizes = a.sizes(0);
@@ -968,7 +968,7 @@ void register_shape(Registry& r) {
     return {trilu_mask(g, a, /*upper=*/true)};
   });
   for (auto [op, upper] : {std::pair{"aten::tril", 0}, {"aten::triu", 1}}) {
-    r.add(op, {14, 17}, [upper = upper](GraphContext& g, const Args& a) -> Values {
+    r.add(op, {14, kMaxOpset}, [upper = upper](GraphContext& g, const Args& a) -> Values {
       Value k = g.constant(at::scalar_tensor(a.int_arg(1), at::kLong));
       return {g.op("Trilu", {a.tensor(0), k}, {{"upper", int64_t{upper}}})};
     });
