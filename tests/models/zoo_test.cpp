@@ -203,8 +203,8 @@ void run_model(const std::string& name, int opset_override) {
     // largest |output|, except for detection).
     auto compare = [&](const std::string& data, const std::vector<at::Tensor>& images) {
       const double scale = detection ? 1.0 : std::max(largest_output(data), 1e-30);
-      OrtResult r = run_in_ort(out, data, {rtol, meta.at("atol").get<double>() * scale, 0}, detection,
-                               pixel_atol(images));
+      OrtResult r = run_in_ort(out, data, {rtol, meta.at("atol").get<double>() * scale, 0},
+                               detection, pixel_atol(images));
       row.max_error = std::max(row.max_error, max_error(r.report) / scale);
       return r;
     };
