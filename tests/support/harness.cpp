@@ -150,32 +150,35 @@ const bool coverage_file_reset = [] {
   return true;
 }();
 
-void collect_origins(const onnx::GraphProto& graph, const std::string& op, bool& found) {
-  for (const auto& node : graph.node()) {
-    const std::string& doc = node.doc_string();
-    if (doc.compare(0, op.size(), op) == 0 && (doc.size() == op.size() || doc[op.size()] == ',')) {
-      found = true;
-      return;
-    }
+// Whether a node's doc_string ("aten::flip, model.py:12", or "aten::flip") names `op` (not an op
+// that only starts with it, as aten::addmm does aten::add).
+bool converted_from(const onnx::NodeProto& node, const std::string& op) {
+  const std::string& doc = node.doc_string();
+  return doc.compare(0, op.size(), op) == 0 && (doc.size() == op.size() || doc[op.size()] == ',');
+}
+
+template <typename Nodes>
+bool any_converted_from(const Nodes& nodes, const std::string& op) {
+  for (const auto& node : nodes) {
+    if (converted_from(node, op)) return true;
     for (const auto& attr : node.attribute()) {
-      if (attr.has_g()) collect_origins(attr.g(), op, found);
-      for (const auto& g : attr.graphs()) collect_origins(g, op, found);
-      if (found) return;
+      if (attr.has_g() && any_converted_from(attr.g().node(), op)) return true;
+      for (const auto& g : attr.graphs()) {
+        if (any_converted_from(g.node(), op)) return true;
+      }
     }
   }
+  return false;
 }
 
 }  // namespace
 
 bool model_has_node_from(const onnx::ModelProto& model, const std::string& op) {
-  bool found = false;
-  collect_origins(model.graph(), op, found);
+  if (any_converted_from(model.graph().node(), op)) return true;
   for (const auto& f : model.functions()) {
-    for (const auto& node : f.node()) {
-      if (node.doc_string().compare(0, op.size(), op) == 0) found = true;
-    }
+    if (any_converted_from(f.node(), op)) return true;
   }
-  return found;
+  return false;
 }
 
 void record_tested_op(const std::string& op, int opset, bool ran_in_ort) {
