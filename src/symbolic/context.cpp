@@ -14,6 +14,11 @@ namespace torchonnx::symbolic {
 
 using torch::jit::Node;
 
+std::string overload_name(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  return schema != nullptr ? schema->overload_name() : "";
+}
+
 std::string source_location(const Node* node) {
   const auto& range = node->sourceRange();
   if (auto flc = range.file_line_col()) {

@@ -120,12 +120,18 @@ class SubgraphScope {
   const torch::jit::Node* node_;
 };
 
+// The overload name of the schema `node` matched ("" for none or the unnamed overload).
+std::string overload_name(const torch::jit::Node* node);
+
 class Args {
  public:
   Args(GraphContext& g, const torch::jit::Node* node) : g_(g), node_(node) {}
 
   size_t size() const;
   const torch::jit::Node* node() const { return node_; }
+  // The overload name of the schema the node matched ("Tensor_mode" of aten::div.Tensor_mode;
+  // "" for the unnamed overload or a node without a schema).
+  std::string overload() const { return overload_name(node_); }
   const torch::jit::Value* jit(size_t i) const;
 
   // --- values ---

@@ -28,6 +28,7 @@ void collect_unconvertible(const torch::jit::Block* block, int opset, const Regi
     if (resolve_converter(node, opset, registry, mode)) continue;
     auto& op = found[kind];
     op.kind = kind;
+    op.lowest_opset = registry.lowest_opset(kind);
     op.locations.push_back(source_location(node));
   }
 }
@@ -175,9 +176,12 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
       for (const auto& l : op.locations) {
         if (!l.empty()) locs.push_back(l);
       }
-      list += fmt::format("\n  {} ({} node{}){}{}", op.kind, op.locations.size(),
+      list += fmt::format("\n  {} ({} node{}){}{}{}", op.kind, op.locations.size(),
                           op.locations.size() == 1 ? "" : "s", locs.empty() ? "" : " at ",
-                          fmt::join(locs, ", "));
+                          fmt::join(locs, ", "),
+                          op.lowest_opset && *op.lowest_opset > options.opset_version
+                              ? fmt::format(" (from opset {})", *op.lowest_opset)
+                              : "");
     }
     throw ExportError(
         ErrorCode::kUnsupportedOp,

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ class Registry;
 struct UnconvertibleOp {
   std::string kind;
   std::vector<std::string> locations;  // one per node, "" where the graph has no source info
+  std::optional<int> lowest_opset;     // the lowest opset it has a converter at, if any
 };
 
 // Every op in `graph` that has no converter at `opset` (all of them at once), custom symbolics

@@ -221,7 +221,7 @@ Converter resolve_converter(const Node* node, int opset, const Registry& registr
   Converter primary;
   if (auto custom = find_custom_symbolic(kind, opset)) {
     primary = *custom;
-  } else if (const Converter* builtin = registry.find_for_node(kind, opset)) {
+  } else if (const Converter* builtin = registry.find_for_node(kind, opset, overload_name(node))) {
     primary = *builtin;
   }
   if (mode == OperatorExportType::kOnnxAtenFallback && is_aten) {

@@ -28,14 +28,46 @@ const Converter* Registry::find(const std::string& op, int opset) const {
   return nullptr;
 }
 
-const Converter* Registry::find_for_node(const std::string& kind, int opset) const {
-  if (const Converter* fn = find(kind, opset)) return fn;
+namespace {
+// relu_ → relu; "" when `kind` is not an in-place form.
+std::string out_of_place(const std::string& kind) {
+  if (kind.size() > 1 && kind.back() == '_' && kind[kind.size() - 2] != '_') {
+    return kind.substr(0, kind.size() - 1);
+  }
+  return "";
+}
+}  // namespace
+
+const Converter* Registry::find_for_node(const std::string& kind, int opset,
+                                         const std::string& overload) const {
+  auto find_kind = [&](const std::string& k) -> const Converter* {
+    if (!overload.empty()) {
+      if (const Converter* fn = find(k + "." + overload, opset)) return fn;
+    }
+    return find(k, opset);
+  };
+  if (const Converter* fn = find_kind(kind)) return fn;
   // RemoveInplaceOps rewrites in-place ops whose out-of-place form libtorch has and rewires the
   // later uses of what they write, so the out-of-place converter is exact for the ones left.
-  if (kind.size() > 1 && kind.back() == '_' && kind[kind.size() - 2] != '_') {
-    return find(kind.substr(0, kind.size() - 1), opset);
-  }
+  if (std::string base = out_of_place(kind); !base.empty()) return find_kind(base);
   return nullptr;
+}
+
+std::optional<int> Registry::lowest_opset(const std::string& kind) const {
+  std::optional<int> lowest;
+  auto visit = [&](const std::string& k) {
+    // "k" itself and every "k.overload" (map order puts them right after "k").
+    for (auto it = entries_.lower_bound(k); it != entries_.end(); ++it) {
+      const std::string& name = it->first;
+      if (name != k && name.rfind(k + ".", 0) != 0) break;
+      for (const auto& r : it->second) {
+        if (!lowest || r.range.since < *lowest) lowest = r.range.since;
+      }
+    }
+  };
+  visit(kind);
+  if (std::string base = out_of_place(kind); !base.empty()) visit(base);
+  return lowest;
 }
 
 const Registry& Registry::builtin() {

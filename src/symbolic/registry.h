@@ -1,9 +1,16 @@
-// The symbolic registry: aten/prim op name → converters, each serving a closed opset range.
+// The symbolic registry: aten/prim op name → converters, each serving an opset range.
 // Lookup picks the converter whose range holds the target opset (ranges of one op never overlap).
+//
+// A name is a node kind ("aten::div") or a kind with its schema's overload name
+// ("aten::div.Tensor_mode") where the overloads need different lowerings: a node is looked up by
+// "kind.overload" first, then by "kind". A range that holds for every later opset is open-ended,
+// `from(N)`; a lowering that changes at an opset is a second registration with a closed range
+// before it. The lowest opset an op is registered at is the lowest it can be exported at.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +33,11 @@ struct OpsetRange {
   bool contains(int opset) const { return since <= opset && opset <= until; }
 };
 
+// [opset, kMaxOpset]: a lowering that holds for every later opset.
+inline constexpr OpsetRange from(int opset) {
+  return {opset, kMaxOpset};
+}
+
 struct Registration {
   OpsetRange range;
   Converter fn;
@@ -36,8 +48,13 @@ class Registry {
   // Throws std::logic_error when `range` overlaps one already registered for `op`.
   void add(const std::string& op, OpsetRange range, Converter fn);
   const Converter* find(const std::string& op, int opset) const;
-  // The converter for `op`, or for its out-of-place form when `op` is in-place (relu_ → relu).
-  const Converter* find_for_node(const std::string& kind, int opset) const;
+  // The converter for a node of `kind` whose schema overload is `overload` ("" when none):
+  // "kind.overload", then "kind"; for an in-place op (relu_) then its out-of-place form (relu).
+  const Converter* find_for_node(const std::string& kind, int opset,
+                                 const std::string& overload = "") const;
+  // The lowest opset at which `kind` (any of its overloads, or its out-of-place form) has a
+  // converter; nullopt when it has none at all.
+  std::optional<int> lowest_opset(const std::string& kind) const;
   const std::map<std::string, std::vector<Registration>>& entries() const { return entries_; }
 
   // All of torchonnx's converters, registered once on first use.
