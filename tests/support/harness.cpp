@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <mutex>
 #include <tuple>
 
@@ -89,8 +91,62 @@ OrtServer& server() {
 
 }  // namespace
 
+namespace {
+// With TORCHONNX_RECORD_MODELS=FILE, one line "<test>\t<hash of the model file>" per model run in
+// ORT: two runs' files compare the exported bytes of every tested model (a refactoring that must
+// not change any export, issue 19).
+// The second hash leaves out tensor payloads (initializers, Constant values), which differ between
+// runs of tests that draw their weights at random.
+void record_model(const std::string& model) {
+  const char* path = std::getenv("TORCHONNX_RECORD_MODELS");
+  if (path == nullptr) return;
+  std::ifstream in(model, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  onnx::ModelProto proto;
+  proto.ParseFromString(bytes);
+  auto strip = [](onnx::TensorProto& t) {
+    t.clear_raw_data();
+    t.clear_float_data();
+    t.clear_int64_data();
+    t.clear_int32_data();
+    t.clear_double_data();
+  };
+  std::function<void(onnx::GraphProto&)> strip_graph = [&](onnx::GraphProto& g) {
+    for (auto& t : *g.mutable_initializer()) strip(t);
+    for (auto& n : *g.mutable_node()) {
+      for (auto& a : *n.mutable_attribute()) {
+        if (a.has_t()) strip(*a.mutable_t());
+        if (a.has_g()) strip_graph(*a.mutable_g());
+      }
+    }
+  };
+  strip_graph(*proto.mutable_graph());
+  std::string structure;
+  proto.SerializeToString(&structure);
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::ofstream out(path, std::ios::app);
+  out << (info ? fmt::format("{}.{}", info->test_suite_name(), info->name()) : "?") << '\t'
+      << fmt::format("{:016x}\t{:016x}", std::hash<std::string>{}(bytes),
+                     std::hash<std::string>{}(structure))
+      << '\n';
+}
+
+// Every test starts from the same random state, so that tests drawing weights or inputs at random
+// export the same bytes in every run.
+class SeedEachTest : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo&) override { at::manual_seed(0); }
+};
+const bool kSeeded = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new SeedEachTest);
+  return true;
+}();
+}  // namespace
+
 OrtResult run_in_ort(const std::string& model, const std::string& data_dir, Tolerance tol,
                      bool detections, double pixel_atol) {
+  record_model(model);
   return server().run(model, data_dir, tol, detections, pixel_atol);
 }
 
