@@ -127,6 +127,12 @@ struct ExportOptions {
 using TracedFunction = std::function<c10::IValue(const std::vector<c10::IValue>&)>;
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
+// ExportError (kInvalidArgument) when `options` cannot be exported with: an opset outside
+// kMinOpset..kMaxOpset, modules as functions below opset 15, an external-data location that is no
+// plain file name. Every export function checks this first; call it to check before loading a
+// model.
+void check_export_options(const ExportOptions& options);
+
 // Exports a TorchScript module (loaded from a .pt or built in C++). `args` are the example
 // arguments of forward(), without self. Writes `path` atomically: on failure nothing is left.
 void export_model(const torch::jit::Module& model, const std::vector<c10::IValue>& args,

@@ -5,14 +5,11 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
-#include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <map>
 #include <set>
 
-#include "frontend/frontend.h"
-#include "passes/pipeline.h"
 #include "symbolic/context.h"
 #include "symbolic/convert.h"
 #include "torchonnx/errors.h"
@@ -290,68 +287,3 @@ SymbolicContext make_symbolic_context(const GraphContext& g) {
 }
 
 }  // namespace torchonnx::symbolic
-
-namespace torchonnx {
-
-namespace {
-
-std::vector<UnconvertibleOp> find_unconvertible_ops(const torch::jit::Module& model,
-                                                    const std::vector<c10::IValue>& args,
-                                                    const ExportOptions& options) {
-  if (options.opset_version < kMinOpset || options.opset_version > kMaxOpset) {
-    throw ExportError(ErrorCode::kInvalidArgument,
-                      fmt::format("opset_version {} is not supported; torchonnx exports opsets {} "
-                                  "to {}",
-                                  options.opset_version, kMinOpset, kMaxOpset));
-  }
-  frontend::CapturedGraph captured = frontend::capture_module(model, args);
-  std::vector<c10::IValue> inputs = captured.example_inputs;
-  for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
-  passes::PrepareGraph(captured.graph, inputs, options);
-
-  symbolic::GraphSignature sig;
-  sig.parameters = captured.parameters;
-  const size_t num_user = captured.graph->inputs().size() - captured.parameters.size();
-  for (size_t i = 0; i < captured.graph->inputs().size(); ++i) {
-    sig.input_names.push_back(i < num_user ? fmt::format("input_{}", i)
-                                           : captured.parameters[i - num_user].name);
-  }
-  for (size_t k = 0; k < captured.graph->outputs().size(); ++k) {
-    sig.output_names.push_back(fmt::format("output_{}", k));
-  }
-  std::vector<symbolic::ConversionFailure> failures;
-  symbolic::convert_graph(*captured.graph, sig, options, symbolic::Registry::builtin(), &failures);
-
-  std::map<std::string, UnconvertibleOp> by_kind;
-  for (const auto& f : failures) {
-    auto& op = by_kind[f.kind];
-    op.name = f.kind;
-    ++op.count;
-    if (!f.location.empty()) op.locations.push_back(f.location);
-    if (!f.message.empty() &&
-        std::find(op.errors.begin(), op.errors.end(), f.message) == op.errors.end()) {
-      op.errors.push_back(f.message);
-    }
-  }
-  std::vector<UnconvertibleOp> out;
-  for (auto& [kind, op] : by_kind) out.push_back(std::move(op));
-  return out;
-}
-
-}  // namespace
-
-std::vector<UnconvertibleOp> unconvertible_ops(const torch::jit::Module& model,
-                                               const std::vector<c10::IValue>& args,
-                                               const ExportOptions& options) {
-  try {
-    return find_unconvertible_ops(model, args, options);
-  } catch (const ExportError&) {
-    throw;
-  } catch (const std::exception& e) {
-    // As in export_model: example inputs the model cannot run on, met first by a pass.
-    frontend::throw_if_forward_fails(model, args, e.what());
-    throw;
-  }
-}
-
-}  // namespace torchonnx

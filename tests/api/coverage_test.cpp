@@ -128,7 +128,7 @@ TEST(OperatorCoverage, OpsCommandFiltersByOpset) {
   for (const std::string opset : {"18", "8"}) {
     EXPECT_TRUE(
         CliFails(run_cli("ops --opset " + opset), ErrorCode::kInvalidArgument,
-                 {"--opset " + opset + " is out of range", "torchonnx exports opsets 9 to 17"}));
+                 {"opset " + opset + " is out of range", "torchonnx exports opsets 9 to 17"}));
   }
 }
 

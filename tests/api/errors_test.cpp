@@ -96,7 +96,7 @@ TEST(Errors, OpsetOutOfRange) {
     // What is wrong and the remedy: the opsets torchonnx exports.
     EXPECT_TRUE(ThrowsExportError([&] { export_model_to_bytes(m, {at::randn({2})}, options); },
                                   ErrorCode::kInvalidArgument,
-                                  {fmt::format("opset_version {} is not supported", opset),
+                                  {fmt::format("opset {} is out of range", opset),
                                    "torchonnx exports opsets 9 to 17"}));
   }
 }

@@ -155,11 +155,9 @@ std::vector<std::string> save_test_data(const torch::jit::Module& model,
 }
 
 void check_opset(int opset) {
-  if (opset < kMinOpset || opset > kMaxOpset) {
-    throw ExportError(ErrorCode::kInvalidArgument,
-                      fmt::format("--opset {} is out of range: torchonnx exports opsets {} to {}",
-                                  opset, kMinOpset, kMaxOpset));
-  }
+  ExportOptions options;
+  options.opset_version = opset;
+  check_export_options(options);
 }
 
 // `torchonnx ops`: one "op<TAB>since-until" line per converter, sorted (tests/golden/ops.txt).
@@ -405,7 +403,6 @@ std::unique_ptr<CLI::App> make_app(Request& r) {
 void finish(Request& r) {
   auto& o = r.options;
   if (r.command == Command::kOps) return;
-  check_opset(o.opset_version);  // before any work: the library checks it after loading
   if (r.inputs_dir.empty() && r.input_specs.empty()) {
     throw ExportError(ErrorCode::kInvalidArgument,
                       "no example inputs: pass --inputs DIR or one --input SHAPE[:DTYPE] per "
@@ -424,6 +421,7 @@ void finish(Request& r) {
   if (r.text.data_layout == "per-tensor") {
     o.external_data.layout = ExternalDataOptions::Layout::kFilePerTensor;
   }
+  check_export_options(o);  // before any work (loading the model)
 }
 
 int run(int argc, const char* const* argv) {

@@ -1,0 +1,185 @@
+// The export pipeline's driver (pipeline.h): the stages in order, for every entry point.
+#include "export/pipeline.h"
+
+#include <fmt/format.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "export/dynamic_axes.h"
+#include "export/export_log.h"
+#include "export/signature.h"
+#include "export/training_mode.h"
+#include "frontend/frontend.h"
+#include "onnx/dot.h"
+#include "onnx/model_proto.h"
+#include "onnx/optimize.h"
+#include "passes/pipeline.h"
+#include "symbolic/convert.h"
+#include "symbolic/functions.h"
+#include "symbolic/registry.h"
+#include "torchonnx/logging.h"
+#include "version.h"
+
+namespace torchonnx::pipeline {
+
+void check_options(const ExportOptions& options) {
+  if (options.opset_version < kMinOpset || options.opset_version > kMaxOpset) {
+    throw ExportError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("opset {} is out of range (--opset, ExportOptions::opset_version): "
+                    "torchonnx exports opsets {} to {}",
+                    options.opset_version, kMinOpset, kMaxOpset));
+  }
+  symbolic::check_modules_as_functions(options);
+  check_external_data_options(options.external_data);
+}
+
+namespace {
+
+// The TorchScript passes, the graph signature and the conversion of a captured graph. With
+// `failures`, conversion collects the nodes it cannot convert (and the model is not for use).
+ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& options,
+                  const ProgressSink& progress,
+                  std::vector<symbolic::ConversionFailure>* failures = nullptr) {
+  std::vector<c10::IValue> inputs = captured.example_inputs;
+  for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
+  const passes::DynamicDims dynamic =
+      dynamic_input_dims(captured, user_input_names(captured, options), options);
+  progress.report("prepare", 0, 0);
+  passes::PrepareGraph(captured.graph, inputs, options, dynamic);
+  log_graph_ops("after the TorchScript passes (passes/pipeline.cpp), the converters get",
+                *captured.graph);
+  const symbolic::GraphSignature signature = make_signature(captured, options);
+  progress.report("convert", 0, 0);
+  return symbolic::convert_graph(
+      *captured.graph, signature, options, symbolic::Registry::builtin(), failures,
+      [&](int64_t done, int64_t total) { progress.report("convert", done, total); });
+}
+
+// The ONNX stage of a converted model: rewrites, the serialized form, validation.
+ExportedModel finish(ir::Model& model, const ExportOptions& options, bool training,
+                     const ProgressSink& progress) {
+  progress.report("optimize", 0, 0);
+  optimize_model(model, {options.do_constant_folding, !training});
+  if (int shared = share_duplicate_initializers(model.graph, !training)) {
+    log(
+        fmt::format("torchonnx: {} initializers hold the same tensor as another (tied weights{}): "
+                    "stored once",
+                    shared, training ? "" : " or equal values"));
+  }
+  symbolic::extract_module_functions(model, options.export_modules_as_functions);
+  name_dynamic_dims(model.graph, options.dynamic_axes);
+  model.producer_version = kVersion;
+  ExportedModel exported = to_exported_model(model);
+  if (const char* dump = std::getenv("TORCHONNX_DEBUG_DUMP")) {
+    // For torchonnx developers: the model as converted, before validation can reject it.
+    write_model(exported, dump, options);
+    std::cerr << to_pretty_string(exported.proto) << std::flush;
+  }
+  progress.report("validate", 0, 0);
+  validate_model(exported);
+  rename_dynamic_outputs(exported.proto, options.dynamic_axes);
+  log_model(exported.proto);
+  if (options.verbose) std::cerr << to_pretty_string(exported.proto) << std::flush;
+  return exported;
+}
+
+// Captures `source` inside an export scope, in the mode the options ask for, and runs `stages` on
+// the captured graph (with whether it is exported in training mode). For a module, an error of
+// the stages is first checked against a real forward run: type propagation runs the ops on
+// shape-only tensors and leaves a node it cannot run untyped, so a forward() that fails on the
+// example inputs (mismatched shapes or dtypes) shows up later, as a converter's or the checker's
+// complaint, or as an error no pass expected; when the real forward fails, that is the error to
+// report (kModelRun, with libtorch's message).
+template <class Stages>
+auto run_pipeline(const ModuleSource& source, const ExportOptions& options,
+                  const ProgressSink& progress, Stages&& stages) {
+  check_options(options);
+  detail::ExportScope in_export;
+  const torch::jit::Module& model = *source.module;
+  log(fmt::format("torchonnx: exporting TorchScript module {} ({})",
+                  model.type()->name() ? model.type()->name()->qualifiedName() : "?",
+                  describe_options(options)));
+  ModuleModeGuard mode(model, options.training);
+  progress.report("capture", 0, 0);
+  frontend::CapturedGraph captured = frontend::capture_module(model, *source.args);
+  log_graph_ops("captured forward() (inlined, module attributes lifted):", *captured.graph);
+  check_training_mode(*captured.graph, options, mode.training());
+  try {
+    return stages(captured, mode.training());
+  } catch (const ExportError& e) {
+    if (e.code() != ErrorCode::kConversion && e.code() != ErrorCode::kInvalidOnnx) throw;
+    frontend::throw_if_forward_fails(model, *source.args, e.what());
+    throw;
+  } catch (const std::exception& e) {
+    frontend::throw_if_forward_fails(model, *source.args, e.what());
+    throw;
+  }
+}
+
+template <class Stages>
+auto run_pipeline(const TraceSource& source, const ExportOptions& options,
+                  const ProgressSink& progress, Stages&& stages) {
+  check_options(options);
+  detail::ExportScope in_export;
+  log(fmt::format("torchonnx: tracing a function with {} parameters ({})",
+                  source.parameters->size(), describe_options(options)));
+  progress.report("capture", 0, 0);
+  frontend::CapturedGraph captured =
+      frontend::capture_trace(*source.fn, *source.args, *source.parameters);
+  log_graph_ops("traced:", *captured.graph);
+  const bool training = options.training == TrainingMode::kTraining;
+  check_training_mode(*captured.graph, options, training);
+  return stages(captured, training);
+}
+
+// The whole pipeline from a captured graph.
+auto all_stages(const ExportOptions& options, const ProgressSink& progress) {
+  return [&](frontend::CapturedGraph& captured, bool training) {
+    ir::Model model = convert(captured, options, progress);
+    return finish(model, options, training, progress);
+  };
+}
+
+}  // namespace
+
+ExportedModel export_model(const ModuleSource& source, const ExportOptions& options,
+                           const ProgressSink& progress) {
+  return run_pipeline(source, options, progress, all_stages(options, progress));
+}
+
+ExportedModel export_model(const TraceSource& source, const ExportOptions& options,
+                           const ProgressSink& progress) {
+  return run_pipeline(source, options, progress, all_stages(options, progress));
+}
+
+std::vector<UnconvertibleOp> unconvertible_ops(const ModuleSource& source,
+                                               const ExportOptions& options) {
+  const ProgressSink progress;
+  return run_pipeline(source, options, progress, [&](frontend::CapturedGraph& captured, bool) {
+    std::vector<symbolic::ConversionFailure> failures;
+    convert(captured, options, progress, &failures);
+    std::map<std::string, UnconvertibleOp> by_kind;
+    for (const auto& f : failures) {
+      auto& op = by_kind[f.kind];
+      op.name = f.kind;
+      ++op.count;
+      if (!f.location.empty()) op.locations.push_back(f.location);
+      if (!f.message.empty() &&
+          std::find(op.errors.begin(), op.errors.end(), f.message) == op.errors.end()) {
+        op.errors.push_back(f.message);
+      }
+    }
+    std::vector<UnconvertibleOp> out;
+    for (auto& [kind, op] : by_kind) out.push_back(std::move(op));
+    return out;
+  });
+}
+
+}  // namespace torchonnx::pipeline

@@ -1,0 +1,117 @@
+#include "export/signature.h"
+
+#include <fmt/format.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <unordered_set>
+
+namespace torchonnx {
+
+namespace {
+
+// The byte offset of the first byte of `name` that makes it no printable UTF-8 (a control
+// character, a malformed sequence), or npos.
+size_t first_unprintable(const std::string& name) {
+  for (size_t i = 0; i < name.size();) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    const size_t extra = c < 0x80           ? 0
+                         : (c >> 5) == 0x6  ? 1
+                         : (c >> 4) == 0xE  ? 2
+                         : (c >> 3) == 0x1E ? 3
+                                            : 4;
+    if (extra == 4 || (extra == 0 && (c < 0x20 || c == 0x7F)) ||
+        i + extra >= name.size() + (extra == 0)) {
+      return i;
+    }
+    for (size_t k = 1; k <= extra; ++k) {
+      if ((static_cast<unsigned char>(name[i + k]) & 0xC0) != 0x80) return i;
+    }
+    i += extra + 1;
+  }
+  return std::string::npos;
+}
+
+// A name for the ONNX graph must be printable UTF-8 (protobuf strings are UTF-8; control
+// characters would break every printed form of the model).
+void check_value_name(const std::string& name) {
+  const size_t bad = first_unprintable(name);
+  if (bad == std::string::npos) return;
+  std::string shown;
+  for (unsigned char c : name) {
+    shown +=
+        c >= 0x20 && c < 0x7F ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
+  }
+  throw ExportError(ErrorCode::kInvalidArgument,
+                    fmt::format("the input/output name '{}' is not printable UTF-8 (byte {}). "
+                                "Remedy: use printable names.",
+                                shown, bad));
+}
+
+std::string default_input_name(const torch::jit::Value* v, size_t i) {
+  if (v->hasDebugName()) return v->debugName();
+  return fmt::format("input_{}", i);
+}
+
+}  // namespace
+
+std::vector<std::string> user_input_names(const frontend::CapturedGraph& c,
+                                          const ExportOptions& options) {
+  const auto inputs = c.graph->inputs();
+  std::vector<std::string> names;
+  for (size_t i = 0; i + c.parameters.size() < inputs.size(); ++i) {
+    names.push_back(i < options.input_names.size() ? options.input_names[i]
+                                                   : default_input_name(inputs[i], i));
+  }
+  return names;
+}
+
+symbolic::GraphSignature make_signature(const frontend::CapturedGraph& c,
+                                        const ExportOptions& options) {
+  const auto inputs = c.graph->inputs();
+  const size_t num_user = inputs.size() - c.parameters.size();
+  if (options.input_names.size() > inputs.size()) {
+    throw ExportError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("{} input names were given but the graph has {} inputs ({} "
+                    "example inputs and {} parameters)",
+                    options.input_names.size(), inputs.size(), num_user, c.parameters.size()));
+  }
+  if (options.output_names.size() > c.graph->outputs().size()) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      fmt::format("{} output names were given but the model has {} outputs",
+                                  options.output_names.size(), c.graph->outputs().size()));
+  }
+  symbolic::GraphSignature sig;
+  sig.parameters = c.parameters;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i < options.input_names.size()) {
+      sig.input_names.push_back(options.input_names[i]);
+    } else if (i < num_user) {
+      sig.input_names.push_back(default_input_name(inputs[i], i));
+    } else {
+      sig.input_names.push_back(c.parameters[i - num_user].name);
+    }
+  }
+  for (size_t k = 0; k < c.graph->outputs().size(); ++k) {
+    sig.output_names.push_back(k < options.output_names.size() ? options.output_names[k]
+                                                               : fmt::format("output_{}", k));
+  }
+  for (const auto* names : {&options.input_names, &options.output_names}) {
+    for (const auto& name : *names) check_value_name(name);
+  }
+  std::unordered_set<std::string> seen;
+  for (const auto* names : {&sig.input_names, &sig.output_names}) {
+    for (const auto& name : *names) {
+      if (name.empty() || !seen.insert(name).second) {
+        throw ExportError(ErrorCode::kInvalidArgument,
+                          fmt::format("the graph's input and output names must be unique and "
+                                      "non-empty, but '{}' is used twice or is empty. Remedy: "
+                                      "choose other --input-names/--output-names.",
+                                      name));
+      }
+    }
+  }
+  return sig;
+}
+
+}  // namespace torchonnx
