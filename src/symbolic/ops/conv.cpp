@@ -75,78 +75,99 @@ Value convolution(GraphContext& g, const Args& a, const ConvParams& p) {
   return unbatched ? squeeze(g, y, {0}) : y;
 }
 
+// aten::_convolution(input, weight, bias?, stride, padding, dilation, transposed,
+//                    output_padding, groups, benchmark, deterministic, cudnn[, allow_tf32])
+// aten::convolution(input, weight, bias?, stride, padding, dilation, transposed,
+//                   output_padding, groups)
+//   ⇒  Conv / ConvTranspose
+Values convolution_op(GraphContext& g, const Args& a) {
+  ConvParams p;
+  p.stride = a.int_list(3);
+  p.padding = a.int_list(4);
+  p.dilation = a.int_list(5);
+  p.transposed = a.bool_arg(6);
+  p.output_padding = a.int_list(7);
+  p.groups = a.int_arg(8);
+  return {convolution(g, a, p)};
+}
+
+// aten::conv{1,2,3}d(input, weight, bias?, int[] stride, int[] padding, int[] dilation, int groups)
+//   ⇒  Conv with symmetric pads
+Values conv_nd(GraphContext& g, const Args& a) {
+  ConvParams p;
+  p.stride = a.int_list(3);
+  p.padding = a.int_list(4);
+  p.dilation = a.int_list(5);
+  p.groups = a.int_arg(6);
+  return {convolution(g, a, p)};
+}
+
+// aten::conv{1,2,3}d.padding(input, weight, bias?, int[] stride, str padding, int[] dilation,
+//   int groups)
+// aten::_convolution_mode(input, weight, bias?, stride, str padding, dilation, groups): what
+//   tracing records for conv*d(padding="same"/"valid")
+//   ⇒  Conv with the pads of "same" (the extra one at the end) or "valid" (none)
+Values conv_nd_padding_mode(GraphContext& g, const Args& a) {
+  ConvParams p;
+  p.stride = a.int_list(3);
+  p.padding_mode = a.str_arg(4);
+  p.dilation = a.int_list(5);
+  p.groups = a.int_arg(6);
+  return {convolution(g, a, p)};
+}
+
+// aten::conv{1,2,3}d(...) of a node without a schema: either overload, told apart by the type of
+//   padding
+Values conv_nd_any(GraphContext& g, const Args& a) {
+  return a.constant(4).isString() ? conv_nd_padding_mode(g, a) : conv_nd(g, a);
+}
+
+// aten::conv_transpose{1,2,3}d(input, weight, bias?, stride, padding, output_padding, groups,
+//                              dilation)
+//   ⇒  ConvTranspose (pads and output_padding as attributes)
+Values conv_transpose_nd(GraphContext& g, const Args& a) {
+  ConvParams p;
+  p.stride = a.int_list(3);
+  p.padding = a.int_list(4);
+  p.output_padding = a.int_list(5);
+  p.groups = a.int_arg(6);
+  p.dilation = a.int_list(7);
+  p.transposed = true;
+  return {convolution(g, a, p)};
+}
+
+// aten::conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor
+//   ⇒  Transpose (T,B,C)→(B,C,T), weight (K,Cin,Cout)→(Cout,Cin,K), Conv with pads [pad, pad],
+//      Transpose back to (T',B,Cout)
+Values conv_tbc(GraphContext& g, const Args& a) {
+  const int64_t pad = a.int_arg(3);
+  if (!at::isFloatingType(a.dtype(0))) g.fail("ONNX Conv takes float types only");
+  if (a.require_rank(0) != 3 || a.require_rank(1) != 3) {
+    g.fail("conv_tbc takes a 3-D input and a 3-D weight");
+  }
+  Value x = transpose(g, a.tensor(0), {1, 2, 0});
+  Value w = transpose(g, a.tensor(1), {2, 1, 0});
+  Value y = g.op("Conv", {x, w, a.tensor(2)},
+                 {{"pads", std::vector<int64_t>{pad, pad}},
+                  {"strides", std::vector<int64_t>{1}},
+                  {"dilations", std::vector<int64_t>{1}}});
+  return {transpose(g, y, {2, 0, 1})};
+}
+
 }  // namespace
 
 void register_conv(Registry& r) {
-  // aten::_convolution(input, weight, bias?, stride, padding, dilation, transposed,
-  //                    output_padding, groups, benchmark, deterministic, cudnn[, allow_tf32])
-  // aten::convolution(input, weight, bias?, stride, padding, dilation, transposed,
-  //                   output_padding, groups)
-  //   ⇒  Conv / ConvTranspose
-  for (const char* op : {"aten::_convolution", "aten::convolution"}) {
-    r.add(op, {}, [](GraphContext& g, const Args& a) -> Values {
-      ConvParams p;
-      p.stride = a.int_list(3);
-      p.padding = a.int_list(4);
-      p.dilation = a.int_list(5);
-      p.transposed = a.bool_arg(6);
-      p.output_padding = a.int_list(7);
-      p.groups = a.int_arg(8);
-      return {convolution(g, a, p)};
-    });
+  r.add("aten::_convolution", from(9), convolution_op);
+  r.add("aten::convolution", from(9), convolution_op);
+  for (const std::string op : {"aten::conv1d", "aten::conv2d", "aten::conv3d"}) {
+    r.add(op, from(9), conv_nd_any);
+    r.add(op + ".padding", from(9), conv_nd_padding_mode);
   }
-  // aten::conv{1,2,3}d(input, weight, bias?, stride, padding (int[] | str), dilation, groups)
-  // aten::_convolution_mode(input, weight, bias?, stride, str padding, dilation, groups): what
-  //   tracing records for conv*d(padding="same"/"valid")
-  //   ⇒  Conv
-  for (const char* op :
-       {"aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution_mode"}) {
-    r.add(op, {}, [](GraphContext& g, const Args& a) -> Values {
-      ConvParams p;
-      p.stride = a.int_list(3);
-      if (a.constant(4).isString()) {
-        p.padding_mode = a.str_arg(4);
-      } else {
-        p.padding = a.int_list(4);
-      }
-      p.dilation = a.int_list(5);
-      p.groups = a.int_arg(6);
-      return {convolution(g, a, p)};
-    });
-  }
-  // aten::conv_transpose{1,2,3}d(input, weight, bias?, stride, padding, output_padding, groups,
-  //                              dilation)
-  //   ⇒  ConvTranspose (pads and output_padding as attributes)
-  for (const char* op :
-       {"aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"}) {
-    r.add(op, {}, [](GraphContext& g, const Args& a) -> Values {
-      ConvParams p;
-      p.stride = a.int_list(3);
-      p.padding = a.int_list(4);
-      p.output_padding = a.int_list(5);
-      p.groups = a.int_arg(6);
-      p.dilation = a.int_list(7);
-      p.transposed = true;
-      return {convolution(g, a, p)};
-    });
-  }
-  // aten::conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor
-  //   ⇒  Transpose (T,B,C)→(B,C,T), weight (K,Cin,Cout)→(Cout,Cin,K), Conv with pads [pad, pad],
-  //      Transpose back to (T',B,Cout)
-  r.add("aten::conv_tbc", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t pad = a.int_arg(3);
-    if (!at::isFloatingType(a.dtype(0))) g.fail("ONNX Conv takes float types only");
-    if (a.require_rank(0) != 3 || a.require_rank(1) != 3) {
-      g.fail("conv_tbc takes a 3-D input and a 3-D weight");
-    }
-    Value x = transpose(g, a.tensor(0), {1, 2, 0});
-    Value w = transpose(g, a.tensor(1), {2, 1, 0});
-    Value y = g.op("Conv", {x, w, a.tensor(2)},
-                   {{"pads", std::vector<int64_t>{pad, pad}},
-                    {"strides", std::vector<int64_t>{1}},
-                    {"dilations", std::vector<int64_t>{1}}});
-    return {transpose(g, y, {2, 0, 1})};
-  });
+  r.add("aten::_convolution_mode", from(9), conv_nd_padding_mode);
+  r.add("aten::conv_transpose1d", from(9), conv_transpose_nd);
+  r.add("aten::conv_transpose2d", from(9), conv_transpose_nd);
+  r.add("aten::conv_transpose3d", from(9), conv_transpose_nd);
+  r.add("aten::conv_tbc", from(9), conv_tbc);
 }
 
 }  // namespace torchonnx::symbolic::ops

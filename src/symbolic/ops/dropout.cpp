@@ -62,7 +62,24 @@ Value keep_mask(GraphContext& g, const Args& a, double p, bool feature, at::Scal
   return g.op("Not", {g.op("Less", {u, g.constant_scalar(p, type)})});
 }
 
-Converter dropout_like(bool feature, bool alpha) {
+// dropout_like's lowering in training mode with 0 < p (the mask drawn with RandomUniformLike).
+Values dropout_composition(GraphContext& g, const Args& a, const Value& x, double p, bool feature,
+                           bool alpha, at::ScalarType type) {
+  Value noise = g.cast(keep_mask(g, a, p, feature, type), type);
+  if (!alpha) return {g.op("Mul", {x, g.op("Div", {noise, g.constant_scalar(1 - p, type)})})};
+  const double sa = 1.0 / std::sqrt((kSeluAlpha * kSeluAlpha * p + 1) * (1 - p));
+  Value b = g.op("Add", {g.op("Mul", {g.op("Sub", {noise, g.constant_scalar(1, type)}),
+                                      g.constant_scalar(kSeluAlpha * sa, type)}),
+                         g.constant_scalar(kSeluAlpha * sa * p, type)});
+  Value scaled = g.op("Mul", {noise, g.constant_scalar(sa, type)});
+  return {g.op("Add", {g.op("Mul", {x, scaled}), b})};
+}
+
+// aten::dropout / feature_dropout / alpha_dropout / feature_alpha_dropout(Tensor input, float p,
+//   bool train) -> Tensor  ⇒  identity (eval, p = 0); 0 · x (p = 1, but alpha); the
+//   composition of the header; `onnx_dropout`: ONNX Dropout with training_mode (opset 12+, plain
+//   dropout only)
+Converter dropout_like(bool feature, bool alpha, bool onnx_dropout = false) {
   return [=](GraphContext& g, const Args& a) -> Values {
     if (!training_flag(g, a)) return {a.tensor(0)};
     const double p = a.float_arg(1);
@@ -71,60 +88,72 @@ Converter dropout_like(bool feature, bool alpha) {
     at::ScalarType type = dropout_type(g, a);
     Value x = a.tensor(0);
     if (!alpha && p == 1) return {g.op("Mul", {x, g.constant_scalar(0, type)})};
-    if (!feature && !alpha && g.opset() >= 12) {
+    if (onnx_dropout) {
       Value ratio = g.constant_scalar(p, type);
       Value mode = g.constant_scalar(1, at::kBool);
       return {g.op("Dropout", {x, ratio, mode}, {}, 2)[0]};
     }
-    Value noise = g.cast(keep_mask(g, a, p, feature, type), type);
-    if (!alpha) return {g.op("Mul", {x, g.op("Div", {noise, g.constant_scalar(1 - p, type)})})};
-    const double sa = 1.0 / std::sqrt((kSeluAlpha * kSeluAlpha * p + 1) * (1 - p));
-    Value b = g.op("Add", {g.op("Mul", {g.op("Sub", {noise, g.constant_scalar(1, type)}),
-                                        g.constant_scalar(kSeluAlpha * sa, type)}),
-                           g.constant_scalar(kSeluAlpha * sa * p, type)});
-    Value scaled = g.op("Mul", {noise, g.constant_scalar(sa, type)});
-    return {g.op("Add", {g.op("Mul", {x, scaled}), b})};
+    return dropout_composition(g, a, x, p, feature, alpha, type);
   };
+}
+
+// native_dropout's probability, checked.
+double native_dropout_p(GraphContext& g, const Args& a) {
+  const double p = a.float_arg(1);
+  if (p < 0 || p > 1) g.fail("dropout probability has to be between 0 and 1");
+  return p;
+}
+
+// native_dropout in eval mode: (x, ones bool).
+Values native_dropout_eval(GraphContext& g, const Value& x) {
+  Value ones = g.op("ConstantOfShape", {shape_of(g, x)},
+                    {{"value", at::ones({1}, at::TensorOptions().dtype(at::kBool))}});
+  return {x, ones};
+}
+
+// native_dropout in training mode: x · keep · 1/(1-p) with keep = RandomUniformLike(x) >= p
+// (p = 1: output 0 · x, mask all false).
+Values native_dropout_composition(GraphContext& g, const Args& a, const Value& x, double p,
+                                  at::ScalarType type) {
+  Value keep = keep_mask(g, a, p, false, type);
+  const double scale = p == 1 ? 0.0 : 1.0 / (1.0 - p);
+  Value y = g.op("Mul", {g.op("Mul", {x, g.cast(keep, type)}), g.constant_scalar(scale, type)});
+  return {y, keep};
+}
+
+// aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor mask)
+//   ⇒  (x, ones bool) in eval; x · keep · 1/(1-p) with keep = RandomUniformLike(x) >= p (9–11)
+Values native_dropout_9(GraphContext& g, const Args& a) {
+  Value x = a.tensor(0);
+  const double p = native_dropout_p(g, a);
+  if (!training_flag(g, a)) return native_dropout_eval(g, x);
+  at::ScalarType type = dropout_type(g, a);
+  return native_dropout_composition(g, a, x, p, type);
+}
+
+// aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor mask)
+//   ⇒  (x, ones bool) in eval; Dropout's (output, mask) (12+, p < 1); the composition for p = 1
+Values native_dropout_12(GraphContext& g, const Args& a) {
+  Value x = a.tensor(0);
+  const double p = native_dropout_p(g, a);
+  if (!training_flag(g, a)) return native_dropout_eval(g, x);
+  at::ScalarType type = dropout_type(g, a);
+  if (p < 1) {
+    return g.op("Dropout", {x, g.constant_scalar(p, type), g.constant_scalar(1, at::kBool)}, {}, 2);
+  }
+  return native_dropout_composition(g, a, x, p, type);
 }
 
 }  // namespace
 
 void register_dropout(Registry& r) {
-  // aten::dropout(Tensor input, float p, bool train) -> Tensor  ⇒  identity (eval); Dropout with
-  //   training_mode (12+); x · (RandomUniformLike(x) >= p) / (1 - p) (9–11)
-  r.add("aten::dropout", {}, dropout_like(false, false));
-  // aten::feature_dropout(Tensor input, float p, bool train) -> Tensor  ⇒  identity (eval);
-  //   x · keep[N, C, 1, ...] / (1 - p)
-  r.add("aten::feature_dropout", {}, dropout_like(true, false));
-  // aten::alpha_dropout(Tensor input, float p, bool train) -> Tensor  ⇒  identity (eval);
-  //   SELU-preserving affine of the per-element mask
-  r.add("aten::alpha_dropout", {}, dropout_like(false, true));
-  // aten::feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor  ⇒  identity (eval);
-  //   SELU-preserving affine of the per-channel mask
-  r.add("aten::feature_alpha_dropout", {}, dropout_like(true, true));
-
-  // aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor mask)
-  //   ⇒  (x, ones bool) in eval; Dropout's (output, mask) (12+, p < 1); x · keep · 1/(1-p) with
-  //   keep = RandomUniformLike(x) >= p (9–11, and p = 1: output 0 · x, mask all false)
-  r.add("aten::native_dropout", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value x = a.tensor(0);
-    const double p = a.float_arg(1);
-    if (p < 0 || p > 1) g.fail("dropout probability has to be between 0 and 1");
-    if (!training_flag(g, a)) {
-      Value ones = g.op("ConstantOfShape", {shape_of(g, x)},
-                        {{"value", at::ones({1}, at::TensorOptions().dtype(at::kBool))}});
-      return {x, ones};
-    }
-    at::ScalarType type = dropout_type(g, a);
-    if (g.opset() >= 12 && p < 1) {
-      return g.op("Dropout", {x, g.constant_scalar(p, type), g.constant_scalar(1, at::kBool)}, {},
-                  2);
-    }
-    Value keep = keep_mask(g, a, p, false, type);
-    const double scale = p == 1 ? 0.0 : 1.0 / (1.0 - p);
-    Value y = g.op("Mul", {g.op("Mul", {x, g.cast(keep, type)}), g.constant_scalar(scale, type)});
-    return {y, keep};
-  });
+  r.add("aten::dropout", {9, 11}, dropout_like(false, false));
+  r.add("aten::dropout", from(12), dropout_like(false, false, /*onnx_dropout=*/true));
+  r.add("aten::feature_dropout", from(9), dropout_like(true, false));
+  r.add("aten::alpha_dropout", from(9), dropout_like(false, true));
+  r.add("aten::feature_alpha_dropout", from(9), dropout_like(true, true));
+  r.add("aten::native_dropout", {9, 11}, native_dropout_9);
+  r.add("aten::native_dropout", from(12), native_dropout_12);
 }
 
 }  // namespace torchonnx::symbolic::ops

@@ -43,6 +43,7 @@ Value row_norms(GraphContext& g, const Value& rows, double p, at::ScalarType typ
 // Outputs: output (exact), offset2bag = the bag of each index [L], bag_size = the count of indices
 // in each bag [B] (both int64; libtorch's CPU kernels leave them empty/partial for some modes),
 // max_indices = the weight row of each max [B, D] in max mode (first of ties; bag_size otherwise).
+//   ⇒  bag-membership matrix, MatMul / masked ReduceMax
 Values embedding_bag(GraphContext& g, const Args& a) {
   at::ScalarType type = weight_type(g, a);
   if (a.require_rank(1) != 1) {
@@ -108,43 +109,44 @@ Values embedding_bag(GraphContext& g, const Args& a) {
   return {out, offset2bag, count, max_indices};
 }
 
+// aten::embedding(Tensor weight, Tensor indices, int padding_idx, bool scale_grad_by_freq,
+//                 bool sparse) -> Tensor  ⇒  Gather(weight, indices, axis 0) (padding_idx,
+//   scale_grad_by_freq and sparse only affect the gradient)
+Values embedding(GraphContext& g, const Args& a) {
+  return {g.op("Gather", {a.tensor(0), a.tensor(1)}, {{"axis", int64_t{0}}})};
+}
+
+// aten::embedding_renorm(Tensor self, Tensor indices, float max_norm, float norm_type) -> Tensor
+//   (RemoveInplaceOps' form of embedding_renorm_, what F.embedding(max_norm=) records)
+//   ⇒  ScatterND(weight, indices, rows · (norm > max_norm ? max_norm / (norm + 1e-7) : 1))
+//   (11+: ScatterND; repeated indices write the same row twice)
+Values embedding_renorm(GraphContext& g, const Args& a) {
+  at::ScalarType type = weight_type(g, a);
+  const double max_norm = a.float_arg(2);
+  Value weight = a.tensor(0);
+  Value idx = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({-1})});
+  Value rows = g.op("Gather", {weight, idx}, {{"axis", int64_t{0}}});
+  Value norm = row_norms(g, rows, a.float_arg(3), type);
+  Value scale = g.op("Div", {g.constant_scalar(max_norm, type),
+                             g.op("Add", {norm, g.constant_scalar(1e-7, type)})});
+  Value too_big = g.op("Greater", {norm, g.constant_scalar(max_norm, type)});
+  scale = g.op("Where", {too_big, scale, g.constant_scalar(1, type)});
+  Value renormed = g.op("Mul", {rows, scale});
+  return {g.op("ScatterND", {weight, unsqueeze(g, idx, {1}), renormed})};
+}
+
 }  // namespace
 
 void register_embedding(Registry& r) {
-  // aten::embedding(Tensor weight, Tensor indices, int padding_idx, bool scale_grad_by_freq,
-  //                 bool sparse) -> Tensor  ⇒  Gather(weight, indices, axis 0) (padding_idx,
-  //   scale_grad_by_freq and sparse only affect the gradient)
-  r.add("aten::embedding", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {g.op("Gather", {a.tensor(0), a.tensor(1)}, {{"axis", int64_t{0}}})};
-  });
-
-  // aten::embedding_renorm(Tensor self, Tensor indices, float max_norm, float norm_type)
-  //   (RemoveInplaceOps' form of embedding_renorm_, what F.embedding(max_norm=) records)
-  //   ⇒  ScatterND(weight, indices, rows · (norm > max_norm ? max_norm / (norm + 1e-7) : 1))
-  //   (11+: ScatterND; repeated indices write the same row twice)
-  r.add("aten::embedding_renorm", {11, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = weight_type(g, a);
-    const double max_norm = a.float_arg(2);
-    Value weight = a.tensor(0);
-    Value idx = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({-1})});
-    Value rows = g.op("Gather", {weight, idx}, {{"axis", int64_t{0}}});
-    Value norm = row_norms(g, rows, a.float_arg(3), type);
-    Value scale = g.op("Div", {g.constant_scalar(max_norm, type),
-                               g.op("Add", {norm, g.constant_scalar(1e-7, type)})});
-    Value too_big = g.op("Greater", {norm, g.constant_scalar(max_norm, type)});
-    scale = g.op("Where", {too_big, scale, g.constant_scalar(1, type)});
-    Value renormed = g.op("Mul", {rows, scale});
-    return {g.op("ScatterND", {weight, unsqueeze(g, idx, {1}), renormed})};
-  });
-
+  r.add("aten::embedding", from(9), embedding);
+  r.add("aten::embedding_renorm", from(11), embedding_renorm);
   // aten::embedding_bag(weight, indices, offsets, bool scale_grad_by_freq, int mode, bool sparse,
-  //                     Tensor? per_sample_weights, bool include_last_offset[, int? padding_idx])
+  //   Tensor? per_sample_weights, bool include_last_offset[, int? padding_idx]) (both overloads),
+  // aten::_embedding_bag / _embedding_bag_forward_only(..., int padding_idx=-1)
   //   -> (Tensor, Tensor, Tensor, Tensor)  ⇒  bag-membership matrix, MatMul / masked ReduceMax
-  r.add("aten::embedding_bag", {}, embedding_bag);
-  // aten::_embedding_bag(..., int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)  ⇒  as above
-  r.add("aten::_embedding_bag", {}, embedding_bag);
-  // aten::_embedding_bag_forward_only(..., int padding_idx=-1) -> (4 Tensors)  ⇒  as above
-  r.add("aten::_embedding_bag_forward_only", {}, embedding_bag);
+  r.add("aten::embedding_bag", from(9), embedding_bag);
+  r.add("aten::_embedding_bag", from(9), embedding_bag);
+  r.add("aten::_embedding_bag_forward_only", from(9), embedding_bag);
 }
 
 }  // namespace torchonnx::symbolic::ops

@@ -81,51 +81,57 @@ Start read_start(GraphContext& g, const Args& a, size_t self_i, size_t i, int64_
   return {std::nullopt, a.tensor_as(i, at::kLong)};
 }
 
+// aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor (copy_, and
+//   copy_.Tensor/.int/.float(Tensor self, Tensor|int|float other))
+//   ⇒  Expand(Cast(src, self's dtype), Shape(self))
+Values copy(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  return {g.op("Expand", {a.tensor_as(1, type), g.op("Shape", {a.tensor(0)})})};
+}
+
+// aten::zero(Tensor self) -> Tensor (zero_)  ⇒  ConstantOfShape(Shape(self), 0 of self's dtype)
+Values zero(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  return {g.op("ConstantOfShape", {g.op("Shape", {a.tensor(0)})},
+               {{"value", at::zeros({1}, at::TensorOptions().dtype(type))}})};
+}
+
+// aten::select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+//   ⇒  Concat(Slice before, Unsqueeze(src), Slice after) for a known index; Scatter(Elements)
+//   for one computed in the graph or negative with an unknown size
+Values select_scatter(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const int64_t dim = normalize_dim(a.int_arg(2), rank);
+  Value src = unsqueeze(g, a.tensor_as(1, a.dtype(0)), {dim});
+  std::optional<std::vector<int64_t>> src_sizes;
+  if (auto sizes = a.sizes(1)) {
+    src_sizes = *sizes;
+    src_sizes->insert(src_sizes->begin() + dim, 1);
+  }
+  Start start = read_start(g, a, 0, 3, dim, 0);
+  return {write_along(g, a.tensor(0), src, src_sizes, dim, rank, start, 1)};
+}
+
+// aten::slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None,
+//   int step=1) -> Tensor  ⇒  Concat(Slice before, src, Slice after) for step 1 and a known
+//   start; Scatter(Elements) at start + step * arange otherwise (the end follows from src's size)
+Values slice_scatter(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const int64_t dim = normalize_dim(a.int_arg(2), rank);
+  const int64_t step = a.int_arg(5);
+  if (step < 1) g.fail("slice_scatter takes a positive step");
+  Value src = a.tensor_as(1, a.dtype(0));
+  Start start = read_start(g, a, 0, 3, dim, 0);
+  return {write_along(g, a.tensor(0), src, a.sizes(1), dim, rank, start, step)};
+}
+
 }  // namespace
 
 void register_inplace(Registry& r) {
-  // aten::copy(Tensor self, Tensor src, bool non_blocking=False) (copy_, and copy_.Tensor/.int/
-  // .float(Tensor self, Tensor|int|float other))  ⇒  Expand(Cast(src, self's dtype), Shape(self))
-  r.add("aten::copy", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    return {g.op("Expand", {a.tensor_as(1, type), g.op("Shape", {a.tensor(0)})})};
-  });
-
-  // aten::zero(Tensor self) (zero_)  ⇒  ConstantOfShape(Shape(self), 0 of self's dtype)
-  r.add("aten::zero", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    return {g.op("ConstantOfShape", {g.op("Shape", {a.tensor(0)})},
-                 {{"value", at::zeros({1}, at::TensorOptions().dtype(type))}})};
-  });
-
-  // aten::select_scatter(Tensor self, Tensor src, int dim, int index)  ⇒  Concat(Slice before,
-  // Unsqueeze(src), Slice after) for a known index; Scatter(Elements) for one computed in the
-  // graph or negative with an unknown size
-  r.add("aten::select_scatter", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    const int64_t dim = normalize_dim(a.int_arg(2), rank);
-    Value src = unsqueeze(g, a.tensor_as(1, a.dtype(0)), {dim});
-    std::optional<std::vector<int64_t>> src_sizes;
-    if (auto sizes = a.sizes(1)) {
-      src_sizes = *sizes;
-      src_sizes->insert(src_sizes->begin() + dim, 1);
-    }
-    Start start = read_start(g, a, 0, 3, dim, 0);
-    return {write_along(g, a.tensor(0), src, src_sizes, dim, rank, start, 1)};
-  });
-
-  // aten::slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None,
-  // int step=1)  ⇒  Concat(Slice before, src, Slice after) for step 1 and a known start;
-  // Scatter(Elements) at start + step * arange otherwise (the end follows from src's size)
-  r.add("aten::slice_scatter", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    const int64_t dim = normalize_dim(a.int_arg(2), rank);
-    const int64_t step = a.int_arg(5);
-    if (step < 1) g.fail("slice_scatter takes a positive step");
-    Value src = a.tensor_as(1, a.dtype(0));
-    Start start = read_start(g, a, 0, 3, dim, 0);
-    return {write_along(g, a.tensor(0), src, a.sizes(1), dim, rank, start, step)};
-  });
+  r.add("aten::copy", from(9), copy);
+  r.add("aten::zero", from(9), zero);
+  r.add("aten::select_scatter", from(9), select_scatter);
+  r.add("aten::slice_scatter", from(9), slice_scatter);
 }
 
 }  // namespace torchonnx::symbolic::ops
