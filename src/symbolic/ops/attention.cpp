@@ -177,182 +177,186 @@ Value repeat_heads(GraphContext& g, const Value& x, const std::vector<int64_t>& 
   return g.op("Reshape", {e, g.constant_ints(merged)});
 }
 
+// aten::_native_multi_head_attention(query, key, value, int embed_dim, int num_head, qkv_weight,
+//   qkv_bias, proj_weight, proj_bias, mask?, bool need_weights, bool average_attn_weights,
+//   int? mask_type) -> (Tensor, Tensor)
+//   ⇒  MatMul/Add projections, Reshape/Transpose into heads, MatMul, Where(mask, -inf) +
+//      Softmax (last axis: every opset), MatMul, Reshape, output projection; weights
+//      ReduceMean over heads when averaged, an empty tensor when not needed (PyTorch: undefined)
+Values native_multi_head_attention(GraphContext& g, const Args& a) {
+  const at::ScalarType type = a.dtype(0);
+  require_float(g, type);
+  for (size_t i : {0, 1, 2}) {
+    if (a.require_rank(i) != 3) {
+      g.fail("query, key and value must be 3-D (batch, sequence, embed_dim) tensors");
+    }
+  }
+  const bool self_attention = a.jit(0) == a.jit(1) && a.jit(1) == a.jit(2);
+  Attention att = multi_head_attention(g, a, a.tensor(0), a.tensor(1), a.tensor(2), self_attention,
+                                       a.int_arg(3), a.int_arg(4), 5, 9, a.optional_int(12), type);
+  if (!a.bool_arg(10)) {
+    return {att.output, g.constant(at::empty({0}, at::TensorOptions().dtype(type)))};
+  }
+  if (a.bool_arg(11)) return {att.output, reduce(g, "ReduceMean", att.weights, {1}, false)};
+  return {att.output, att.weights};
+}
+
+// aten::_transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bias,
+//   proj_weight, proj_bias, bool use_gelu, bool norm_first, float eps, norm_weight_1,
+//   norm_bias_1, norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2,
+//   mask?, mask_type?) -> Tensor
+//   ⇒  self-attention as above + residual, LayerNorm (LayerNormalization at 17, composition
+//      below), FFN MatMul/Add with Relu or erf-GELU + residual, LayerNorm; norm_first as in
+//      nn.TransformerEncoderLayer
+Values transformer_encoder_layer_fwd(GraphContext& g, const Args& a) {
+  const at::ScalarType type = a.dtype(0);
+  require_float(g, type);
+  if (a.require_rank(0) != 3) g.fail("src must be a 3-D (batch, sequence, embed_dim) tensor");
+  const bool norm_first = a.bool_arg(8);
+  const double eps = a.float_arg(9);
+  Value src = a.tensor(0);
+  auto norm = [&](const Value& x, size_t w_at) {
+    return layer_norm(g, x, a.tensor(w_at), a.tensor(w_at + 1), eps, type);
+  };
+  Value x = norm_first ? norm(src, 10) : src;
+  Attention att = multi_head_attention(g, a, x, x, x, true, a.int_arg(1), a.int_arg(2), 3, 18,
+                                       a.optional_int(19), type);
+  x = g.op("Add", {att.output, src});
+  if (!norm_first) x = norm(x, 10);
+  Value residual = x;
+  if (norm_first) x = norm(x, 12);
+  Value hidden = linear(g, x, a.tensor(14), a.tensor(15));
+  hidden = a.bool_arg(7) ? gelu(g, hidden, type) : g.op("Relu", {hidden});
+  x = g.op("Add", {linear(g, hidden, a.tensor(16), a.tensor(17)), residual});
+  if (!norm_first) x = norm(x, 12);
+  return {x};
+}
+
+// aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value,
+//   Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None,
+//   bool enable_gqa=False) -> Tensor                                          (PyTorch >= 2.0)
+//   ⇒  Softmax(q·kᵀ·scale + mask)·v: a bool mask excludes where it is False, a float mask is
+//      added, is_causal excludes keys after the query (top-left aligned); scale defaults to
+//      1/√E; enable_gqa repeats key/value heads to the query's. Every opset (last-axis Softmax).
+Values scaled_dot_product_attention(GraphContext& g, const Args& a) {
+  const at::ScalarType type = a.dtype(0);
+  require_float(g, type);
+  const int64_t rank = a.require_rank(0);
+  if (rank < 2 || a.require_rank(1) != rank || a.require_rank(2) != rank) {
+    g.fail(
+        "query, key and value of the same rank (>= 2) are needed: (..., L, E), (..., S, E), "
+        "(..., S, Ev)");
+  }
+  const double dropout_p = a.float_arg(4);
+  if (dropout_p != 0.0) {
+    g.fail("dropout_p = " + std::to_string(dropout_p) +
+           ": scaled_dot_product_attention applies dropout whatever the module's mode, which "
+           "ONNX inference cannot reproduce; pass dropout_p=0.0 when not training (as "
+           "nn.MultiheadAttention does in eval mode)");
+  }
+  const bool is_causal = a.bool_arg(5);
+  const size_t n = a.size();
+  const std::optional<double> scale = n > 6 ? a.optional_float(6) : std::nullopt;
+  const bool enable_gqa = n > 7 && a.bool_arg(7);
+
+  Value q = a.tensor(0), k = a.tensor(1), v = a.tensor(2);
+  if (enable_gqa) {
+    auto qs = a.sizes(0), ks = a.sizes(1), vs = a.sizes(2);
+    if (rank < 3 || !qs || !ks || !vs || (*qs)[rank - 3] < 0 || (*ks)[rank - 3] <= 0 ||
+        (*vs)[rank - 3] <= 0) {
+      g.fail("enable_gqa needs the head counts (dim -3) of query, key and value known");
+    }
+    const int64_t hq = (*qs)[rank - 3];
+    if (hq != (*ks)[rank - 3] || hq != (*vs)[rank - 3]) {
+      for (auto* s : {&*ks, &*vs}) {
+        if (hq % (*s)[rank - 3] != 0) {
+          g.fail("enable_gqa: the query's head count must be a multiple of key's and value's");
+        }
+        for (int64_t d : *s) {
+          if (d < 0) g.fail("enable_gqa with differing head counts needs static key/value sizes");
+        }
+      }
+      if ((*ks)[rank - 3] != hq) k = repeat_heads(g, k, *ks, hq / (*ks)[rank - 3]);
+      if ((*vs)[rank - 3] != hq) v = repeat_heads(g, v, *vs, hq / (*vs)[rank - 3]);
+    }
+  }
+
+  std::vector<int64_t> perm(rank);
+  for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+  std::swap(perm[rank - 2], perm[rank - 1]);
+  Value scores = g.op("MatMul", {q, transpose(g, k, perm)});  // [..., L, S]
+  Value factor;
+  if (scale) {
+    factor = g.constant_scalar(*scale, type);
+  } else if (auto qs = a.sizes(0); qs && qs->back() > 0) {
+    factor = g.constant_scalar(1.0 / std::sqrt(static_cast<double>(qs->back())), type);
+  } else {
+    Value e = g.cast(dim_size(g, q, rank - 1), type);
+    factor = g.op("Reciprocal", {g.op("Sqrt", {e})});
+  }
+  scores = g.op("Mul", {scores, factor});
+
+  std::optional<Value> keep;  // bool, true where a key takes part
+  if (is_causal) keep = causal_mask(g, scores, rank);
+  if (!a.is_none(3)) {
+    const at::ScalarType mask_type = a.dtype(3);
+    if (mask_type == at::kBool) {
+      keep = keep ? g.op("And", {*keep, a.tensor(3)}) : a.tensor(3);
+    } else {
+      scores = g.op("Add", {scores, cast_if(g, a.tensor(3), mask_type, type)});
+    }
+  }
+  if (keep) {
+    scores = g.op("Where", {*keep, scores, g.constant_scalar(-INFINITY, type)});
+  }
+  Value weights = g.op("Softmax", {scores}, {{"axis", rank - 1}});
+  if (keep || !a.is_none(3)) {
+    // PyTorch 2.x gives a query whose keys are all excluded (bool mask, causal or -inf float
+    // mask) zero weights (its "safe softmax"), where Softmax of all -inf is NaN. Such a row's
+    // maximum is -inf, below the lowest finite value; NaN rows (NaN inputs) stay NaN.
+    const double lowest = type == at::kDouble ? std::numeric_limits<double>::lowest()
+                                              : std::numeric_limits<float>::lowest();
+    Value dead = g.op("Less", {reduce(g, "ReduceMax", scores, {rank - 1}, true),
+                               g.constant_scalar(lowest, type)});
+    weights = g.op("Where", {dead, g.constant_scalar(0.0, type), weights});
+  }
+  return {g.op("MatMul", {weights, v})};
+}
+
+// aten::_masked_softmax(Tensor self, Tensor mask, int? dim, int? mask_type) -> Tensor
+//   ⇒  Softmax(Where(mask, -inf, x)) over dim (default last); before opset 13 a dim other than
+//      the last is transposed to the end and back; fully masked rows are NaN as in PyTorch
+Values masked_softmax(GraphContext& g, const Args& a) {
+  const at::ScalarType type = a.dtype(0);
+  require_float(g, type);
+  const int64_t rank = a.require_rank(0);
+  Value x = a.tensor(0);
+  if (a.require_rank(1) != rank) {
+    g.fail("a mask of another rank than the input (PyTorch requires the input's shape)");
+  }
+  Value mask = bool_mask(g, a.tensor(1), a.dtype(1));
+  if (rank == 0) {
+    x = unsqueeze(g, x, {0});
+    mask = unsqueeze(g, mask, {0});
+  }
+  const int64_t r1 = std::max<int64_t>(rank, 1);
+  const int64_t dim = a.is_none(2) ? r1 - 1 : normalize_dim(a.int_arg(2), r1);
+  std::vector<int64_t> perm(r1);
+  for (int64_t i = 0; i < r1; ++i) perm[i] = i;
+  std::swap(perm[dim], perm[r1 - 1]);
+  Value y = masked_softmax_last(g, transpose(g, x, perm), transpose(g, mask, perm), r1, type);
+  y = transpose(g, y, perm);
+  if (rank == 0) y = squeeze(g, y, {0});
+  return {y};
+}
+
 }  // namespace
 
 void register_attention(Registry& r) {
-  // aten::_native_multi_head_attention(query, key, value, int embed_dim, int num_head, qkv_weight,
-  //   qkv_bias, proj_weight, proj_bias, mask?, bool need_weights, bool average_attn_weights,
-  //   int? mask_type) -> (Tensor, Tensor)
-  //   ⇒  MatMul/Add projections, Reshape/Transpose into heads, MatMul, Where(mask, -inf) +
-  //      Softmax (last axis: every opset), MatMul, Reshape, output projection; weights
-  //      ReduceMean over heads when averaged, an empty tensor when not needed (PyTorch: undefined)
-  r.add("aten::_native_multi_head_attention", {}, [](GraphContext& g, const Args& a) -> Values {
-    const at::ScalarType type = a.dtype(0);
-    require_float(g, type);
-    for (size_t i : {0, 1, 2}) {
-      if (a.require_rank(i) != 3) {
-        g.fail("query, key and value must be 3-D (batch, sequence, embed_dim) tensors");
-      }
-    }
-    const bool self_attention = a.jit(0) == a.jit(1) && a.jit(1) == a.jit(2);
-    Attention att =
-        multi_head_attention(g, a, a.tensor(0), a.tensor(1), a.tensor(2), self_attention,
-                             a.int_arg(3), a.int_arg(4), 5, 9, a.optional_int(12), type);
-    if (!a.bool_arg(10)) {
-      return {att.output, g.constant(at::empty({0}, at::TensorOptions().dtype(type)))};
-    }
-    if (a.bool_arg(11)) return {att.output, reduce(g, "ReduceMean", att.weights, {1}, false)};
-    return {att.output, att.weights};
-  });
-
-  // aten::_transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bias,
-  //   proj_weight, proj_bias, bool use_gelu, bool norm_first, float eps, norm_weight_1,
-  //   norm_bias_1, norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2,
-  //   mask?, mask_type?) -> Tensor
-  //   ⇒  self-attention as above + residual, LayerNorm (LayerNormalization at 17, composition
-  //      below), FFN MatMul/Add with Relu or erf-GELU + residual, LayerNorm; norm_first as in
-  //      nn.TransformerEncoderLayer
-  r.add("aten::_transformer_encoder_layer_fwd", {}, [](GraphContext& g, const Args& a) -> Values {
-    const at::ScalarType type = a.dtype(0);
-    require_float(g, type);
-    if (a.require_rank(0) != 3) g.fail("src must be a 3-D (batch, sequence, embed_dim) tensor");
-    const bool norm_first = a.bool_arg(8);
-    const double eps = a.float_arg(9);
-    Value src = a.tensor(0);
-    auto norm = [&](const Value& x, size_t w_at) {
-      return layer_norm(g, x, a.tensor(w_at), a.tensor(w_at + 1), eps, type);
-    };
-    Value x = norm_first ? norm(src, 10) : src;
-    Attention att = multi_head_attention(g, a, x, x, x, true, a.int_arg(1), a.int_arg(2), 3, 18,
-                                         a.optional_int(19), type);
-    x = g.op("Add", {att.output, src});
-    if (!norm_first) x = norm(x, 10);
-    Value residual = x;
-    if (norm_first) x = norm(x, 12);
-    Value hidden = linear(g, x, a.tensor(14), a.tensor(15));
-    hidden = a.bool_arg(7) ? gelu(g, hidden, type) : g.op("Relu", {hidden});
-    x = g.op("Add", {linear(g, hidden, a.tensor(16), a.tensor(17)), residual});
-    if (!norm_first) x = norm(x, 12);
-    return {x};
-  });
-
-  // aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value,
-  //   Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None,
-  //   bool enable_gqa=False) -> Tensor                                          (PyTorch >= 2.0)
-  //   ⇒  Softmax(q·kᵀ·scale + mask)·v: a bool mask excludes where it is False, a float mask is
-  //      added, is_causal excludes keys after the query (top-left aligned); scale defaults to
-  //      1/√E; enable_gqa repeats key/value heads to the query's. Every opset (last-axis Softmax).
-  r.add("aten::scaled_dot_product_attention", {}, [](GraphContext& g, const Args& a) -> Values {
-    const at::ScalarType type = a.dtype(0);
-    require_float(g, type);
-    const int64_t rank = a.require_rank(0);
-    if (rank < 2 || a.require_rank(1) != rank || a.require_rank(2) != rank) {
-      g.fail(
-          "query, key and value of the same rank (>= 2) are needed: (..., L, E), (..., S, E), "
-          "(..., S, Ev)");
-    }
-    const double dropout_p = a.float_arg(4);
-    if (dropout_p != 0.0) {
-      g.fail("dropout_p = " + std::to_string(dropout_p) +
-             ": scaled_dot_product_attention applies dropout whatever the module's mode, which "
-             "ONNX inference cannot reproduce; pass dropout_p=0.0 when not training (as "
-             "nn.MultiheadAttention does in eval mode)");
-    }
-    const bool is_causal = a.bool_arg(5);
-    const size_t n = a.size();
-    const std::optional<double> scale = n > 6 ? a.optional_float(6) : std::nullopt;
-    const bool enable_gqa = n > 7 && a.bool_arg(7);
-
-    Value q = a.tensor(0), k = a.tensor(1), v = a.tensor(2);
-    if (enable_gqa) {
-      auto qs = a.sizes(0), ks = a.sizes(1), vs = a.sizes(2);
-      if (rank < 3 || !qs || !ks || !vs || (*qs)[rank - 3] < 0 || (*ks)[rank - 3] <= 0 ||
-          (*vs)[rank - 3] <= 0) {
-        g.fail("enable_gqa needs the head counts (dim -3) of query, key and value known");
-      }
-      const int64_t hq = (*qs)[rank - 3];
-      if (hq != (*ks)[rank - 3] || hq != (*vs)[rank - 3]) {
-        for (auto* s : {&*ks, &*vs}) {
-          if (hq % (*s)[rank - 3] != 0) {
-            g.fail("enable_gqa: the query's head count must be a multiple of key's and value's");
-          }
-          for (int64_t d : *s) {
-            if (d < 0) g.fail("enable_gqa with differing head counts needs static key/value sizes");
-          }
-        }
-        if ((*ks)[rank - 3] != hq) k = repeat_heads(g, k, *ks, hq / (*ks)[rank - 3]);
-        if ((*vs)[rank - 3] != hq) v = repeat_heads(g, v, *vs, hq / (*vs)[rank - 3]);
-      }
-    }
-
-    std::vector<int64_t> perm(rank);
-    for (int64_t i = 0; i < rank; ++i) perm[i] = i;
-    std::swap(perm[rank - 2], perm[rank - 1]);
-    Value scores = g.op("MatMul", {q, transpose(g, k, perm)});  // [..., L, S]
-    Value factor;
-    if (scale) {
-      factor = g.constant_scalar(*scale, type);
-    } else if (auto qs = a.sizes(0); qs && qs->back() > 0) {
-      factor = g.constant_scalar(1.0 / std::sqrt(static_cast<double>(qs->back())), type);
-    } else {
-      Value e = g.cast(dim_size(g, q, rank - 1), type);
-      factor = g.op("Reciprocal", {g.op("Sqrt", {e})});
-    }
-    scores = g.op("Mul", {scores, factor});
-
-    std::optional<Value> keep;  // bool, true where a key takes part
-    if (is_causal) keep = causal_mask(g, scores, rank);
-    if (!a.is_none(3)) {
-      const at::ScalarType mask_type = a.dtype(3);
-      if (mask_type == at::kBool) {
-        keep = keep ? g.op("And", {*keep, a.tensor(3)}) : a.tensor(3);
-      } else {
-        scores = g.op("Add", {scores, cast_if(g, a.tensor(3), mask_type, type)});
-      }
-    }
-    if (keep) {
-      scores = g.op("Where", {*keep, scores, g.constant_scalar(-INFINITY, type)});
-    }
-    Value weights = g.op("Softmax", {scores}, {{"axis", rank - 1}});
-    if (keep || !a.is_none(3)) {
-      // PyTorch 2.x gives a query whose keys are all excluded (bool mask, causal or -inf float
-      // mask) zero weights (its "safe softmax"), where Softmax of all -inf is NaN. Such a row's
-      // maximum is -inf, below the lowest finite value; NaN rows (NaN inputs) stay NaN.
-      const double lowest = type == at::kDouble ? std::numeric_limits<double>::lowest()
-                                                : std::numeric_limits<float>::lowest();
-      Value dead = g.op("Less", {reduce(g, "ReduceMax", scores, {rank - 1}, true),
-                                 g.constant_scalar(lowest, type)});
-      weights = g.op("Where", {dead, g.constant_scalar(0.0, type), weights});
-    }
-    return {g.op("MatMul", {weights, v})};
-  });
-
-  // aten::_masked_softmax(Tensor self, Tensor mask, int? dim, int? mask_type) -> Tensor
-  //   ⇒  Softmax(Where(mask, -inf, x)) over dim (default last); before opset 13 a dim other than
-  //      the last is transposed to the end and back; fully masked rows are NaN as in PyTorch
-  r.add("aten::_masked_softmax", {}, [](GraphContext& g, const Args& a) -> Values {
-    const at::ScalarType type = a.dtype(0);
-    require_float(g, type);
-    const int64_t rank = a.require_rank(0);
-    Value x = a.tensor(0);
-    if (a.require_rank(1) != rank) {
-      g.fail("a mask of another rank than the input (PyTorch requires the input's shape)");
-    }
-    Value mask = bool_mask(g, a.tensor(1), a.dtype(1));
-    if (rank == 0) {
-      x = unsqueeze(g, x, {0});
-      mask = unsqueeze(g, mask, {0});
-    }
-    const int64_t r1 = std::max<int64_t>(rank, 1);
-    const int64_t dim = a.is_none(2) ? r1 - 1 : normalize_dim(a.int_arg(2), r1);
-    std::vector<int64_t> perm(r1);
-    for (int64_t i = 0; i < r1; ++i) perm[i] = i;
-    std::swap(perm[dim], perm[r1 - 1]);
-    Value y = masked_softmax_last(g, transpose(g, x, perm), transpose(g, mask, perm), r1, type);
-    y = transpose(g, y, perm);
-    if (rank == 0) y = squeeze(g, y, {0});
-    return {y};
-  });
+  r.add("aten::_native_multi_head_attention", from(9), native_multi_head_attention);
+  r.add("aten::_transformer_encoder_layer_fwd", from(9), transformer_encoder_layer_fwd);
+  r.add("aten::scaled_dot_product_attention", from(9), scaled_dot_product_attention);
+  r.add("aten::_masked_softmax", from(9), masked_softmax);
 }
 
 }  // namespace torchonnx::symbolic::ops

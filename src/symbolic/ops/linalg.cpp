@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
@@ -96,31 +97,60 @@ double ord_value(const Args& a, size_t i, double fallback) {
   return a.is_none(i) ? fallback : a.float_arg(i);
 }
 
-// std/var(_mean) of every overload:
-//   (Tensor self, bool unbiased=True)
-//   .dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False)
-//   .correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False)
-// ⇒ ReduceSum((x - ReduceMean(x))²) / max(N - correction, 0), N computed in the graph; ReduceMean
-// of the squares when correction is 0. Returns {var, mean}.
-std::pair<Value, Value> var_mean(GraphContext& g, const Args& a) {
+// How std/var(_mean) reduce: over `axes` (all when empty), dividing by N - correction.
+struct VarOptions {
   std::vector<int64_t> axes;
   double correction = 1;
   bool keepdim = false;
+};
+
+// aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False)
+VarOptions var_options_dim(GraphContext&, const Args& a) {
+  VarOptions o;
+  if (auto dims = a.optional_int_list(1)) o.axes = normalized_dims(a, *dims);
+  o.correction = a.bool_arg(2) ? 1 : 0;
+  o.keepdim = a.bool_arg(3);
+  return o;
+}
+
+// aten::var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False)
+// (Scalar? correction in PyTorch 2.x)
+VarOptions var_options_correction(GraphContext&, const Args& a) {
+  VarOptions o;
+  if (auto dims = a.optional_int_list(1)) o.axes = normalized_dims(a, *dims);
+  if (auto c = a.optional_int(2)) o.correction = static_cast<double>(*c);
+  o.keepdim = a.bool_arg(3);
+  return o;
+}
+
+// Any overload, told apart by the arguments (the unnamed (Tensor self, bool unbiased=True), the
+// names_* overloads, nodes without a schema).
+VarOptions var_options_any(GraphContext& g, const Args& a) {
+  VarOptions o;
   if (a.size() == 2) {
-    correction = a.bool_arg(1) ? 1 : 0;
+    o.correction = a.bool_arg(1) ? 1 : 0;
   } else {
     if (a.jit(1)->type()->kind() == c10::TypeKind::ListType &&
         a.jit(1)->type()->containedType(0)->kind() == c10::TypeKind::StringType) {
       g.fail("named dims (Dimname) are not supported; pass dims as ints");
     }
-    if (auto dims = a.optional_int_list(1)) axes = normalized_dims(a, *dims);
+    if (auto dims = a.optional_int_list(1)) o.axes = normalized_dims(a, *dims);
     if (a.jit(2)->type()->kind() == c10::TypeKind::BoolType) {
-      correction = a.bool_arg(2) ? 1 : 0;
+      o.correction = a.bool_arg(2) ? 1 : 0;
     } else if (auto c = a.optional_int(2)) {
-      correction = static_cast<double>(*c);
+      o.correction = static_cast<double>(*c);
     }
-    keepdim = a.bool_arg(3);
+    o.keepdim = a.bool_arg(3);
   }
+  return o;
+}
+
+// ReduceSum((x - ReduceMean(x))²) / max(N - correction, 0), N computed in the graph; ReduceMean
+// of the squares when correction is 0. Returns {var, mean}.
+std::pair<Value, Value> var_mean(GraphContext& g, const Args& a, const VarOptions& o) {
+  const std::vector<int64_t>& axes = o.axes;
+  const double correction = o.correction;
+  const bool keepdim = o.keepdim;
   at::ScalarType type = a.dtype(0);
   if (!at::isFloatingType(type)) g.fail("std/var need a floating-point input");
   Value x = a.tensor(0);
@@ -158,8 +188,7 @@ struct StftArgs {
   bool normalized, onesided;
 };
 
-StftArgs stft_args(GraphContext& g, const Args& a) {
-  const bool has_center = a.size() == 10;
+StftArgs stft_args(GraphContext& g, const Args& a, bool has_center) {
   const size_t normalized_i = has_center ? 7 : 5;
   StftArgs s;
   s.n_fft = a.int_arg(1);
@@ -203,163 +232,245 @@ std::optional<Value> stft_window(GraphContext& g, const Args& a, const StftArgs&
   return g.op("Pad", {w, g.constant_ints({left, s.n_fft - s.win_length - left})});
 }
 
+// aten::norm.Scalar(Tensor self, Scalar p=2)
+// aten::norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype)
+// aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False)
+// aten::norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, dtype)
+//   ⇒  ReduceL2 / ReduceL1 (p = 2 / 1), ReduceMax / ReduceMin of Abs (±inf), ReduceSum of
+//   non-zeros (0), Pow(ReduceSum(Pow(Abs(x), p)), 1/p) otherwise; in dtype when given
+// (`with_dim`: dim and keepdim at 2, 3; `dtype_index`: where dtype is)
+Values norm_of(GraphContext& g, const Args& a, bool with_dim, std::optional<size_t> dtype_index) {
+  Value x = input_in_dtype(g, a, dtype_index);
+  at::ScalarType type = norm_type(a);
+  std::vector<int64_t> axes = with_dim ? normalized_dims(a, a.int_list(2)) : std::vector<int64_t>{};
+  bool keepdim = with_dim && a.bool_arg(3);
+  return {vector_norm(g, x, ord_value(a, 1, 2.0), axes, keepdim, type)};
+}
+
+Values norm_scalar(GraphContext& g, const Args& a) {
+  return norm_of(g, a, false, std::nullopt);
+}
+Values norm_dtype(GraphContext& g, const Args& a) {
+  return norm_of(g, a, false, 2);
+}
+Values norm_dim(GraphContext& g, const Args& a) {
+  return norm_of(g, a, true, std::nullopt);
+}
+Values norm_dim_dtype(GraphContext& g, const Args& a) {
+  return norm_of(g, a, true, 4);
+}
+
+// aten::norm of any overload, told apart by the number of arguments (the names_* overloads, nodes
+// without a schema)
+Values norm_any(GraphContext& g, const Args& a) {
+  const bool with_dim = a.size() >= 4;
+  if (with_dim && a.jit(2)->type()->kind() == c10::TypeKind::ListType &&
+      a.jit(2)->type()->containedType(0)->kind() == c10::TypeKind::StringType) {
+    g.fail("named dims (Dimname) are not supported; pass dims as ints");
+  }
+  std::optional<size_t> dtype_index;
+  if (a.size() == 3) dtype_index = 2;
+  if (a.size() == 5) dtype_index = 4;
+  return norm_of(g, a, with_dim, dtype_index);
+}
+
+// aten::frobenius_norm(Tensor self) -> Tensor (PyTorch 1.13)  ⇒  ReduceL2 over all dims
+Values frobenius_norm(GraphContext& g, const Args& a) {
+  std::vector<int64_t> axes =
+      a.size() > 1 ? normalized_dims(a, a.int_list(1)) : std::vector<int64_t>{};
+  bool keepdim = a.size() > 2 && a.bool_arg(2);
+  return {reduce(g, "ReduceL2", a.tensor(0), axes, keepdim)};
+}
+
+// aten::frobenius_norm.dim(Tensor self, int[1] dim, bool keepdim=False) -> Tensor  ⇒  ReduceL2
+Values frobenius_norm_dim(GraphContext& g, const Args& a) {
+  std::vector<int64_t> axes = normalized_dims(a, a.int_list(1));
+  return {reduce(g, "ReduceL2", a.tensor(0), axes, a.bool_arg(2))};
+}
+
+// aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
+//   ScalarType? dtype=None) -> Tensor  ⇒  as aten::norm (all dims when dim is None)
+Values linalg_vector_norm(GraphContext& g, const Args& a) {
+  Value x = input_in_dtype(g, a, 4);
+  std::vector<int64_t> axes;
+  if (auto dims = a.optional_int_list(2)) axes = normalized_dims(a, *dims);
+  return {vector_norm(g, x, ord_value(a, 1, 2.0), axes, a.bool_arg(3), norm_type(a))};
+}
+
+// aten::linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *,
+//   ScalarType? dtype=None) / .str_ord(Tensor self, str ord="fro", ...) -> Tensor
+//   ⇒  ReduceL2 ('fro'); ReduceMax/Min(ReduceSum(Abs)) for ±1, ±inf; 'nuc' and ±2 need an SVD
+//   (no ONNX op): a clear error
+Values linalg_matrix_norm_of(GraphContext& g, const Args& a, bool str_ord) {
+  Value x = input_in_dtype(g, a, 4);
+  std::vector<int64_t> dims = normalized_dims(a, a.int_list(2));
+  if (dims.size() != 2) g.fail("linalg_matrix_norm: dim must have 2 elements");
+  std::string ord_str = str_ord ? a.str_arg(1) : "";
+  double ord = ord_str.empty() ? a.float_arg(1) : 0;
+  return {matrix_norm(g, x, ord_str, ord, dims[0], dims[1], a.bool_arg(3))};
+}
+
+Values linalg_matrix_norm_str_ord(GraphContext& g, const Args& a) {
+  return linalg_matrix_norm_of(g, a, true);
+}
+
+// Either overload, told apart by the type of ord (nodes without a schema).
+Values linalg_matrix_norm_any(GraphContext& g, const Args& a) {
+  return linalg_matrix_norm_of(g, a, is_string(a, 1));
+}
+
+// aten::linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *,
+//   ScalarType? dtype=None) / .ord_str(Tensor self, str ord, ...) -> Tensor
+//   ⇒  a vector norm for 1 dim (or a 1-D input, or ord and dim both None: all elements), a
+//   matrix norm for 2 dims (or a 2-D input)
+Values linalg_norm_of(GraphContext& g, const Args& a, bool str_ord) {
+  Value x = input_in_dtype(g, a, 4);
+  const bool keepdim = a.bool_arg(3);
+  const bool ord_none = a.is_none(1);
+  std::string ord_str = str_ord ? a.str_arg(1) : "";
+  std::optional<std::vector<int64_t>> dims = a.optional_int_list(2);
+  if (!dims) {
+    if (ord_none) return {reduce(g, "ReduceL2", x, {}, keepdim)};
+    const int64_t rank = a.require_rank(0);
+    if (rank != 1 && rank != 2) {
+      g.fail("linalg_norm with ord and without dim needs a 1-D or 2-D input");
+    }
+    dims = rank == 1 ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1};
+  }
+  std::vector<int64_t> axes = normalized_dims(a, *dims);
+  if (axes.size() == 1) {
+    if (!ord_str.empty()) g.fail("linalg_norm: ord '" + ord_str + "' needs 2 dims");
+    return {vector_norm(g, x, ord_value(a, 1, 2.0), axes, keepdim, norm_type(a))};
+  }
+  if (axes.size() != 2) g.fail("linalg_norm: dim must have 1 or 2 elements");
+  if (ord_none) ord_str = "fro";
+  double ord = ord_str.empty() ? a.float_arg(1) : 0;
+  return {matrix_norm(g, x, ord_str, ord, axes[0], axes[1], keepdim)};
+}
+
+Values linalg_norm_ord_str(GraphContext& g, const Args& a) {
+  return linalg_norm_of(g, a, true);
+}
+
+// Either overload, told apart by the type of ord (nodes without a schema).
+Values linalg_norm_any(GraphContext& g, const Args& a) {
+  return linalg_norm_of(g, a, !a.is_none(1) && is_string(a, 1));
+}
+
+// aten::linalg_det(Tensor A) -> Tensor  ⇒  Det (opset 11+; float only in ONNX Runtime, so
+// double is computed in float; aten::det is normalized to linalg_det before conversion)
+Values linalg_det(GraphContext& g, const Args& a) {
+  return {det(g, a)};
+}
+
+// aten::logdet(Tensor self) -> Tensor  ⇒  Where(Det < 0, nan, Log(Det)) (opset 11+; -inf for
+// det 0)
+Values logdet(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  Value d = det(g, a);
+  Value negative = g.op("Less", {d, g.constant_scalar(0, type)});
+  Value nan = g.constant_scalar(std::numeric_limits<double>::quiet_NaN(), type);
+  return {g.op("Where", {negative, nan, g.op("Log", {d})})};
+}
+
+// aten::var / std / var_mean / std_mean (Tensor self, bool unbiased=True), .dim, .correction
+//   ⇒  var (see var_mean), Sqrt(var) for std; (var or std, mean) for the _mean forms
+Converter var_converter(VarOptions (*options)(GraphContext&, const Args&), bool sqrt,
+                        bool with_mean) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    auto [var, mean] = var_mean(g, a, options(g, a));
+    Value out = sqrt ? g.op("Sqrt", {var}) : var;
+    if (with_mean) return {out, mean};
+    return {out};
+  };
+}
+
+// aten::stft(Tensor self, int n_fft, int? hop_length, int? win_length, Tensor? window,
+//   bool normalized, bool? onesided, bool? return_complex) / stft.center(..., Tensor? window,
+//   bool center, str pad_mode, bool normalized, bool? onesided, bool? return_complex) -> Tensor
+//   ⇒  (center: Pad reflect/constant/edge by n_fft/2), Gather of the frames
+//      (frame f = x[f·hop : f·hop + n_fft]), Mul by the window padded to n_fft, DFT (17+) along
+//      the frame (onesided), Mul by n_fft^-1/2 when normalized, Transpose to
+//      [batch?, freq, frames, 2]; real input, return_complex=False only
+Values stft_of(GraphContext& g, const Args& a, bool has_center) {
+  const at::ScalarType type = a.dtype(0);
+  if (type != at::kFloat && type != at::kDouble) {
+    g.fail(std::string("stft of ") + c10::toString(type) +
+           " input: ONNX's DFT takes real float or double signals (complex inputs have no "
+           "ONNX tensor type)");
+  }
+  const StftArgs s = stft_args(g, a, has_center);
+  const int64_t rank = a.require_rank(0);
+  if (rank != 1 && rank != 2) g.fail("stft takes a 1-D or a 2-D (batch, time) input");
+  Value x = rank == 1 ? unsqueeze(g, a.tensor(0), {0}) : a.tensor(0);  // [B, L]
+  if (s.center) {
+    const std::map<std::string, std::string> modes{
+        {"reflect", "reflect"}, {"constant", "constant"}, {"replicate", "edge"}};
+    auto mode = modes.find(s.pad_mode);
+    if (mode == modes.end()) {
+      g.fail("stft with center=True and pad_mode '" + s.pad_mode +
+             "': ONNX Pad has reflect, constant and replicate (edge) only");
+    }
+    const int64_t p = s.n_fft / 2;
+    x = g.op("Pad", {x, g.constant_ints({0, p, 0, p})}, {{"mode", mode->second}});
+  }
+  // Frame starts f·hop for f < 1 + (L - n_fft) / hop, plus offsets 0..n_fft-1: [F, n_fft].
+  Value length = dim_size(g, x, 1);
+  Value frames =
+      g.op("Add", {g.op("Div", {g.op("Sub", {length, g.constant_scalar(s.n_fft, at::kLong)}),
+                                g.constant_scalar(s.hop, at::kLong)}),
+                   g.constant_scalar(1, at::kLong)});
+  Value starts = g.op("Mul", {arange(g, frames), g.constant_scalar(s.hop, at::kLong)});
+  Value offsets = g.constant(at::arange(s.n_fft, at::kLong));
+  Value index = g.op("Add", {unsqueeze(g, starts, {1}), unsqueeze(g, offsets, {0})});
+  Value framed = g.op("Gather", {x, index}, {{"axis", int64_t{1}}});  // [B, F, n_fft]
+  if (auto w = stft_window(g, a, s, type)) framed = g.op("Mul", {framed, *w});
+  Value spectrum = g.op("DFT", {unsqueeze(g, framed, {3})},
+                        {{"axis", int64_t{2}}, {"onesided", int64_t{s.onesided}}});
+  if (s.normalized) {
+    spectrum = g.op("Mul", {spectrum, g.constant_scalar(1 / std::sqrt(double(s.n_fft)), type)});
+  }
+  Value y = g.op("Transpose", {spectrum}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
+  return {rank == 1 ? squeeze(g, y, {0}) : y};
+}
+
+Values stft_center(GraphContext& g, const Args& a) {
+  return stft_of(g, a, true);
+}
+
+// Either overload, told apart by the number of arguments (nodes without a schema).
+Values stft_any(GraphContext& g, const Args& a) {
+  return stft_of(g, a, a.size() == 10);
+}
+
 }  // namespace
 
 void register_linalg(Registry& r) {
-  // aten::norm.Scalar(Tensor self, Scalar p=2)
-  // aten::norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype)
-  // aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False)
-  // aten::norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, dtype)
-  //   ⇒  ReduceL2 / ReduceL1 (p = 2 / 1), ReduceMax / ReduceMin of Abs (±inf), ReduceSum of
-  //   non-zeros (0), Pow(ReduceSum(Pow(Abs(x), p)), 1/p) otherwise; in dtype when given
-  r.add("aten::norm", {}, [](GraphContext& g, const Args& a) -> Values {
-    const bool with_dim = a.size() >= 4;
-    if (with_dim && a.jit(2)->type()->kind() == c10::TypeKind::ListType &&
-        a.jit(2)->type()->containedType(0)->kind() == c10::TypeKind::StringType) {
-      g.fail("named dims (Dimname) are not supported; pass dims as ints");
-    }
-    std::optional<size_t> dtype_index;
-    if (a.size() == 3) dtype_index = 2;
-    if (a.size() == 5) dtype_index = 4;
-    Value x = input_in_dtype(g, a, dtype_index);
-    at::ScalarType type = norm_type(a);
-    std::vector<int64_t> axes =
-        with_dim ? normalized_dims(a, a.int_list(2)) : std::vector<int64_t>{};
-    bool keepdim = with_dim && a.bool_arg(3);
-    return {vector_norm(g, x, ord_value(a, 1, 2.0), axes, keepdim, type)};
-  });
-  // aten::frobenius_norm(Tensor self) / .dim(Tensor self, int[1] dim, bool keepdim=False)
-  //   ⇒  ReduceL2
-  r.add("aten::frobenius_norm", {}, [](GraphContext& g, const Args& a) -> Values {
-    std::vector<int64_t> axes =
-        a.size() > 1 ? normalized_dims(a, a.int_list(1)) : std::vector<int64_t>{};
-    bool keepdim = a.size() > 2 && a.bool_arg(2);
-    return {reduce(g, "ReduceL2", a.tensor(0), axes, keepdim)};
-  });
-  // aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
-  //   ScalarType? dtype=None)  ⇒  as aten::norm (all dims when dim is None)
-  r.add("aten::linalg_vector_norm", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value x = input_in_dtype(g, a, 4);
-    std::vector<int64_t> axes;
-    if (auto dims = a.optional_int_list(2)) axes = normalized_dims(a, *dims);
-    return {vector_norm(g, x, ord_value(a, 1, 2.0), axes, a.bool_arg(3), norm_type(a))};
-  });
-  // aten::linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *,
-  //   ScalarType? dtype=None) / .str_ord(Tensor self, str ord="fro", ...)
-  //   ⇒  ReduceL2 ('fro'); ReduceMax/Min(ReduceSum(Abs)) for ±1, ±inf; 'nuc' and ±2 need an SVD
-  //   (no ONNX op): a clear error
-  r.add("aten::linalg_matrix_norm", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value x = input_in_dtype(g, a, 4);
-    std::vector<int64_t> dims = normalized_dims(a, a.int_list(2));
-    if (dims.size() != 2) g.fail("linalg_matrix_norm: dim must have 2 elements");
-    std::string ord_str = is_string(a, 1) ? a.str_arg(1) : "";
-    double ord = ord_str.empty() ? a.float_arg(1) : 0;
-    return {matrix_norm(g, x, ord_str, ord, dims[0], dims[1], a.bool_arg(3))};
-  });
-  // aten::linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *,
-  //   ScalarType? dtype=None) / .ord_str(Tensor self, str ord, ...)
-  //   ⇒  a vector norm for 1 dim (or a 1-D input, or ord and dim both None: all elements), a
-  //   matrix norm for 2 dims (or a 2-D input)
-  r.add("aten::linalg_norm", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value x = input_in_dtype(g, a, 4);
-    const bool keepdim = a.bool_arg(3);
-    const bool ord_none = a.is_none(1);
-    std::string ord_str = !ord_none && is_string(a, 1) ? a.str_arg(1) : "";
-    std::optional<std::vector<int64_t>> dims = a.optional_int_list(2);
-    if (!dims) {
-      if (ord_none) return {reduce(g, "ReduceL2", x, {}, keepdim)};
-      const int64_t rank = a.require_rank(0);
-      if (rank != 1 && rank != 2) {
-        g.fail("linalg_norm with ord and without dim needs a 1-D or 2-D input");
-      }
-      dims = rank == 1 ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1};
-    }
-    std::vector<int64_t> axes = normalized_dims(a, *dims);
-    if (axes.size() == 1) {
-      if (!ord_str.empty()) g.fail("linalg_norm: ord '" + ord_str + "' needs 2 dims");
-      return {vector_norm(g, x, ord_value(a, 1, 2.0), axes, keepdim, norm_type(a))};
-    }
-    if (axes.size() != 2) g.fail("linalg_norm: dim must have 1 or 2 elements");
-    if (ord_none) ord_str = "fro";
-    double ord = ord_str.empty() ? a.float_arg(1) : 0;
-    return {matrix_norm(g, x, ord_str, ord, axes[0], axes[1], keepdim)};
-  });
-  // aten::linalg_det(Tensor A) -> Tensor  ⇒  Det (opset 11+; float only in ONNX Runtime, so
-  // double is computed in float; aten::det is normalized to linalg_det before conversion)
-  r.add("aten::linalg_det", {11, kMaxOpset},
-        [](GraphContext& g, const Args& a) -> Values { return {det(g, a)}; });
-  // aten::logdet(Tensor self)  ⇒  Where(Det < 0, nan, Log(Det)) (opset 11+; -inf for det 0)
-  r.add("aten::logdet", {11, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    Value d = det(g, a);
-    Value negative = g.op("Less", {d, g.constant_scalar(0, type)});
-    Value nan = g.constant_scalar(std::numeric_limits<double>::quiet_NaN(), type);
-    return {g.op("Where", {negative, nan, g.op("Log", {d})})};
-  });
-  // aten::var / aten::std (all overloads, see var_mean)  ⇒  var, Sqrt(var)
-  r.add("aten::var", {},
-        [](GraphContext& g, const Args& a) -> Values { return {var_mean(g, a).first}; });
-  r.add("aten::std", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {g.op("Sqrt", {var_mean(g, a).first})};
-  });
-  // aten::var_mean / aten::std_mean  ⇒  (var, mean), (Sqrt(var), mean)
-  r.add("aten::var_mean", {}, [](GraphContext& g, const Args& a) -> Values {
-    auto [var, mean] = var_mean(g, a);
-    return {var, mean};
-  });
-  r.add("aten::std_mean", {}, [](GraphContext& g, const Args& a) -> Values {
-    auto [var, mean] = var_mean(g, a);
-    return {g.op("Sqrt", {var}), mean};
-  });
-
-  // aten::stft(Tensor self, int n_fft, int? hop_length, int? win_length, Tensor? window,
-  //   bool normalized, bool? onesided, bool? return_complex) / stft.center(..., Tensor? window,
-  //   bool center, str pad_mode, bool normalized, bool? onesided, bool? return_complex)
-  //   ⇒  (center: Pad reflect/constant/edge by n_fft/2), Gather of the frames
-  //      (frame f = x[f·hop : f·hop + n_fft]), Mul by the window padded to n_fft, DFT along the
-  //      frame (onesided), Mul by n_fft^-1/2 when normalized, Transpose to
-  //      [batch?, freq, frames, 2]; real input, return_complex=False only
-  r.add("aten::stft", {17, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
-    const at::ScalarType type = a.dtype(0);
-    if (type != at::kFloat && type != at::kDouble) {
-      g.fail(std::string("stft of ") + c10::toString(type) +
-             " input: ONNX's DFT takes real float or double signals (complex inputs have no "
-             "ONNX tensor type)");
-    }
-    const StftArgs s = stft_args(g, a);
-    const int64_t rank = a.require_rank(0);
-    if (rank != 1 && rank != 2) g.fail("stft takes a 1-D or a 2-D (batch, time) input");
-    Value x = rank == 1 ? unsqueeze(g, a.tensor(0), {0}) : a.tensor(0);  // [B, L]
-    if (s.center) {
-      const std::map<std::string, std::string> modes{
-          {"reflect", "reflect"}, {"constant", "constant"}, {"replicate", "edge"}};
-      auto mode = modes.find(s.pad_mode);
-      if (mode == modes.end()) {
-        g.fail("stft with center=True and pad_mode '" + s.pad_mode +
-               "': ONNX Pad has reflect, constant and replicate (edge) only");
-      }
-      const int64_t p = s.n_fft / 2;
-      x = g.op("Pad", {x, g.constant_ints({0, p, 0, p})}, {{"mode", mode->second}});
-    }
-    // Frame starts f·hop for f < 1 + (L - n_fft) / hop, plus offsets 0..n_fft-1: [F, n_fft].
-    Value length = dim_size(g, x, 1);
-    Value frames =
-        g.op("Add", {g.op("Div", {g.op("Sub", {length, g.constant_scalar(s.n_fft, at::kLong)}),
-                                  g.constant_scalar(s.hop, at::kLong)}),
-                     g.constant_scalar(1, at::kLong)});
-    Value starts = g.op("Mul", {arange(g, frames), g.constant_scalar(s.hop, at::kLong)});
-    Value offsets = g.constant(at::arange(s.n_fft, at::kLong));
-    Value index = g.op("Add", {unsqueeze(g, starts, {1}), unsqueeze(g, offsets, {0})});
-    Value framed = g.op("Gather", {x, index}, {{"axis", int64_t{1}}});  // [B, F, n_fft]
-    if (auto w = stft_window(g, a, s, type)) framed = g.op("Mul", {framed, *w});
-    Value spectrum = g.op("DFT", {unsqueeze(g, framed, {3})},
-                          {{"axis", int64_t{2}}, {"onesided", int64_t{s.onesided}}});
-    if (s.normalized) {
-      spectrum = g.op("Mul", {spectrum, g.constant_scalar(1 / std::sqrt(double(s.n_fft)), type)});
-    }
-    Value y = g.op("Transpose", {spectrum}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
-    return {rank == 1 ? squeeze(g, y, {0}) : y};
-  });
+  r.add("aten::norm", from(9), norm_any);
+  r.add("aten::norm.Scalar", from(9), norm_scalar);
+  r.add("aten::norm.ScalarOpt_dtype", from(9), norm_dtype);
+  r.add("aten::norm.ScalarOpt_dim", from(9), norm_dim);
+  r.add("aten::norm.ScalarOpt_dim_dtype", from(9), norm_dim_dtype);
+  r.add("aten::frobenius_norm", from(9), frobenius_norm);
+  r.add("aten::frobenius_norm.dim", from(9), frobenius_norm_dim);
+  r.add("aten::linalg_vector_norm", from(9), linalg_vector_norm);
+  r.add("aten::linalg_matrix_norm", from(9), linalg_matrix_norm_any);
+  r.add("aten::linalg_matrix_norm.str_ord", from(9), linalg_matrix_norm_str_ord);
+  r.add("aten::linalg_norm", from(9), linalg_norm_any);
+  r.add("aten::linalg_norm.ord_str", from(9), linalg_norm_ord_str);
+  r.add("aten::linalg_det", from(11), linalg_det);
+  r.add("aten::logdet", from(11), logdet);
+  for (auto [op, sqrt, with_mean] : {std::tuple{"aten::var", false, false},
+                                     {"aten::std", true, false},
+                                     {"aten::var_mean", false, true},
+                                     {"aten::std_mean", true, true}}) {
+    const std::string name = op;
+    r.add(name, from(9), var_converter(var_options_any, sqrt, with_mean));
+    r.add(name + ".dim", from(9), var_converter(var_options_dim, sqrt, with_mean));
+    r.add(name + ".correction", from(9), var_converter(var_options_correction, sqrt, with_mean));
+  }
+  r.add("aten::stft", from(17), stft_any);
+  r.add("aten::stft.center", from(17), stft_center);
 }
 
 }  // namespace torchonnx::symbolic::ops

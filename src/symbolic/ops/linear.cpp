@@ -194,170 +194,234 @@ Value einsum_by_mul(GraphContext& g, const std::string& equation, const Values& 
   return reduce(g, "ReduceSum", product, summed, /*keepdims=*/false);
 }
 
+// linear: Gemm(transB=1) for a 2-D float input with a bias, or without one where Gemm's C is
+// optional (`gemm_without_c`, opset 11+); MatMul(x, Wᵀ) + b otherwise.
+Values linear_of(GraphContext& g, const Args& a, bool gemm_without_c) {
+  const bool has_bias = !a.is_none(2);
+  if (a.rank(0) == 2 && gemm_type(a.dtype(0)) && (has_bias || gemm_without_c)) {
+    Values inputs{a.tensor(0), a.tensor(1)};
+    if (has_bias) inputs.push_back(a.tensor(2));
+    return {g.op("Gemm", inputs, {{"alpha", 1.0}, {"beta", 1.0}, {"transB", 1}})};
+  }
+  Value wt = g.op("Transpose", {a.tensor(1)}, {{"perm", std::vector<int64_t>{1, 0}}});
+  Value y = g.op("MatMul", {a.tensor(0), wt});
+  if (has_bias) y = g.op("Add", {y, a.tensor(2)});
+  return {y};
+}
+
+// addmm: Gemm for float/double when beta ≠ 0, or when Gemm's C is optional (`gemm_without_c`,
+// opset 11+); MatMul, Mul, Add otherwise.
+Values addmm_of(GraphContext& g, const Args& a, bool gemm_without_c) {
+  double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
+  double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
+  at::ScalarType type = result_type(a, 1);
+  if (gemm_type(type) && (beta != 0.0 || gemm_without_c)) {
+    Values inputs{a.tensor(1), a.tensor(2)};
+    if (beta != 0.0) inputs.push_back(a.tensor(0));
+    return {g.op("Gemm", inputs, {{"alpha", alpha}, {"beta", beta}})};
+  }
+  Value product = g.op("MatMul", {a.tensor(1), a.tensor(2)});
+  return {add_scaled(g, a.tensor(0), product, beta, alpha, type)};
+}
+
+// aten::linear(Tensor input, Tensor weight, Tensor? bias) -> Tensor
+//   ⇒  MatMul(x, Wᵀ) + b; Gemm(transB=1) for a 2-D float input with a bias (ONNX Runtime's Gemm
+//   takes float/double only; C is optional from opset 11) (9–10)
+Values linear_9(GraphContext& g, const Args& a) {
+  return linear_of(g, a, /*gemm_without_c=*/false);
+}
+
+// aten::linear(Tensor input, Tensor weight, Tensor? bias) -> Tensor
+//   ⇒  Gemm(transB=1) for a 2-D float input (11+: bias optional), MatMul(x, Wᵀ) + b otherwise
+Values linear_11(GraphContext& g, const Args& a) {
+  return linear_of(g, a, /*gemm_without_c=*/true);
+}
+
+// aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+//   ⇒  Gemm(mat1, mat2, self, alpha, beta) for float/double with beta ≠ 0; MatMul, Mul, Add for
+//   integers and beta = 0 (9–10: Gemm needs C), self dropped then (as PyTorch: its nan/inf do not
+//   propagate)
+Values addmm_9(GraphContext& g, const Args& a) {
+  return addmm_of(g, a, /*gemm_without_c=*/false);
+}
+
+// aten::addmm(...) -> Tensor  ⇒  Gemm(mat1, mat2, self, alpha, beta) for float/double, without
+//   self when beta is 0 (11+); MatMul, Mul, Add for integers
+Values addmm_11(GraphContext& g, const Args& a) {
+  return addmm_of(g, a, /*gemm_without_c=*/true);
+}
+
+// aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)
+//   -> Tensor  ⇒  beta * self + alpha * MatMul(batch1, batch2) (self dropped when beta is 0)
+Values baddbmm(GraphContext& g, const Args& a) {
+  double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
+  double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
+  Value product = g.op("MatMul", {a.tensor(1), a.tensor(2)});
+  return {add_scaled(g, a.tensor(0), product, beta, alpha, result_type(a, 1))};
+}
+
+// aten::matmul / mm / bmm(Tensor self, Tensor other), aten::mv(Tensor self, Tensor vec),
+// aten::dot(Tensor self, Tensor tensor) -> Tensor  ⇒  MatMul (numpy semantics: 1-D operands,
+//   batch broadcasting; float and integer types)
+Values matmul(GraphContext& g, const Args& a) {
+  return {g.op("MatMul", {a.tensor(0), a.tensor(1)})};
+}
+
+// aten::outer(Tensor self, Tensor vec2) -> Tensor  ⇒  Mul(Unsqueeze(self, 1), vec2) in the
+//   promoted type (And for bool)
+Values outer(GraphContext& g, const Args& a) {
+  at::ScalarType type = result_type(a, 0);
+  Value col = unsqueeze(g, a.tensor_as(0, type), {1});
+  return {g.op(type == at::kBool ? "And" : "Mul", {col, a.tensor_as(1, type)})};
+}
+
+// aten::tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+//   ⇒  Transpose both to (free, contracted) / (contracted, free), Reshape to [free_a..., K] and
+//   [K, Fb], MatMul, Reshape to free_a ++ free_b (sizes computed in the graph)
+Values tensordot(GraphContext& g, const Args& a) {
+  const int64_t rank_a = a.require_rank(0), rank_b = a.require_rank(1);
+  std::vector<int64_t> dims_a = a.int_list(2), dims_b = a.int_list(3);
+  if (dims_a.size() != dims_b.size()) {
+    g.fail("tensordot: dims_self and dims_other must have the same length");
+  }
+  for (auto& d : dims_a) d = normalize_dim(d, rank_a);
+  for (auto& d : dims_b) d = normalize_dim(d, rank_b);
+  std::vector<int64_t> free_a, free_b;
+  for (int64_t i = 0; i < rank_a; ++i) {
+    if (std::find(dims_a.begin(), dims_a.end(), i) == dims_a.end()) free_a.push_back(i);
+  }
+  for (int64_t i = 0; i < rank_b; ++i) {
+    if (std::find(dims_b.begin(), dims_b.end(), i) == dims_b.end()) free_b.push_back(i);
+  }
+  std::vector<int64_t> perm_a = free_a, perm_b = dims_b;
+  perm_a.insert(perm_a.end(), dims_a.begin(), dims_a.end());
+  perm_b.insert(perm_b.end(), free_b.begin(), free_b.end());
+  Value x = a.tensor(0), y = a.tensor(1);
+  Value minus_one = g.constant_ints({-1});
+  Value free_shape_a = free_a.empty() ? "" : dims_of(g, x, free_a);
+  Value free_shape_b = free_b.empty() ? "" : dims_of(g, y, free_b);
+  Value xa = transpose(g, x, perm_a);
+  Value xa_shape =
+      free_a.empty() ? minus_one : g.op("Concat", {free_shape_a, minus_one}, {{"axis", 0}});
+  xa = g.op("Reshape", {xa, xa_shape});  // [free_a..., K]
+  // K: the product of the contracted sizes of `y` (equal to x's, or x's broadcastable 1s).
+  Value k = dims_b.empty() ? g.constant_ints({1})
+                           : reduce(g, "ReduceProd", dims_of(g, y, dims_b), {}, true);
+  Value yb = g.op("Reshape", {transpose(g, y, perm_b),
+                              g.op("Concat", {k, minus_one}, {{"axis", 0}})});  // [K, Fb]
+  Value product = g.op("MatMul", {xa, yb});
+  Values out_shape;
+  if (!free_a.empty()) out_shape.push_back(free_shape_a);
+  if (!free_b.empty()) out_shape.push_back(free_shape_b);
+  if (out_shape.empty()) return {g.op("Reshape", {product, g.constant_ints({})})};
+  Value shape = out_shape.size() == 1 ? out_shape[0] : g.op("Concat", out_shape, {{"axis", 0}});
+  return {g.op("Reshape", {product, shape})};
+}
+
+// einsum's equation (spaces removed) and operands, checked.
+struct EinsumArgs {
+  std::string equation;
+  Values tensors;
+  const torch::jit::Node* list;
+};
+
+EinsumArgs einsum_args(GraphContext& g, const Args& a) {
+  if (a.jit(0)->type()->kind() != c10::TypeKind::StringType) {
+    g.fail(
+        "einsum's sublist form (operands with subscript lists) is not supported; pass the "
+        "equation as a string");
+  }
+  EinsumArgs e;
+  for (char c : a.str_arg(0)) {
+    if (c != ' ') e.equation += c;
+  }
+  e.tensors = a.tensor_list(1);
+  e.list = a.jit(1)->node();
+  if (e.list->kind() != c10::prim::ListConstruct) {
+    g.fail("einsum needs its operands as a list built in the graph (prim::ListConstruct)");
+  }
+  return e;
+}
+
+// The static ranks of einsum's operands.
+std::vector<int64_t> operand_ranks(GraphContext& g, const torch::jit::Node* list) {
+  std::vector<int64_t> ranks;
+  Args operands(g, list);
+  for (size_t k = 0; k < list->inputs().size(); ++k) ranks.push_back(operands.require_rank(k));
+  return ranks;
+}
+
+// aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
+//   ⇒  Transpose/Unsqueeze to common labels, Mul, ReduceSum (9–11: no diagonals, a repeated
+//   subscript within one operand needs opset 12)
+Values einsum_9(GraphContext& g, const Args& a) {
+  EinsumArgs e = einsum_args(g, a);
+  std::vector<int64_t> ranks = operand_ranks(g, e.list);
+  return {einsum_by_mul(g, e.equation, e.tensors, ranks)};
+}
+
+// aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
+//   ⇒  Einsum (12+), the operands with fewer ellipsis dims unsqueezed
+Values einsum_12(GraphContext& g, const Args& a) {
+  EinsumArgs e = einsum_args(g, a);
+  if (e.equation.find("...") != std::string::npos) {
+    align_ellipsis(g, e.equation, e.tensors, operand_ranks(g, e.list));
+  }
+  return {g.op("Einsum", e.tensors, {{"equation", e.equation}})};
+}
+
+// aten::cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+// aten::linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+//   ⇒  Gather(self, [1,2,0]) * Gather(other, [2,0,1]) - Gather(self, [2,0,1]) * Gather(other,
+//   [1,2,0]) along dim (broadcasting; exact for integers)
+Values cross(GraphContext& g, const Args& a) {
+  const int64_t rank_a = a.require_rank(0), rank_b = a.require_rank(1);
+  const int64_t rank = std::max(rank_a, rank_b);
+  int64_t dim;
+  if (a.size() > 2 && !a.is_none(2)) {
+    dim = normalize_dim(a.int_arg(2), rank);
+  } else {
+    // static shape: cross without dim takes the first dim of size 3.
+    auto sa = a.sizes(0), sb = a.sizes(1);
+    if (!sa || !sb) g.fail("cross without dim needs the inputs' static shapes; pass dim");
+    dim = -1;
+    for (int64_t i = 0; i < rank && dim < 0; ++i) {
+      int64_t ia = i - (rank - rank_a), ib = i - (rank - rank_b);
+      int64_t size_a = ia >= 0 ? (*sa)[ia] : 1, size_b = ib >= 0 ? (*sb)[ib] : 1;
+      if (std::max(size_a, size_b) == 3) dim = i;
+    }
+    if (dim < 0) g.fail("cross: no dimension of size 3 in the inputs");
+  }
+  at::ScalarType type = result_type(a, 0);
+  // The dim counted from the back holds in both inputs under broadcasting.
+  const int64_t from_back = dim - rank;
+  auto rolled = [&](size_t i, int64_t input_rank, std::vector<int64_t> order) {
+    if (input_rank + from_back < 0) g.fail("cross: an input lacks the cross dimension");
+    return g.op("Gather", {a.tensor_as(i, type), g.constant_ints(order)},
+                {{"axis", input_rank + from_back}});
+  };
+  Value lhs = g.op("Mul", {rolled(0, rank_a, {1, 2, 0}), rolled(1, rank_b, {2, 0, 1})});
+  Value rhs = g.op("Mul", {rolled(0, rank_a, {2, 0, 1}), rolled(1, rank_b, {1, 2, 0})});
+  return {g.op("Sub", {lhs, rhs})};
+}
+
 }  // namespace
 
 void register_linear(Registry& r) {
-  // aten::linear(Tensor input, Tensor weight, Tensor? bias)
-  //   ⇒  Gemm(transB=1) for 2-D float input (bias optional from opset 11), MatMul(x, Wᵀ) + b
-  //   otherwise (ONNX Runtime's Gemm takes float/double only)
-  r.add("aten::linear", {}, [](GraphContext& g, const Args& a) -> Values {
-    const bool has_bias = !a.is_none(2);
-    if (a.rank(0) == 2 && gemm_type(a.dtype(0)) && (has_bias || g.opset() >= 11)) {
-      Values inputs{a.tensor(0), a.tensor(1)};
-      if (has_bias) inputs.push_back(a.tensor(2));
-      return {g.op("Gemm", inputs, {{"alpha", 1.0}, {"beta", 1.0}, {"transB", 1}})};
-    }
-    Value wt = g.op("Transpose", {a.tensor(1)}, {{"perm", std::vector<int64_t>{1, 0}}});
-    Value y = g.op("MatMul", {a.tensor(0), wt});
-    if (has_bias) y = g.op("Add", {y, a.tensor(2)});
-    return {y};
-  });
-  // aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)
-  //   ⇒  Gemm(mat1, mat2, self, alpha, beta) for float/double; MatMul, Mul, Add for integers;
-  //   self dropped when beta is 0 (as PyTorch: its nan/inf do not propagate)
-  r.add("aten::addmm", {}, [](GraphContext& g, const Args& a) -> Values {
-    double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
-    double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
-    at::ScalarType type = result_type(a, 1);
-    if (gemm_type(type) && (beta != 0.0 || g.opset() >= 11)) {
-      Values inputs{a.tensor(1), a.tensor(2)};
-      if (beta != 0.0) inputs.push_back(a.tensor(0));
-      return {g.op("Gemm", inputs, {{"alpha", alpha}, {"beta", beta}})};
-    }
-    Value product = g.op("MatMul", {a.tensor(1), a.tensor(2)});
-    return {add_scaled(g, a.tensor(0), product, beta, alpha, type)};
-  });
-  // aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)
-  //   ⇒  beta * self + alpha * MatMul(batch1, batch2) (self dropped when beta is 0)
-  r.add("aten::baddbmm", {}, [](GraphContext& g, const Args& a) -> Values {
-    double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
-    double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
-    Value product = g.op("MatMul", {a.tensor(1), a.tensor(2)});
-    return {add_scaled(g, a.tensor(0), product, beta, alpha, result_type(a, 1))};
-  });
-  // aten::matmul / mm / bmm(Tensor self, Tensor other), aten::mv(Tensor self, Tensor vec),
-  // aten::dot(Tensor self, Tensor tensor)  ⇒  MatMul (numpy semantics: 1-D operands, batch
-  // broadcasting; float and integer types)
+  r.add("aten::linear", {9, 10}, linear_9);
+  r.add("aten::linear", from(11), linear_11);
+  r.add("aten::addmm", {9, 10}, addmm_9);
+  r.add("aten::addmm", from(11), addmm_11);
+  r.add("aten::baddbmm", from(9), baddbmm);
   for (const char* op : {"aten::matmul", "aten::mm", "aten::bmm", "aten::mv", "aten::dot"}) {
-    r.add(op, {}, [](GraphContext& g, const Args& a) -> Values {
-      return {g.op("MatMul", {a.tensor(0), a.tensor(1)})};
-    });
+    r.add(op, from(9), matmul);
   }
-  // aten::outer(Tensor self, Tensor vec2)  ⇒  Mul(Unsqueeze(self, 1), vec2) in the promoted
-  // type (And for bool)
-  r.add("aten::outer", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = result_type(a, 0);
-    Value col = unsqueeze(g, a.tensor_as(0, type), {1});
-    return {g.op(type == at::kBool ? "And" : "Mul", {col, a.tensor_as(1, type)})};
-  });
-  // aten::tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other)
-  //   ⇒  Transpose both to (free, contracted) / (contracted, free), Reshape to [free_a..., K] and
-  //   [K, Fb], MatMul, Reshape to free_a ++ free_b (sizes computed in the graph)
-  r.add("aten::tensordot", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank_a = a.require_rank(0), rank_b = a.require_rank(1);
-    std::vector<int64_t> dims_a = a.int_list(2), dims_b = a.int_list(3);
-    if (dims_a.size() != dims_b.size()) {
-      g.fail("tensordot: dims_self and dims_other must have the same length");
-    }
-    for (auto& d : dims_a) d = normalize_dim(d, rank_a);
-    for (auto& d : dims_b) d = normalize_dim(d, rank_b);
-    std::vector<int64_t> free_a, free_b;
-    for (int64_t i = 0; i < rank_a; ++i) {
-      if (std::find(dims_a.begin(), dims_a.end(), i) == dims_a.end()) free_a.push_back(i);
-    }
-    for (int64_t i = 0; i < rank_b; ++i) {
-      if (std::find(dims_b.begin(), dims_b.end(), i) == dims_b.end()) free_b.push_back(i);
-    }
-    std::vector<int64_t> perm_a = free_a, perm_b = dims_b;
-    perm_a.insert(perm_a.end(), dims_a.begin(), dims_a.end());
-    perm_b.insert(perm_b.end(), free_b.begin(), free_b.end());
-    Value x = a.tensor(0), y = a.tensor(1);
-    Value minus_one = g.constant_ints({-1});
-    Value free_shape_a = free_a.empty() ? "" : dims_of(g, x, free_a);
-    Value free_shape_b = free_b.empty() ? "" : dims_of(g, y, free_b);
-    Value xa = transpose(g, x, perm_a);
-    Value xa_shape =
-        free_a.empty() ? minus_one : g.op("Concat", {free_shape_a, minus_one}, {{"axis", 0}});
-    xa = g.op("Reshape", {xa, xa_shape});  // [free_a..., K]
-    // K: the product of the contracted sizes of `y` (equal to x's, or x's broadcastable 1s).
-    Value k = dims_b.empty() ? g.constant_ints({1})
-                             : reduce(g, "ReduceProd", dims_of(g, y, dims_b), {}, true);
-    Value yb = g.op("Reshape", {transpose(g, y, perm_b),
-                                g.op("Concat", {k, minus_one}, {{"axis", 0}})});  // [K, Fb]
-    Value product = g.op("MatMul", {xa, yb});
-    Values out_shape;
-    if (!free_a.empty()) out_shape.push_back(free_shape_a);
-    if (!free_b.empty()) out_shape.push_back(free_shape_b);
-    if (out_shape.empty()) return {g.op("Reshape", {product, g.constant_ints({})})};
-    Value shape = out_shape.size() == 1 ? out_shape[0] : g.op("Concat", out_shape, {{"axis", 0}});
-    return {g.op("Reshape", {product, shape})};
-  });
-  // aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None)
-  //   ⇒  Einsum (opset 12+); before 12 Transpose/Unsqueeze to common labels, Mul, ReduceSum
-  //   (no diagonals: a repeated subscript within one operand needs opset 12)
-  r.add("aten::einsum", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.jit(0)->type()->kind() != c10::TypeKind::StringType) {
-      g.fail(
-          "einsum's sublist form (operands with subscript lists) is not supported; pass the "
-          "equation as a string");
-    }
-    std::string equation;
-    for (char c : a.str_arg(0)) {
-      if (c != ' ') equation += c;
-    }
-    Values tensors = a.tensor_list(1);
-    const auto* list = a.jit(1)->node();
-    if (list->kind() != c10::prim::ListConstruct) {
-      g.fail("einsum needs its operands as a list built in the graph (prim::ListConstruct)");
-    }
-    const bool has_ellipsis = equation.find("...") != std::string::npos;
-    std::vector<int64_t> ranks;
-    if (has_ellipsis || g.opset() < 12) {
-      Args operands(g, list);
-      for (size_t k = 0; k < list->inputs().size(); ++k) ranks.push_back(operands.require_rank(k));
-    }
-    if (g.opset() >= 12) {
-      if (has_ellipsis) align_ellipsis(g, equation, tensors, ranks);
-      return {g.op("Einsum", tensors, {{"equation", equation}})};
-    }
-    return {einsum_by_mul(g, equation, tensors, ranks)};
-  });
-  // aten::cross(Tensor self, Tensor other, int? dim=None) /
-  // aten::linalg_cross(Tensor self, Tensor other, *, int dim=-1)
-  //   ⇒  Gather(self, [1,2,0]) * Gather(other, [2,0,1]) - Gather(self, [2,0,1]) * Gather(other,
-  //   [1,2,0]) along dim (broadcasting; exact for integers)
-  for (const char* op : {"aten::cross", "aten::linalg_cross"}) {
-    r.add(op, {}, [](GraphContext& g, const Args& a) -> Values {
-      const int64_t rank_a = a.require_rank(0), rank_b = a.require_rank(1);
-      const int64_t rank = std::max(rank_a, rank_b);
-      int64_t dim;
-      if (a.size() > 2 && !a.is_none(2)) {
-        dim = normalize_dim(a.int_arg(2), rank);
-      } else {
-        // static shape: cross without dim takes the first dim of size 3.
-        auto sa = a.sizes(0), sb = a.sizes(1);
-        if (!sa || !sb) g.fail("cross without dim needs the inputs' static shapes; pass dim");
-        dim = -1;
-        for (int64_t i = 0; i < rank && dim < 0; ++i) {
-          int64_t ia = i - (rank - rank_a), ib = i - (rank - rank_b);
-          int64_t size_a = ia >= 0 ? (*sa)[ia] : 1, size_b = ib >= 0 ? (*sb)[ib] : 1;
-          if (std::max(size_a, size_b) == 3) dim = i;
-        }
-        if (dim < 0) g.fail("cross: no dimension of size 3 in the inputs");
-      }
-      at::ScalarType type = result_type(a, 0);
-      // The dim counted from the back holds in both inputs under broadcasting.
-      const int64_t from_back = dim - rank;
-      auto rolled = [&](size_t i, int64_t input_rank, std::vector<int64_t> order) {
-        if (input_rank + from_back < 0) g.fail("cross: an input lacks the cross dimension");
-        return g.op("Gather", {a.tensor_as(i, type), g.constant_ints(order)},
-                    {{"axis", input_rank + from_back}});
-      };
-      Value lhs = g.op("Mul", {rolled(0, rank_a, {1, 2, 0}), rolled(1, rank_b, {2, 0, 1})});
-      Value rhs = g.op("Mul", {rolled(0, rank_a, {2, 0, 1}), rolled(1, rank_b, {1, 2, 0})});
-      return {g.op("Sub", {lhs, rhs})};
-    });
-  }
+  r.add("aten::outer", from(9), outer);
+  r.add("aten::tensordot", from(9), tensordot);
+  r.add("aten::einsum", {9, 11}, einsum_9);
+  r.add("aten::einsum", from(12), einsum_12);
+  r.add("aten::cross", from(9), cross);
+  r.add("aten::linalg_cross", from(9), cross);
 }
 
 }  // namespace torchonnx::symbolic::ops

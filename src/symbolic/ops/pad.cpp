@@ -337,80 +337,111 @@ Value cdist(GraphContext& g, const Args& a) {
   return p_norm(g, g.op("Sub", {x1, x2}), p, rank - 1, false, type);
 }
 
+// ----- converters --------------------------------------------------------------------------
+
+// aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor  ⇒  Pad constant
+//   (+ Slice for negative pads); pads/value attributes before 11, inputs from 11
+Values constant_pad_nd(GraphContext& g, const Args& a) {
+  double value = a.is_none(2) ? 0.0 : a.constant(2).toScalar().toDouble();
+  if (!a.is_constant(1)) return {dynamic_pad(g, a, "constant", value)};
+  return {pad_tensor(g, a, a.int_list(1), "constant", value)};
+}
+
+// aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) -> Tensor  ⇒  Pad
+//   constant/reflect/edge, or Slice + Concat for circular
+Values pad(GraphContext& g, const Args& a) {
+  std::string mode = a.str_arg(2);
+  if (mode != "constant" && mode != "reflect" && mode != "replicate" && mode != "circular") {
+    g.fail("unknown padding mode '" + mode + "'");
+  }
+  std::optional<double> value = a.optional_float(3);
+  if (value && mode != "constant") g.fail("padding mode '" + mode + "' takes no value");
+  if (!a.is_constant(1)) return {dynamic_pad(g, a, mode, value.value_or(0.0))};
+  return {pad_tensor(g, a, a.int_list(1), mode, value.value_or(0.0))};
+}
+
+// aten::_pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor  ⇒  as aten::pad;
+//   what libtorch's C++ F::pad records. mode is at::padding_mode: reflect, replicate, circular,
+//   constant.
+Values pad_enum(GraphContext& g, const Args& a) {
+  static const char* const kModes[] = {"reflect", "replicate", "circular", "constant"};
+  const int64_t m = a.int_arg(2);
+  if (m < 0 || m > 3) g.fail("unknown padding mode " + std::to_string(m));
+  const std::string mode = kModes[m];
+  std::optional<double> value = a.optional_float(3);
+  if (value && mode != "constant") g.fail("padding mode '" + mode + "' takes no value");
+  if (!a.is_constant(1)) return {dynamic_pad(g, a, mode, value.value_or(0.0))};
+  return {pad_tensor(g, a, a.int_list(1), mode, value.value_or(0.0))};
+}
+
+// aten::reflection_pad{1,2,3}d(Tensor self, int[2n] padding) -> Tensor  ⇒  Pad reflect
+// aten::replication_pad{1,2,3}d(Tensor self, int[2n] padding) -> Tensor  ⇒  Pad edge
+// aten::_pad_circular(Tensor self, int[] pad) -> Tensor  ⇒  Slice + Concat per padded dim
+Converter pad_in_mode(const std::string& mode) {
+  return [mode](GraphContext& g, const Args& a) -> Values {
+    return {pad_tensor(g, a, a.int_list(1), mode, 0.0)};
+  };
+}
+
+// aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor  ⇒  Reshape, Transpose, Reshape
+Values pixel_shuffle_op(GraphContext& g, const Args& a) {
+  return {pixel_shuffle(g, a, false)};
+}
+
+// aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor  ⇒  Reshape, Transpose,
+//   Reshape
+Values pixel_unshuffle_op(GraphContext& g, const Args& a) {
+  return {pixel_shuffle(g, a, true)};
+}
+
+// aten::im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride)
+//   -> Tensor  ⇒  Conv of each plane with one-hot kernels + Reshape
+Values im2col_op(GraphContext& g, const Args& a) {
+  return {im2col(g, a)};
+}
+
+// aten::col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation,
+//   int[2] padding, int[2] stride) -> Tensor  ⇒  ConvTranspose with one-hot kernels + Reshape
+Values col2im_op(GraphContext& g, const Args& a) {
+  return {col2im(g, a)};
+}
+
+// aten::pairwise_distance(Tensor x1, Tensor x2, float p, float eps, bool keepdim) -> Tensor
+//   ⇒  Sub, Add eps, p-norm reductions
+Values pairwise_distance_op(GraphContext& g, const Args& a) {
+  return {pairwise_distance(g, a)};
+}
+
+// aten::cosine_similarity(Tensor x1, Tensor x2, int dim, float eps) -> Tensor  ⇒  per-vector
+//   clamped norms (ReduceSum, Sqrt, Max), Div, ReduceSum
+Values cosine_similarity_op(GraphContext& g, const Args& a) {
+  return {cosine_similarity(g, a)};
+}
+
+// aten::cdist(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor  ⇒  Unsqueeze, Sub,
+//   p-norm
+Values cdist_op(GraphContext& g, const Args& a) {
+  return {cdist(g, a)};
+}
+
 }  // namespace
 
 void register_pad(Registry& r) {
-  // aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0)  ⇒  Pad constant (+ Slice for
-  // negative pads); pads/value attributes before 11, inputs from 11
-  r.add("aten::constant_pad_nd", {}, [](GraphContext& g, const Args& a) -> Values {
-    double value = a.is_none(2) ? 0.0 : a.constant(2).toScalar().toDouble();
-    if (!a.is_constant(1)) return {dynamic_pad(g, a, "constant", value)};
-    return {pad_tensor(g, a, a.int_list(1), "constant", value)};
-  });
-  // aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None)  ⇒  Pad
-  // constant/reflect/edge, or Slice + Concat for circular
-  r.add("aten::pad", {}, [](GraphContext& g, const Args& a) -> Values {
-    std::string mode = a.str_arg(2);
-    if (mode != "constant" && mode != "reflect" && mode != "replicate" && mode != "circular") {
-      g.fail("unknown padding mode '" + mode + "'");
-    }
-    std::optional<double> value = a.optional_float(3);
-    if (value && mode != "constant") g.fail("padding mode '" + mode + "' takes no value");
-    if (!a.is_constant(1)) return {dynamic_pad(g, a, mode, value.value_or(0.0))};
-    return {pad_tensor(g, a, a.int_list(1), mode, value.value_or(0.0))};
-  });
-  // aten::_pad_enum(Tensor self, int[] pad, int mode, float? value=None)  ⇒  as aten::pad; what
-  // libtorch's C++ F::pad records. mode is at::padding_mode: reflect, replicate, circular,
-  // constant.
-  r.add("aten::_pad_enum", {}, [](GraphContext& g, const Args& a) -> Values {
-    static const char* const kModes[] = {"reflect", "replicate", "circular", "constant"};
-    const int64_t m = a.int_arg(2);
-    if (m < 0 || m > 3) g.fail("unknown padding mode " + std::to_string(m));
-    const std::string mode = kModes[m];
-    std::optional<double> value = a.optional_float(3);
-    if (value && mode != "constant") g.fail("padding mode '" + mode + "' takes no value");
-    if (!a.is_constant(1)) return {dynamic_pad(g, a, mode, value.value_or(0.0))};
-    return {pad_tensor(g, a, a.int_list(1), mode, value.value_or(0.0))};
-  });
-  for (int n : {1, 2, 3}) {
-    std::string d = std::to_string(n) + "d";
-    // aten::reflection_padNd(Tensor self, int[2n] padding)  ⇒  Pad reflect
-    r.add("aten::reflection_pad" + d, {}, [](GraphContext& g, const Args& a) -> Values {
-      return {pad_tensor(g, a, a.int_list(1), "reflect", 0.0)};
-    });
-    // aten::replication_padNd(Tensor self, int[2n] padding)  ⇒  Pad edge
-    r.add("aten::replication_pad" + d, {}, [](GraphContext& g, const Args& a) -> Values {
-      return {pad_tensor(g, a, a.int_list(1), "replicate", 0.0)};
-    });
+  r.add("aten::constant_pad_nd", from(9), constant_pad_nd);
+  r.add("aten::pad", from(9), pad);
+  r.add("aten::_pad_enum", from(9), pad_enum);
+  for (const std::string d : {"1d", "2d", "3d"}) {
+    r.add("aten::reflection_pad" + d, from(9), pad_in_mode("reflect"));
+    r.add("aten::replication_pad" + d, from(9), pad_in_mode("replicate"));
   }
-  // aten::_pad_circular(Tensor self, int[] pad)  ⇒  Slice + Concat per padded dim
-  r.add("aten::_pad_circular", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {pad_tensor(g, a, a.int_list(1), "circular", 0.0)};
-  });
-  // aten::pixel_shuffle(Tensor self, int upscale_factor)  ⇒  Reshape, Transpose, Reshape
-  r.add("aten::pixel_shuffle", {},
-        [](GraphContext& g, const Args& a) -> Values { return {pixel_shuffle(g, a, false)}; });
-  // aten::pixel_unshuffle(Tensor self, int downscale_factor)  ⇒  Reshape, Transpose, Reshape
-  r.add("aten::pixel_unshuffle", {},
-        [](GraphContext& g, const Args& a) -> Values { return {pixel_shuffle(g, a, true)}; });
-  // aten::im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride)
-  //   ⇒  Conv of each plane with one-hot kernels + Reshape
-  r.add("aten::im2col", {},
-        [](GraphContext& g, const Args& a) -> Values { return {im2col(g, a)}; });
-  // aten::col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation,
-  //   int[2] padding, int[2] stride)  ⇒  ConvTranspose with one-hot kernels + Reshape
-  r.add("aten::col2im", {},
-        [](GraphContext& g, const Args& a) -> Values { return {col2im(g, a)}; });
-  // aten::pairwise_distance(Tensor x1, Tensor x2, float p, float eps, bool keepdim)  ⇒
-  //   Sub, Add eps, p-norm reductions
-  r.add("aten::pairwise_distance", {},
-        [](GraphContext& g, const Args& a) -> Values { return {pairwise_distance(g, a)}; });
-  // aten::cosine_similarity(Tensor x1, Tensor x2, int dim, float eps)  ⇒  per-vector clamped
-  //   norms (ReduceSum, Sqrt, Max), Div, ReduceSum
-  r.add("aten::cosine_similarity", {},
-        [](GraphContext& g, const Args& a) -> Values { return {cosine_similarity(g, a)}; });
-  // aten::cdist(Tensor x1, Tensor x2, float p, int? compute_mode)  ⇒  Unsqueeze, Sub, p-norm
-  r.add("aten::cdist", {}, [](GraphContext& g, const Args& a) -> Values { return {cdist(g, a)}; });
+  r.add("aten::_pad_circular", from(9), pad_in_mode("circular"));
+  r.add("aten::pixel_shuffle", from(9), pixel_shuffle_op);
+  r.add("aten::pixel_unshuffle", from(9), pixel_unshuffle_op);
+  r.add("aten::im2col", from(9), im2col_op);
+  r.add("aten::col2im", from(9), col2im_op);
+  r.add("aten::pairwise_distance", from(9), pairwise_distance_op);
+  r.add("aten::cosine_similarity", from(9), cosine_similarity_op);
+  r.add("aten::cdist", from(9), cdist_op);
 }
 
 }  // namespace torchonnx::symbolic::ops

@@ -362,27 +362,45 @@ Values adaptive_max_pool_with_indices(GraphContext& g, const Args& a, size_t n) 
   return {assemble(values), assemble(indices)};
 }
 
+// aten::max_pool{1,2,3}d / max_pool{1,2,3}d_with_indices (see max_pool) for `n` spatial dims.
+Converter max_pool_nd(size_t n, bool with_indices) {
+  return [n, with_indices](GraphContext& g, const Args& a) -> Values {
+    return max_pool(g, a, n, with_indices);
+  };
+}
+
+// aten::avg_pool{1,2,3}d (see avg_pool) for `n` spatial dims.
+Converter avg_pool_nd(size_t n) {
+  return [n](GraphContext& g, const Args& a) -> Values { return {avg_pool(g, a, n)}; };
+}
+
+// aten::adaptive_avg_pool{1,2,3}d(Tensor self, int[] output_size) -> Tensor  ⇒  see adaptive_pool
+Converter adaptive_avg_pool_nd(size_t n) {
+  return
+      [n](GraphContext& g, const Args& a) -> Values { return {adaptive_pool(g, a, n, "Average")}; };
+}
+
+// aten::adaptive_max_pool{1,2,3}d(Tensor self, int[] output_size) -> (Tensor, Tensor)
+//   ⇒  see adaptive_pool; with its indices used, adaptive_max_pool_with_indices
+Converter adaptive_max_pool_nd(size_t n) {
+  return [n](GraphContext& g, const Args& a) -> Values {
+    if (a.node()->outputs().size() > 1 && a.node()->output(1)->hasUses()) {
+      return adaptive_max_pool_with_indices(g, a, n);
+    }
+    return {adaptive_pool(g, a, n, "Max"), ""};
+  };
+}
+
 }  // namespace
 
 void register_pool(Registry& r) {
   for (size_t n : {1, 2, 3}) {
-    std::string d = std::to_string(n) + "d";
-    r.add("aten::max_pool" + d, {},
-          [n](GraphContext& g, const Args& a) -> Values { return max_pool(g, a, n, false); });
-    r.add("aten::max_pool" + d + "_with_indices", {},
-          [n](GraphContext& g, const Args& a) -> Values { return max_pool(g, a, n, true); });
-    r.add("aten::avg_pool" + d, {},
-          [n](GraphContext& g, const Args& a) -> Values { return {avg_pool(g, a, n)}; });
-    r.add("aten::adaptive_avg_pool" + d, {}, [n](GraphContext& g, const Args& a) -> Values {
-      return {adaptive_pool(g, a, n, "Average")};
-    });
-    // Returns (values, indices).
-    r.add("aten::adaptive_max_pool" + d, {}, [n](GraphContext& g, const Args& a) -> Values {
-      if (a.node()->outputs().size() > 1 && a.node()->output(1)->hasUses()) {
-        return adaptive_max_pool_with_indices(g, a, n);
-      }
-      return {adaptive_pool(g, a, n, "Max"), ""};
-    });
+    const std::string d = std::to_string(n) + "d";
+    r.add("aten::max_pool" + d, from(9), max_pool_nd(n, false));
+    r.add("aten::max_pool" + d + "_with_indices", from(9), max_pool_nd(n, true));
+    r.add("aten::avg_pool" + d, from(9), avg_pool_nd(n));
+    r.add("aten::adaptive_avg_pool" + d, from(9), adaptive_avg_pool_nd(n));
+    r.add("aten::adaptive_max_pool" + d, from(9), adaptive_max_pool_nd(n));
   }
 }
 

@@ -267,11 +267,10 @@ Unpacked unpack(GraphContext& g, const Value& data, const Value& bs, const Value
   return {padded, lengths, mask};
 }
 
-Values rnn_converter(GraphContext& g, const Args& a, Kind kind) {
+// aten::lstm/gru/rnn_tanh/rnn_relu of the .input overload (`packed` false) or the .data overload
+// (packed data with batch_sizes).
+Values rnn_converter(GraphContext& g, const Args& a, Kind kind, bool packed) {
   const bool lstm = kind == Kind::kLstm;
-  // aten::lstm.input has hx: Tensor[] at 1; .data has batch_sizes: Tensor at 1. The others:
-  // .input has has_biases: bool at 3, .data params: Tensor[] at 3.
-  const bool packed = lstm ? !is_list(a, 1) : is_list(a, 3);
   const size_t h = packed ? 2 : 1, p = packed ? 3 : 2;
   RnnConfig c = read_config(g, a, kind, p);
   check_float(g, a.dtype(0));
@@ -338,80 +337,106 @@ Values cell_converter(GraphContext& g, const Args& a, Kind kind) {
   return {squeeze(g, r.h_n, {0})};
 }
 
+// aten::lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers,
+//   float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
+// aten::gru.input / rnn_tanh.input / rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, ...)
+//   -> (Tensor, Tensor)
+//   ⇒  one ONNX LSTM / GRU (linear_before_reset=1) / RNN (Tanh/Relu) per layer (weights reordered
+//      with Split/Concat)
+Converter rnn_input(Kind kind) {
+  return [kind](GraphContext& g, const Args& a) { return rnn_converter(g, a, kind, false); };
+}
+
+// aten::lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases,
+//   int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)
+// aten::gru.data / rnn_tanh.data / rnn_relu.data(data, batch_sizes, Tensor hx, ...)
+//   -> (Tensor, Tensor)
+//   ⇒  packed data gathered to padded, run as .input with sequence_lens and its valid rows
+//      gathered back (Gather/NonZero, every opset)
+Converter rnn_data(Kind kind) {
+  return [kind](GraphContext& g, const Args& a) { return rnn_converter(g, a, kind, true); };
+}
+
+// Either overload of a node without a schema, told apart by the argument types: aten::lstm.input
+// has hx: Tensor[] at 1, .data batch_sizes: Tensor at 1; the others' .input has has_biases: bool
+// at 3, .data params: Tensor[] at 3.
+Converter rnn_any(Kind kind) {
+  return [kind](GraphContext& g, const Args& a) {
+    const bool packed = kind == Kind::kLstm ? !is_list(a, 1) : is_list(a, 3);
+    return rnn_converter(g, a, kind, packed);
+  };
+}
+
+// aten::lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih, Tensor?
+//   b_hh) -> (Tensor, Tensor); aten::gru_cell / rnn_tanh_cell / rnn_relu_cell(Tensor input,
+//   Tensor hx, ...) -> Tensor  ⇒  a one-step ONNX LSTM/GRU/RNN, its Y_h (and Y_c) squeezed
+Converter cell(Kind kind) {
+  return [kind](GraphContext& g, const Args& a) { return cell_converter(g, a, kind); };
+}
+
+// aten::_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)
+//   -> (Tensor data, Tensor batch_sizes)  ⇒  Gather of the flattened time-major input at
+//   NonZero(arange(T) < lengths); batch_sizes = the non-zero ReduceSums of that mask
+Values pack_padded_sequence(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank < 2) g.fail("_pack_padded_sequence takes an input of rank >= 2");
+  Value x = a.tensor(0);
+  if (a.bool_arg(2)) {
+    Ints perm(rank);
+    for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+    std::swap(perm[0], perm[1]);
+    x = transpose(g, x, perm);
+  }
+  Value lengths = a.tensor_as(1, at::kLong);
+  Value t_range = arange(g, dim_size(g, x, 0));
+  Value mask = g.op("Less", {unsqueeze(g, t_range, {1}), unsqueeze(g, lengths, {0})});
+  Value data = gather_valid(g, x, rank, mask);
+  // One batch size per step up to the longest sequence (the input may have more steps; every
+  // length is >= 1, so those are the non-zero counts).
+  Value counts = reduce(g, "ReduceSum", g.cast(mask, at::kLong), {1}, false);
+  Value steps = squeeze(g, g.op("NonZero", {counts}), {0});
+  Value batch_sizes = g.op("Gather", {counts, steps}, {{"axis", 0}});
+  return Values{data, batch_sizes};
+}
+
+// aten::_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first,
+//   Scalar padding_value, int total_length) -> (Tensor, Tensor)  ⇒  Gather of the packed rows
+//   at offset[t] + b (offset: MatMul of a triangular mask with batch_sizes), Where(valid, rows,
+//   padding_value), max(T, total_length) steps; lengths = ReduceSum of the valid mask
+Values pad_packed_sequence(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const at::ScalarType type = a.dtype(0);
+  Value pad = g.constant_scalar(a.float_arg(3), type);
+  Value min_steps = g.constant_ints({a.int_arg(4)});
+  Unpacked u = unpack(g, a.tensor(0), a.tensor_as(1, at::kLong), pad, rank, min_steps);
+  Value out = u.padded;
+  if (a.bool_arg(2)) {
+    Ints perm(rank + 1);
+    for (int64_t i = 0; i <= rank; ++i) perm[i] = i;
+    std::swap(perm[0], perm[1]);
+    out = transpose(g, out, perm);
+  }
+  return Values{out, u.lengths};
+}
+
 }  // namespace
 
 void register_rnn(Registry& r) {
-  const std::pair<const char*, Kind> layers[] = {{"aten::lstm", Kind::kLstm},
-                                                 {"aten::gru", Kind::kGru},
-                                                 {"aten::rnn_tanh", Kind::kRnnTanh},
-                                                 {"aten::rnn_relu", Kind::kRnnRelu}};
-  // aten::lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers,
-  //   float dropout, bool train, bool bidirectional, bool batch_first) and
-  // aten::lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, ...)  ⇒  one ONNX
-  //   LSTM per layer (weights reordered with Split/Concat); packed data gathered to padded, run
-  //   with sequence_lens and its valid rows gathered back (Gather/NonZero, every opset)
-  // aten::gru / aten::rnn_tanh / aten::rnn_relu (same two overloads, hx a Tensor)  ⇒  one ONNX
-  //   GRU (linear_before_reset=1) / RNN (Tanh/Relu) per layer, as LSTM
-  for (const auto& [name, kind] : layers) {
-    const Kind k = kind;
-    r.add(name, {}, [k](GraphContext& g, const Args& a) { return rnn_converter(g, a, k); });
+  for (auto [op, kind] : {std::pair{"aten::lstm", Kind::kLstm},
+                          {"aten::gru", Kind::kGru},
+                          {"aten::rnn_tanh", Kind::kRnnTanh},
+                          {"aten::rnn_relu", Kind::kRnnRelu}}) {
+    const std::string name = op;
+    r.add(name, from(9), rnn_any(kind));
+    r.add(name + ".input", from(9), rnn_input(kind));
+    r.add(name + ".data", from(9), rnn_data(kind));
   }
-  const std::pair<const char*, Kind> cells[] = {{"aten::lstm_cell", Kind::kLstm},
-                                                {"aten::gru_cell", Kind::kGru},
-                                                {"aten::rnn_tanh_cell", Kind::kRnnTanh},
-                                                {"aten::rnn_relu_cell", Kind::kRnnRelu}};
-  // aten::lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih, Tensor?
-  //   b_hh) -> (Tensor, Tensor); aten::gru_cell / rnn_tanh_cell / rnn_relu_cell(Tensor input,
-  //   Tensor hx, ...) -> Tensor  ⇒  a one-step ONNX LSTM/GRU/RNN, its Y_h (and Y_c) squeezed
-  for (const auto& [name, kind] : cells) {
-    const Kind k = kind;
-    r.add(name, {}, [k](GraphContext& g, const Args& a) { return cell_converter(g, a, k); });
-  }
-
-  // aten::_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)
-  //   -> (Tensor data, Tensor batch_sizes)  ⇒  Gather of the flattened time-major input at
-  //   NonZero(arange(T) < lengths); batch_sizes = the non-zero ReduceSums of that mask
-  r.add("aten::_pack_padded_sequence", {}, [](GraphContext& g, const Args& a) {
-    const int64_t rank = a.require_rank(0);
-    if (rank < 2) g.fail("_pack_padded_sequence takes an input of rank >= 2");
-    Value x = a.tensor(0);
-    if (a.bool_arg(2)) {
-      Ints perm(rank);
-      for (int64_t i = 0; i < rank; ++i) perm[i] = i;
-      std::swap(perm[0], perm[1]);
-      x = transpose(g, x, perm);
-    }
-    Value lengths = a.tensor_as(1, at::kLong);
-    Value t_range = arange(g, dim_size(g, x, 0));
-    Value mask = g.op("Less", {unsqueeze(g, t_range, {1}), unsqueeze(g, lengths, {0})});
-    Value data = gather_valid(g, x, rank, mask);
-    // One batch size per step up to the longest sequence (the input may have more steps; every
-    // length is >= 1, so those are the non-zero counts).
-    Value counts = reduce(g, "ReduceSum", g.cast(mask, at::kLong), {1}, false);
-    Value steps = squeeze(g, g.op("NonZero", {counts}), {0});
-    Value batch_sizes = g.op("Gather", {counts, steps}, {{"axis", 0}});
-    return Values{data, batch_sizes};
-  });
-
-  // aten::_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first,
-  //   Scalar padding_value, int total_length) -> (Tensor, Tensor)  ⇒  Gather of the packed rows
-  //   at offset[t] + b (offset: MatMul of a triangular mask with batch_sizes), Where(valid, rows,
-  //   padding_value), max(T, total_length) steps; lengths = ReduceSum of the valid mask
-  r.add("aten::_pad_packed_sequence", {}, [](GraphContext& g, const Args& a) {
-    const int64_t rank = a.require_rank(0);
-    const at::ScalarType type = a.dtype(0);
-    Value pad = g.constant_scalar(a.float_arg(3), type);
-    Value min_steps = g.constant_ints({a.int_arg(4)});
-    Unpacked u = unpack(g, a.tensor(0), a.tensor_as(1, at::kLong), pad, rank, min_steps);
-    Value out = u.padded;
-    if (a.bool_arg(2)) {
-      Ints perm(rank + 1);
-      for (int64_t i = 0; i <= rank; ++i) perm[i] = i;
-      std::swap(perm[0], perm[1]);
-      out = transpose(g, out, perm);
-    }
-    return Values{out, u.lengths};
-  });
+  r.add("aten::lstm_cell", from(9), cell(Kind::kLstm));
+  r.add("aten::gru_cell", from(9), cell(Kind::kGru));
+  r.add("aten::rnn_tanh_cell", from(9), cell(Kind::kRnnTanh));
+  r.add("aten::rnn_relu_cell", from(9), cell(Kind::kRnnRelu));
+  r.add("aten::_pack_padded_sequence", from(9), pack_padded_sequence);
+  r.add("aten::_pad_packed_sequence", from(9), pad_packed_sequence);
 }
 
 }  // namespace torchonnx::symbolic::ops
