@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "onnx/dead_code.h"
 #include "symbolic/context.h"
 #include "symbolic/export_types.h"
 #include "symbolic/functions.h"
@@ -103,51 +104,6 @@ void rename_values(ir::Graph& graph, const std::unordered_map<std::string, std::
       if (auto it = renames.find(out); it != renames.end()) out = it->second;
     }
   }
-}
-
-// Every value the nodes of `graph` and of its subgraphs read.
-void collect_reads(const ir::Graph& graph, std::unordered_set<std::string>& reads) {
-  for (const auto& node : graph.nodes) {
-    reads.insert(node.inputs.begin(), node.inputs.end());
-    for (const auto& attr : node.attributes) {
-      if (auto* sub = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
-        collect_reads(**sub, reads);
-        for (const auto& out : (*sub)->outputs) reads.insert(out.name);
-      }
-    }
-  }
-}
-
-// Drops nodes whose outputs nothing reads, and initializers nothing reads. (Values read by a
-// subgraph — ONNX's outer-scope references — count as read by the node that owns it.)
-void remove_dead_nodes(ir::Graph& graph) {
-  std::unordered_set<std::string> live;
-  for (const auto& out : graph.outputs) live.insert(out.name);
-  std::vector<bool> keep(graph.nodes.size(), false);
-  for (size_t i = graph.nodes.size(); i-- > 0;) {
-    const auto& node = graph.nodes[i];
-    bool used = false;
-    for (const auto& out : node.outputs) used = used || live.count(out);
-    if (!used) continue;
-    keep[i] = true;
-    for (const auto& in : node.inputs) live.insert(in);
-    for (const auto& attr : node.attributes) {
-      if (auto* sub = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
-        collect_reads(**sub, live);
-      }
-    }
-  }
-  std::vector<ir::Node> nodes;
-  nodes.reserve(graph.nodes.size());
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (keep[i]) nodes.push_back(std::move(graph.nodes[i]));
-  }
-  graph.nodes = std::move(nodes);
-  std::vector<ir::Initializer> inits;
-  for (auto& init : graph.initializers) {
-    if (live.count(init.name)) inits.push_back(std::move(init));
-  }
-  graph.initializers = std::move(inits);
 }
 
 }  // namespace
