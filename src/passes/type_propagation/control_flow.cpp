@@ -1,0 +1,243 @@
+// If and Loop in the type propagation (Note [Types through control flow]).
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <string>
+#include <unordered_map>
+
+#include "passes/type_propagation/propagator.h"
+
+namespace torchonnx::passes::type_propagation {
+
+// Note [Types through control flow]
+// An If's outputs have the type both branches agree on; a Loop's carried values have the type
+// that holds for every iteration, found by running the body until the types of its outputs
+// match those of its inputs (a tensor that grows each iteration keeps its dtype and rank, its
+// sizes become unknown: an approximate value). Folding stays off until that fixed point, so no
+// size seen in one iteration becomes a constant.
+void Propagator::visit_if(Node* node) {
+  for (auto* block : node->blocks()) run_block(block);
+  for (size_t k = 0; k < node->outputs().size(); ++k) {
+    merge_into(node->outputs()[k], node->blocks()[0]->outputs()[k],
+               node->blocks()[1]->outputs()[k]);
+  }
+}
+
+void Propagator::visit_loop(Node* node) {
+  torch::jit::Block* body = node->blocks()[0];
+  const size_t carried = node->outputs().size();
+  // The iteration number and carried ints/floats change every iteration.
+  record(body->inputs()[0], c10::IValue(int64_t{1}), false, true);
+  for (size_t k = 0; k < carried; ++k) {
+    Value* init = node->inputs()[2 + k];
+    Value* in = body->inputs()[1 + k];
+    auto found = env.find(init);
+    if (found == env.end()) {
+      forget(in);
+      continue;
+    }
+    // Scalars and list lengths change with the iteration: never known, never folded.
+    bool scalar = found->second.isInt() || found->second.isDouble() || found->second.isBool();
+    bool list = found->second.isList();
+    c10::IValue start = scalar ? *placeholder(in) : list ? copy_list(found->second) : found->second;
+    record(in, start, false, scalar || list || approximate.count(init) > 0);
+    copy_shadow(in, init);
+  }
+  const bool saved_fold = fold;
+  fold = false;
+  constexpr int kMaxPasses = 4;
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
+    run_block(body);
+    bool stable = true;
+    for (size_t k = 0; k < carried; ++k) {
+      Value* in = body->inputs()[1 + k];
+      Value* out = body->outputs()[1 + k];
+      if (same_signature(in, out)) continue;
+      stable = false;
+      widen(in, out);
+    }
+    if (stable) break;
+    if (pass == kMaxPasses - 1) {
+      for (size_t k = 0; k < carried; ++k) {
+        if (!same_signature(body->inputs()[1 + k], body->outputs()[1 + k])) {
+          forget(body->inputs()[1 + k]);
+        }
+      }
+    }
+  }
+  fold = saved_fold;
+  if (fold) run_block(body);  // fold what does not depend on the iteration
+  for (size_t k = 0; k < carried; ++k) {
+    Value* in = body->inputs()[1 + k];
+    Value* out = node->outputs()[k];
+    if (auto found = env.find(in); found != env.end()) {
+      record(out, found->second, false, approximate.count(in) > 0);
+      // Widening drops the shadow of a carried value: the initial value's then says it varies.
+      copy_shadow(out, in);
+      if (!shadow.count(out)) copy_shadow(out, node->inputs()[2 + k]);
+    } else {
+      forget(out);
+    }
+  }
+}
+
+// What must agree between iterations: dtype and sizes of a tensor (rank for an approximate
+// one), the element signature of a list; scalars are placeholders already.
+std::string Propagator::signature(const c10::IValue& v, bool approx) const {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined()) return "undefined";
+    std::string s = std::string(c10::toString(t.scalar_type())) + "/" + std::to_string(t.dim());
+    if (!approx) {
+      for (int64_t d : t.sizes()) s += "," + std::to_string(d);
+    }
+    return s;
+  }
+  if (v.isList()) {
+    auto list = v.toListRef();
+    return "[" + (list.empty() ? std::string() : signature(list[0], true)) + "]";
+  }
+  if (v.isTuple()) {
+    std::string s = "(";
+    for (const auto& e : v.toTupleRef().elements()) s += signature(e, approx) + ";";
+    return s + ")";
+  }
+  return v.tagKind();
+}
+
+// Whether the carried input `in` already covers the body's output `out`.
+bool Propagator::same_signature(Value* in, Value* out) const {
+  auto ei = env.find(in), eo = env.find(out);
+  if (ei == env.end() || eo == env.end()) return eo == env.end();
+  const bool approx = approximate.count(in) > 0;
+  if (!approx && approximate.count(out)) return false;  // exact sizes cannot cover unknown ones
+  return signature(ei->second, approx) == signature(eo->second, approx);
+}
+
+// Makes the carried input `in` cover `out` too: the same dtype and rank, sizes unknown.
+void Propagator::widen(Value* in, Value* out) {
+  auto found = env.find(out);
+  if (found == env.end()) {
+    forget(in);
+    return;
+  }
+  if (!env.count(in)) {  // an uninitialized initial value (a return inside the loop)
+    record(in, found->second, false, true);
+    return;
+  }
+  const c10::IValue& cur = env.at(in);
+  const c10::IValue& next = found->second;
+  if (cur.isTensor() && next.isTensor() &&
+      (!cur.toTensor().defined() || !next.toTensor().defined() ||
+       cur.toTensor().scalar_type() != next.toTensor().scalar_type() ||
+       cur.toTensor().dim() != next.toTensor().dim())) {
+    forget(in);
+    return;
+  }
+  // A list keeps the elements of the longer one (an empty list learns its element type).
+  c10::IValue widened = cur.isList() && cur.toListRef().empty() ? copy_list(next) : cur;
+  record(in, widened, false, true);
+}
+
+// The type of a control-flow output that is `a` or `b`; it varies with the dynamic axes when
+// either does.
+void Propagator::merge_into(Value* out, Value* a, Value* b) {
+  merge_values(out, a, b);
+  if (!env.count(out)) return;
+  if (a->node()->kind() != c10::prim::Uninitialized) copy_shadow(out, a);
+  if (!shadow.count(out) && b->node()->kind() != c10::prim::Uninitialized) copy_shadow(out, b);
+}
+
+void Propagator::merge_values(Value* out, Value* a, Value* b) {
+  auto ea = env.find(a), eb = env.find(b);
+  // A branch that raises leaves its outputs uninitialized: the other branch decides.
+  if (a->node()->kind() == c10::prim::Uninitialized) ea = env.end();
+  if (b->node()->kind() == c10::prim::Uninitialized) eb = env.end();
+  if (ea == env.end() && eb == env.end()) {
+    forget(out);
+    return;
+  }
+  if (ea == env.end() || eb == env.end()) {
+    auto& only = ea == env.end() ? *eb : *ea;
+    record(out, only.second, false, approximate.count(only.first) > 0);
+    return;
+  }
+  // A list from either branch may have either length.
+  const bool approx = approximate.count(a) || approximate.count(b) || ea->second.isList();
+  if (signature(ea->second, approx) == signature(eb->second, approx) &&
+      !(ea->second.isInt() || ea->second.isDouble() || ea->second.isBool())) {
+    // Tensors of unknown sizes: the larger placeholder stands for both (see below).
+    const bool b_larger = approx && ea->second.isTensor() && eb->second.isTensor() &&
+                          ea->second.toTensor().defined() && eb->second.toTensor().defined() &&
+                          eb->second.toTensor().numel() > ea->second.toTensor().numel();
+    record(out, b_larger ? eb->second : ea->second, false, approx);
+    return;
+  }
+  if (ea->second.isTensor() && eb->second.isTensor()) {
+    const at::Tensor &ta = ea->second.toTensor(), &tb = eb->second.toTensor();
+    if (ta.defined() && tb.defined() && ta.scalar_type() == tb.scalar_type() &&
+        ta.dim() == tb.dim()) {
+      // The larger one stands for both: an empty placeholder (`if x.numel() == 0: return
+      // torch.empty(0)`) would make later placeholders disagree (split sizes [0] of a tensor
+      // of 1 row).
+      record(out, tb.numel() > ta.numel() ? eb->second : ea->second, false, true);
+      return;
+    }
+    forget(out);
+    return;
+  }
+  if (auto stand_in = placeholder(out)) {
+    record(out, *stand_in, false, true);
+    return;
+  }
+  record(out, ea->second.isList() && ea->second.toListRef().empty() ? eb->second : ea->second,
+         false, true);
+}
+
+// An If whose condition is known (`if x.device.type == 'cpu'`, `if x.dim() == 4`) is replaced
+// by the nodes of the branch it takes, each propagated as it is inserted.
+// Returns the values that replaced the If's outputs.
+std::vector<Value*> Propagator::inline_taken_branch(Node* node) {
+  torch::jit::Block* taken = node->blocks().at(env.at(node->input(0)).toBool() ? 0 : 1);
+  std::unordered_map<Value*, Value*> clones;
+  auto map = [&](Value* v) {
+    auto it = clones.find(v);
+    return it == clones.end() ? v : it->second;
+  };
+  torch::jit::WithInsertPoint guard(node);
+  for (Node* inner : taken->nodes()) {
+    Node* clone = graph.insertNode(graph.createClone(inner, map));
+    for (size_t i = 0; i < inner->outputs().size(); ++i) {
+      clones[inner->outputs()[i]] = clone->outputs()[i];
+      auto found = forced.find(inner->outputs()[i]);
+      if (found != forced.end()) forced[clone->outputs()[i]] = found->second;
+    }
+    if (fold && clone->kind() == c10::prim::If && foldable(clone->input(0))) {
+      // A nested If is replaced too: later clones must use its replacements, not its
+      // (destroyed) outputs.
+      std::vector<Value*> replaced = inline_taken_branch(clone);
+      for (size_t i = 0; i < inner->outputs().size(); ++i) {
+        clones[inner->outputs()[i]] = replaced[i];
+      }
+    } else {
+      ++inlining;
+      visit_or_inline(clone);
+      --inlining;
+      for (size_t i = 0; i < inner->outputs().size(); ++i) {
+        auto folded = folded_to.find(clone->outputs()[i]);
+        if (folded == folded_to.end()) continue;
+        clones[inner->outputs()[i]] = folded->second;
+        folded_to.erase(folded);
+      }
+    }
+  }
+  std::vector<Value*> replaced;
+  for (size_t i = 0; i < node->outputs().size(); ++i) {
+    replaced.push_back(map(taken->outputs()[i]));
+    node->outputs()[i]->replaceAllUsesWith(replaced.back());
+  }
+  node->destroy();
+  return replaced;
+}
+
+}  // namespace torchonnx::passes::type_propagation

@@ -1,0 +1,476 @@
+// Running one node of the type propagation (Note [Type propagation on meta tensors] in
+// propagate_types.cpp): on meta tensors, through a shape rule (shape_rules.cpp), or on zeros
+// where libtorch 1.13 has no meta kernel (Note [Zeros fallback]).
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <shared_mutex>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "passes/type_propagation/propagator.h"
+
+namespace torchonnx::passes::type_propagation {
+
+SymbolSet symbols(std::initializer_list<const char*> names) {
+  SymbolSet set;
+  for (const char* name : names) set.insert(c10::Symbol::fromQualString(name));
+  return set;
+}
+
+c10::IValue to_meta(const c10::IValue& v) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    // Quantized tensors have no meta form: they stay real (computed on zeros, see
+    // Note [Zeros fallback]), so quantized kernels keep running on them.
+    if (!t.defined() || t.is_meta() || t.is_quantized()) return v;
+    return at::empty(t.sizes(), t.options().device(at::kMeta));
+  }
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> list;
+    for (const at::Tensor& t : v.toTensorList()) list.push_back(to_meta(t).toTensor());
+    return list;
+  }
+  if (v.isList()) {
+    auto list = v.toList();
+    c10::impl::GenericList out(list.elementType());
+    for (const c10::IValue& e : list) out.push_back(to_meta(e));
+    return out;
+  }
+  if (v.isTuple()) {
+    std::vector<c10::IValue> elems;
+    for (const auto& e : v.toTupleRef().elements()) elems.push_back(to_meta(e));
+    return c10::ivalue::Tuple::create(std::move(elems));
+  }
+  return v;
+}
+
+// Note [Shapes as tensors]: _shape_as_tensor(x) (torch.onnx.operators.shape_as_tensor, used by
+// torchvision's detection transforms when tracing) is x's sizes as an int64 tensor: known
+// whenever x's sizes are, as x.size(i) is. Its result is a real tensor even for a meta input, so
+// the arithmetic on it (min, max, floor, int()) is computed, and folded unless it varies with
+// the dynamic axes (then its converters compute it in the graph).
+bool is_shape_tensor(const Node* node) {
+  static const SymbolSet kOps = symbols({"aten::_shape_as_tensor", "prim::shape"});
+  return kOps.count(node->kind()) > 0 && node->outputs().size() == 1;
+}
+
+bool holds_tensor(const c10::IValue& v) {
+  if (v.isTensor()) return true;
+  if (v.isTensorList()) return true;
+  if (v.isList()) {
+    for (const auto& e : v.toList()) {
+      if (holds_tensor(e)) return true;
+    }
+  }
+  if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) {
+      if (holds_tensor(e)) return true;
+    }
+  }
+  return false;
+}
+
+// Ops that read only the rank, dtype or device of their tensor input: exact on approximate
+// values (Note [Approximate values]), so that `if x.dim() == 4` in scripted helpers still folds.
+bool reads_rank_or_dtype(const Node* node) {
+  static const SymbolSet kOps =
+      symbols({"aten::dim", "prim::dtype", "prim::device", "aten::is_floating_point",
+               "aten::is_complex", "prim::layout", "prim::is_cuda", "aten::get_device"});
+  return kOps.count(node->kind()) > 0;
+}
+
+// A list value of its own: list ops on meta values mutate the list they are given, and values
+// that flow into a loop or branch must not change the list outside it.
+c10::IValue copy_list(const c10::IValue& v) {
+  return v.isList() ? c10::IValue(v.toList().copy()) : v;
+}
+
+namespace {
+
+// Runs `node` on `stack`. List and tuple plumbing has no registered operator (the interpreter
+// implements it inline), and some ops lack a meta kernel in libtorch 1.13: both are done here.
+void run_node(Node* node, torch::jit::Stack& stack) {
+  switch (node->kind()) {
+    case c10::prim::ListConstruct: {
+      c10::impl::GenericList list(
+          node->output()->type()->expectRef<c10::ListType>().getElementType());
+      for (auto& v : stack) list.push_back(std::move(v));
+      stack.assign(1, c10::IValue(std::move(list)));
+      return;
+    }
+    case c10::prim::TupleConstruct: {
+      auto tuple = c10::ivalue::Tuple::create(std::vector<c10::IValue>(stack.begin(), stack.end()));
+      stack.assign(1, c10::IValue(std::move(tuple)));
+      return;
+    }
+    case c10::prim::ListUnpack: {
+      auto list = stack.at(0).toListRef();
+      stack.assign(list.begin(), list.end());
+      return;
+    }
+    case c10::prim::unchecked_cast:
+      // Optional[T] → T (after `if x is not None`): the value itself.
+      return;
+    case c10::prim::TupleUnpack: {
+      auto elems = stack.at(0).toTupleRef().elements();
+      stack.assign(elems.begin(), elems.end());
+      return;
+    }
+    default:
+      break;
+  }
+  if (is_shape_tensor(node) && stack.size() == 1 && stack[0].isTensor() &&
+      stack[0].toTensor().defined()) {
+    stack.assign(1, c10::IValue(at::tensor(stack[0].toTensor().sizes().vec(), at::kLong)));
+    return;
+  }
+  switch (node->kind()) {
+    case c10::prim::device:
+      // Values are propagated on meta tensors, but the model runs on the CPU.
+      stack.assign(1, c10::IValue(c10::Device(c10::kCPU)));
+      return;
+    default:
+      break;
+  }
+  if (apply_convolution_rule(node, stack)) return;
+  node->getOperation()(stack);
+}
+
+// Ops whose output shape depends on tensor values: running them on zeros would give a wrong shape.
+bool is_data_dependent(const Node* node) {
+  static const SymbolSet kOps = symbols({"aten::nonzero",
+                                         "aten::nonzero_numpy",
+                                         "aten::unique",
+                                         "aten::_unique",
+                                         "aten::_unique2",
+                                         "aten::unique_consecutive",
+                                         "aten::unique_dim",
+                                         "aten::masked_select",
+                                         "aten::repeat_interleave",
+                                         "aten::item",
+                                         "aten::Int",
+                                         "aten::Float",
+                                         "aten::Bool",
+                                         "aten::ScalarImplicit",
+                                         "aten::IntImplicit",
+                                         "aten::FloatImplicit",
+                                         "prim::tolist",
+                                         "aten::_local_scalar_dense",
+                                         "aten::bincount",
+                                         "aten::histc",
+                                         "torchvision::nms"});
+  if (kOps.count(node->kind())) return true;
+  // where(condition) is nonzero(condition) as a tuple; x[mask] selects by a bool/uint8 mask.
+  static const c10::Symbol kWhere = c10::Symbol::fromQualString("aten::where");
+  static const c10::Symbol kIndex = c10::Symbol::fromQualString("aten::index");
+  if (node->kind() == kWhere) return node->inputs().size() == 1;
+  if (node->kind() == kIndex && node->inputs().size() == 2) {
+    const Node* list = node->input(1)->node();
+    if (list->kind() != c10::prim::ListConstruct) return true;  // unknown indices: be safe
+    for (const Value* index : list->inputs()) {
+      auto type = index->type()->cast<c10::TensorType>();
+      if (!type) continue;  // None
+      auto dtype = type->scalarType();
+      if (!dtype || *dtype == at::kBool || *dtype == at::kByte) return true;
+    }
+  }
+  return false;
+}
+
+int64_t tensor_elements(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().defined() ? v.toTensor().numel() : 0;
+  int64_t n = 0;
+  if (v.isList()) {
+    for (const auto& e : v.toListRef()) n += tensor_elements(e);
+  }
+  if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) n += tensor_elements(e);
+  }
+  return n;
+}
+
+// Note [Zeros fallback]: libtorch 1.13 registers many meta kernels only from Python
+// (torch/_meta_registrations.py), so in C++ ops such as native_batch_norm or
+// _adaptive_avg_pool2d have none. Those run once on zero-filled CPU tensors instead: cheap for
+// the elementwise/normalization/pooling ops concerned (convolution, the costly one, has a shape
+// rule in shape_rules.cpp), and exact for shapes because these ops' shapes do not depend on values.
+bool small_enough(const torch::jit::Stack& stack) {
+  constexpr int64_t kMaxElements = int64_t{1} << 26;
+  int64_t total = 0;
+  for (const auto& v : stack) total += tensor_elements(v);
+  return total <= kMaxElements;
+}
+
+bool can_run_on_zeros(const Node* node, const torch::jit::Stack& stack) {
+  if (is_data_dependent(node) || node->isNondeterministic()) return false;
+  return small_enough(stack);
+}
+
+// embedding_bag with include_last_offset reads offsets[-1] as the number of indices: all-zero
+// offsets make libtorch's CPU kernel write out of bounds, so the last one is set right.
+void fix_zero_offsets(const Node* node, torch::jit::Stack& stack) {
+  static const SymbolSet kBags =
+      symbols({"aten::embedding_bag", "aten::_embedding_bag", "aten::_embedding_bag_forward_only"});
+  if (!kBags.count(node->kind()) || stack.size() < 8) return;
+  if (!stack[7].isBool() || !stack[7].toBool() || !stack[2].isTensor()) return;
+  at::Tensor offsets = stack[2].toTensor().clone();
+  if (offsets.numel() == 0 || !stack[1].isTensor()) return;
+  offsets.view(-1)[-1] = stack[1].toTensor().numel();
+  stack[2] = offsets;
+}
+
+// `ones`: bool and floating tensors are filled with ones instead (integers, which may be indices,
+// stay zeros). Data-dependent ops (nonzero, x[mask], nms) then give results of the largest sizes
+// rather than empty ones, so that ops after them (topk(x, k), x.view(n, 4)) still run on the
+// placeholders (Note [Approximate values]).
+// `all_ones`: every tensor is filled with ones (divisors: integer division by zero throws).
+c10::IValue meta_to_zeros(const c10::IValue& v, bool ones = false, bool all_ones = false) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined() || !t.is_meta()) return v;
+    if (all_ones ||
+        (ones && (t.scalar_type() == at::kBool || at::isFloatingType(t.scalar_type())))) {
+      return at::ones(t.sizes(), t.options().device(at::kCPU));
+    }
+    return at::zeros(t.sizes(), t.options().device(at::kCPU));
+  }
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> list;
+    for (const at::Tensor& t : v.toTensorList()) list.push_back(meta_to_zeros(t, ones).toTensor());
+    return list;
+  }
+  if (v.isList()) {
+    auto list = v.toList();
+    c10::impl::GenericList out(list.elementType());
+    for (const c10::IValue& e : list) out.push_back(meta_to_zeros(e, ones));
+    return out;
+  }
+  return v;
+}
+
+// Note [Ops without a meta kernel]
+// libtorch 1.13's C++ library lacks meta kernels for many ops (relu, native_batch_norm,
+// native_layer_norm, ...: Python registers them). Such an op throws c10::NotImplementedError on
+// meta tensors, and building that error is costly (c10::Error captures a symbolized backtrace,
+// milliseconds each). The ops seen failing so are remembered for the whole process, so that each
+// throws at most once; later nodes of that op go to the zeros fallback directly. The most common
+// ones have a shape rule instead (apply_shape_rule) and never run at all.
+class OpsWithoutMetaKernel {
+ public:
+  bool contains(const c10::OperatorName& op) {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    return ops_.count(op) > 0;
+  }
+  void insert(const c10::OperatorName& op) {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    ops_.insert(op);
+  }
+
+ private:
+  std::shared_mutex mutex_;
+  std::unordered_set<c10::OperatorName> ops_;
+};
+
+OpsWithoutMetaKernel& ops_without_meta_kernel() {
+  static auto* ops = new OpsWithoutMetaKernel();  // never destroyed: used until exit
+  return *ops;
+}
+
+bool lacks_meta_kernel(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  return schema && ops_without_meta_kernel().contains(schema->operator_name());
+}
+
+void remember_lacks_meta_kernel(const Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (!schema) return;
+  if (std::getenv("TORCHONNX_DEBUG_TYPES")) {
+    std::cerr << "type propagation: no meta kernel for " << schema->operator_name()
+              << ": zeros from now on\n";
+  }
+  ops_without_meta_kernel().insert(schema->operator_name());
+}
+
+bool holds_meta_tensor(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().defined() && v.toTensor().is_meta();
+  if (v.isList()) {
+    for (const auto& e : v.toListRef()) {
+      if (holds_meta_tensor(e)) return true;
+    }
+  }
+  return false;
+}
+
+bool on_meta(const torch::jit::Stack& inputs) {
+  for (const auto& v : inputs) {
+    if (holds_meta_tensor(v)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Note [Data-dependent ops on known values]: a data-dependent op whose result sizes come only
+// from inputs whose values are known gives exact sizes on zeros (the known inputs keep their
+// values there): repeat_interleave(x, repeats) with repeats computed from sizes (torchvision's
+// MViT positional encoding: repeat_interleave(temporal_pos, NumToTensor(size), 0)),
+// masked_select(x, mask) and x[mask] with a known mask. Left approximate, every size after them
+// would be a placeholder, and placeholders read through int(tensor) are 1 (Note [Approximate
+// values]): a reshape by heads * batch then fails on them.
+bool Propagator::sizes_from_known_values(const Node* node) const {
+  static const c10::Symbol kRepeatInterleave =
+      c10::Symbol::fromQualString("aten::repeat_interleave");
+  static const c10::Symbol kMaskedSelect = c10::Symbol::fromQualString("aten::masked_select");
+  static const c10::Symbol kIndex = c10::Symbol::fromQualString("aten::index");
+  const auto known = [&](size_t i) {
+    return i < node->inputs().size() && concrete.count(node->input(i)) > 0;
+  };
+  if (node->kind() == kRepeatInterleave) {
+    // repeat_interleave(repeats, output_size) or repeat_interleave(self, repeats, dim, ...).
+    const bool repeats_first = node->inputs().size() <= 2;
+    return known(repeats_first ? 0 : 1);
+  }
+  if (node->kind() == kMaskedSelect || node->kind() == kIndex) return known(1);
+  return false;
+}
+
+// Whether `node` may run on zeros for its result sizes (Note [Zeros fallback]).
+bool Propagator::exact_on_zeros(const Node* node, bool all_concrete,
+                                const torch::jit::Stack& inputs) const {
+  if (can_run_on_zeros(node, inputs)) return true;
+  return !all_concrete && !node->isNondeterministic() && sizes_from_known_values(node) &&
+         small_enough(inputs);
+}
+
+// Runs `node` on `stack` (its `inputs`), on meta tensors unless all inputs are concrete, falling
+// back to zeros where libtorch has no meta kernel (Note [Zeros fallback]); sets `approx` when
+// only dtypes and ranks of the results can be trusted.
+void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit::Stack& inputs,
+                         bool all_concrete, bool& approx, bool& shapes_exact,
+                         const ValueMap& values) {
+  // As for the zeros fallback these ops took before, shapes_exact stays false.
+  if (!all_concrete && apply_shape_rule(node, stack)) return;
+  static const c10::Symbol kNms = c10::Symbol::fromQualString("torchvision::nms");
+  if (!all_concrete && node->kind() == kNms && stack.size() == 3 && stack[0].isTensor() &&
+      stack[0].toTensor().defined() && stack[0].toTensor().dim() == 2) {
+    // The kept indices, as many as there are boxes at most: running nms on placeholder boxes
+    // (all equal, IoU NaN, nothing suppressed) costs O(n^2) for the 10^5 anchors of a
+    // detection model.
+    const at::Tensor& boxes = stack[0].toTensor();
+    stack.assign(1, c10::IValue(at::empty({boxes.size(0)},
+                                          boxes.options().dtype(at::kLong).device(at::kMeta))));
+    approx = true;
+    return;
+  }
+  // Note [Ops without a meta kernel]: an op seen failing for want of a meta kernel goes to the
+  // zeros straight away (the same results, without the cost of one more c10::Error).
+  const bool skip_meta =
+      !all_concrete && lacks_meta_kernel(node) && exact_on_zeros(node, all_concrete, inputs);
+  if (!skip_meta) {
+    try {
+      run_node(node, stack);
+      // Real inputs (quantized tensors) give real outputs: back to meta for the next nodes.
+      // A tensor of sizes (_shape_as_tensor) stays real: its contents are known from the
+      // input's sizes (Note [Shapes as tensors]).
+      if (!all_concrete && !is_shape_tensor(node)) {
+        for (auto& v : stack) v = to_meta(v);
+      }
+      shapes_exact = approx && shapes_independent_of_scalars(node, inputs, stack);
+      return;
+    } catch (const c10::NotImplementedError&) {
+      if (!all_concrete && on_meta(inputs)) remember_lacks_meta_kernel(node);
+      if (all_concrete || !exact_on_zeros(node, all_concrete, inputs)) {
+        if (all_concrete || !is_data_dependent(node) || !small_enough(inputs)) throw;
+        approx = true;
+      }
+    } catch (const std::exception& e) {
+      if (std::getenv("TORCHONNX_DEBUG_TYPES") && !all_concrete) {
+        std::string what = e.what();
+        std::cerr << "type propagation: " << node->kind().toQualString()
+                  << " failed on meta tensors, trying zeros: " << what.substr(0, what.find('\n'))
+                  << "\n";
+      }
+      if (all_concrete || !exact_on_zeros(node, all_concrete, inputs)) {
+        // Data-dependent results (nonzero, int(x), ...): run on zeros for dtype and rank only.
+        if (all_concrete || !is_data_dependent(node) || !small_enough(inputs)) throw;
+        approx = true;
+      }
+    }
+  }
+  // Known inputs (constant index tensors, ...) keep their values; the others become zeros.
+  stack.clear();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Value* in = node->inputs()[i];
+    if (concrete.count(in)) {
+      auto found = values.find(in);
+      stack.push_back(found != values.end() ? found->second : env.at(in));
+    } else {
+      static const SymbolSet kDivisions =
+          symbols({"aten::floor_divide", "aten::div", "aten::remainder", "aten::fmod"});
+      stack.push_back(meta_to_zeros(inputs[i], approx && is_data_dependent(node),
+                                    i >= 1 && kDivisions.count(node->kind()) > 0));
+    }
+  }
+  fix_zero_offsets(node, stack);
+  run_node(node, stack);
+  for (auto& v : stack) {
+    v = to_meta(v);
+    // A scalar read from zeros would make later sizes 0 (view(x, [n, -1]) fails).
+    if (approx && v.isInt()) v = int64_t{1};
+    if (approx && v.isDouble()) v = 1.0;
+  }
+}
+
+// Note [Shapes independent of scalars]: an output computed from an approximate scalar (a loop's
+// iteration number, int(x)) usually has a shape that does not depend on it (x * i, x[i]). When
+// every approximate input is a scalar and the node gives tensors of the same sizes with other
+// values of those scalars, its tensor outputs keep their sizes.
+bool Propagator::shapes_independent_of_scalars(Node* node, const torch::jit::Stack& inputs,
+                                               const torch::jit::Stack& outputs) {
+  torch::jit::Stack again;
+  bool changed = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Value* in = node->inputs()[i];
+    const c10::IValue& v = inputs[i];
+    const bool uncertain = !env.count(in) || approximate.count(in);
+    if (!uncertain) {
+      again.push_back(v);
+      continue;
+    }
+    if (v.isInt()) {
+      again.emplace_back(v.toInt() + 1);
+    } else if (v.isDouble()) {
+      again.emplace_back(v.toDouble() + 1.0);
+    } else if (v.isBool()) {
+      again.emplace_back(!v.toBool());
+    } else {
+      return false;  // an approximate tensor or list: its sizes are unknown already
+    }
+    changed = true;
+  }
+  if (!changed) return false;
+  try {
+    run_node(node, again);
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (again.size() != outputs.size()) return false;
+  bool any_tensor = false;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].isTensor()) continue;
+    if (!again[i].isTensor() || !outputs[i].toTensor().defined() ||
+        !again[i].toTensor().defined() ||
+        outputs[i].toTensor().sizes() != again[i].toTensor().sizes()) {
+      return false;
+    }
+    any_tensor = true;
+  }
+  return any_tensor;
+}
+
+}  // namespace torchonnx::passes::type_propagation
