@@ -5,8 +5,6 @@
 #     P/bin/torchonnx                                   the command line
 #     P/lib/libtorchonnx.so.X.Y.Z (+ .so.X.Y, .so)      the library (SONAME libtorchonnx.so.X.Y)
 #     P/include/torchonnx/*.h                           the public headers, version.h included
-#     P/include/torchonnx/internal/...                  internal headers <torchonnx/symbolic.h>
-#                                                       includes (see below)
 #     P/lib/cmake/torchonnx/                            find_package(torchonnx): torchonnx::torchonnx
 #     P/lib/pkgconfig/torchonnx.pc                      pkg-config --cflags --libs torchonnx
 #
@@ -26,36 +24,26 @@ target_compile_features(torchonnx PUBLIC cxx_std_17)
 configure_file(${PROJECT_SOURCE_DIR}/include/torchonnx/version.h.in
                ${PROJECT_BINARY_DIR}/include/torchonnx/version.h @ONLY)
 
-# <torchonnx/symbolic.h> (custom symbolics) includes internal headers: the graph context the
-# converters build nodes with ("symbolic/context.h") and what it includes. They are installed
-# under include/torchonnx/internal/, which the installed target's include path (and torchonnx.pc's
-# Cflags) adds; in the build tree the target exposes src/. Keep this list to the headers
-# `g++ -M` shows symbolic.h needs (the packaging test builds examples/custom_op against the
-# installed tree, so a missing one fails it).
-set(TORCHONNX_INTERNAL_HEADERS symbolic/context.h symbolic/registry.h onnx/ir.h)
-
-# (INTERFACE: the library's own sources already have src/ and need no other folder.)
-target_include_directories(torchonnx INTERFACE
-  $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
-  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/torchonnx/internal>)
+# Only the public headers of include/torchonnx/ are installed: they include nothing of src/
+# (<torchonnx/symbolic.h> gives custom symbolics handles of its own on the internal graph context),
+# so the library's users, in the build tree as installed, get include/ and the generated
+# version.h only. Targets of this project that need internal headers add src/ themselves (tests,
+# bench, the CLI). The packaging test builds examples/custom_op against the installed tree, so a
+# public header that reaches for an internal one fails it.
+# (INTERFACE: the library's own sources reach version.h through generated/.)
+target_include_directories(torchonnx INTERFACE $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>)
 
 # The installed CLI finds the installed library wherever the prefix is moved to.
 file(RELATIVE_PATH _torchonnx_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
 set_target_properties(torchonnx_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${_torchonnx_bin_to_lib}")
 
-# (The include folder is the target's INSTALL_INTERFACE, set with its other include folders.)
+# (The installed include folder is the target's INSTALL_INTERFACE, set in the root CMakeLists.txt.)
 install(TARGETS torchonnx EXPORT torchonnxTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS torchonnx_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/torchonnx
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/torchonnx/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/torchonnx)
-foreach(header ${TORCHONNX_INTERNAL_HEADERS})
-  get_filename_component(subdir ${header} DIRECTORY)
-  install(FILES ${PROJECT_SOURCE_DIR}/src/${header}
-          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/torchonnx/internal/${subdir})
-endforeach()
 
 # CMake package: find_package(torchonnx) + target_link_libraries(app PRIVATE torchonnx::torchonnx).
 set(TORCHONNX_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/torchonnx)

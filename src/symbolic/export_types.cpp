@@ -12,6 +12,7 @@
 
 #include "symbolic/context.h"
 #include "symbolic/convert.h"
+#include "symbolic/custom_symbolic.h"
 #include "torchonnx/errors.h"
 #include "torchonnx/symbolic.h"
 
@@ -215,10 +216,13 @@ Converter resolve_converter(const Node* node, int opset, const Registry& registr
   const std::string kind = node->kind().toQualString();
   const bool is_aten = kind.rfind("aten::", 0) == 0;
   if (mode == OperatorExportType::kOnnxAten && is_aten) return aten_node;
+  // Custom symbolics first (Note [Custom symbolics]); `custom` keeps the snapshot alive.
+  const std::string overload = overload_name(node);
+  const std::shared_ptr<const Registry> custom = custom_symbolics();
   Converter primary;
-  if (auto custom = find_custom_symbolic(kind, opset)) {
-    primary = *custom;
-  } else if (const Converter* builtin = registry.find_for_node(kind, opset, overload_name(node))) {
+  if (const Converter* fn = custom->find_for_node(kind, opset, overload)) {
+    primary = *fn;
+  } else if (const Converter* builtin = registry.find_for_node(kind, opset, overload)) {
     primary = *builtin;
   }
   if (mode == OperatorExportType::kOnnxAtenFallback && is_aten) {

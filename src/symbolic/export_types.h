@@ -2,7 +2,6 @@
 // the fallbacks of ExportOptions::operator_export_type (ATen nodes, ops kept as they are).
 #pragma once
 
-#include <memory>
 #include <string>
 
 #include "onnx/ir.h"
@@ -24,9 +23,6 @@ struct GraphSignature;
 // The converter for `node` at `opset` under `mode`, or an empty function when there is none.
 Converter resolve_converter(const torch::jit::Node* node, int opset, const Registry& registry,
                             OperatorExportType mode);
-
-// The custom symbolic registered for `kind` at `opset` (custom_symbolic.cpp), or null.
-std::shared_ptr<const Converter> find_custom_symbolic(const std::string& kind, int opset);
 
 // Adds to model.extra_opsets every non-default domain the graph's (and functions') nodes use:
 // version custom_opsets[domain], else the version already there, else 1.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # torchonnx installed and used as a library, as a downstream project would:
 #   1. `cmake --install BUILD --prefix P` into a temporary prefix; checks the installed file list
-#      (library with its SONAME, CLI, headers, CMake package, pkg-config file, nothing else);
+#      (library with its SONAME, CLI, the public headers, CMake package, pkg-config file, nothing
+#      else: no internal header);
 #   2. the installed CLI: --version and every subcommand's --help (cli_help_test.sh), found
 #      library through its RUNPATH, without LD_LIBRARY_PATH;
 #   3. examples/ configured and built as an outside project against P (find_package(torchonnx)),
@@ -49,10 +50,11 @@ cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 ||
 lib=$(cd "$prefix" && find . -name 'libtorchonnx.so' | sed 's|^\./||')
 [ -n "$lib" ] || die "no libtorchonnx.so installed"
 libdir=$(dirname "$lib")
-# Every installed file, and only those: no test, benchmark, fuzz or example binary.
+# Every installed file, and only those: no test, benchmark, fuzz or example binary, and no header
+# but include/torchonnx/*.h (the public API is self-contained).
 expected_headers=$(cd "$source_dir/include" && ls torchonnx/*.h | sed 's|^|include/|')
 unexpected=$(cd "$prefix" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort |
-  grep -Ev "^(bin/torchonnx|$libdir/libtorchonnx\.so(\.$major\.$minor(\.[0-9]+)?)?|$libdir/cmake/torchonnx/torchonnx(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|$libdir/pkgconfig/torchonnx\.pc|include/torchonnx/version\.h|include/torchonnx/internal/.*\.h)$" |
+  grep -Ev "^(bin/torchonnx|$libdir/libtorchonnx\.so(\.$major\.$minor(\.[0-9]+)?)?|$libdir/cmake/torchonnx/torchonnx(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|$libdir/pkgconfig/torchonnx\.pc|include/torchonnx/version\.h)$" |
   grep -Fvx -f <(echo "$expected_headers") || true)
 [ -z "$unexpected" ] || die "installed files that should not be: $unexpected"
 for f in bin/torchonnx "$libdir/$soname" "$libdir/cmake/torchonnx/torchonnxConfig.cmake" \
