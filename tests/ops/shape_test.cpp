@@ -1,8 +1,8 @@
 // Numeric tests of the shape converters: view/reshape/flatten/unflatten, cat/stack,
-// transpose/permute/movedim, chunk/split/tensor_split/unbind, squeeze/unsqueeze,
-// expand/repeat/tile/repeat_interleave, narrow/roll/flip, broadcast_tensors/meshgrid,
-// diagonal/tril/triu, as_strided/unfold, identities (and, until their families take them over,
-// select/slice and to/type_as).
+// transpose/permute/movedim, squeeze/unsqueeze, expand/repeat/tile/repeat_interleave,
+// broadcast_tensors/meshgrid, identities (and, until their families take them over, select/slice
+// and to/type_as). The slicing family (chunk/split, narrow/roll/flip, diagonal/tril/triu,
+// as_strided/unfold) is tested in slicing_test.cpp.
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -281,50 +281,6 @@ TEST_F(Shape, T) {
                     {at::randn({2, 3})});
   expect_op_matches("aten::t", [](const Inputs& in) { return arg(in, 0).t() + 1; },
                     {at::randn({4})});
-}
-
-// ----- chunk / split
-// ------------------------------------------------------------------------------
-
-TEST_F(Shape, ChunkUneven) {
-  expect_op_matches("aten::chunk",
-                    [](const Inputs& in) {
-                      auto parts = at::chunk(arg(in, 0), 3, 1);  // 3, 3, 1
-                      return tuple(parts);
-                    },
-                    {at::randn({2, 7})});
-}
-
-TEST_F(Shape, ChunkGivesFewerPiecesThanAsked) {
-  expect_op_matches("aten::chunk",
-                    [](const Inputs& in) {
-                      auto parts = at::chunk(arg(in, 0), 4, -1);  // 2, 2, 1
-                      EXPECT_EQ(parts.size(), 3u);
-                      return tuple(parts);
-                    },
-                    {at::randn({3, 5})});
-}
-
-TEST_F(Shape, SplitBySize) {
-  expect_op_matches("aten::split",
-                    [](const Inputs& in) { return tuple(at::split(arg(in, 0), 3, 0)); },
-                    {at::randn({8, 2})});
-}
-
-TEST_F(Shape, SplitBySizes) {
-  expect_op_matches("aten::split",
-                    [](const Inputs& in) {
-                      return tuple(at::split(arg(in, 0), {1, 4, 3}, -1));
-                    },
-                    {at::randn({2, 8})});
-}
-
-TEST_F(Shape, SplitWithSizes) {
-  expect_op_matches("aten::split_with_sizes",
-                    [](const Inputs& in) {
-                      return tuple(at::split_with_sizes(arg(in, 0), {2, 1}, 1));
-                    },
-                    {at::randint(-9, 9, {2, 3, 2})});
 }
 
 // ----- squeeze / unsqueeze
@@ -682,87 +638,6 @@ TEST_F(Shape, Movedim) {
                         {at::randn({2, 3, 4}) > 0});
 }
 
-// ----- more chunk / split
-// ---------------------------------------------------------------------------
-
-TEST_F(Shape, UnsafeChunkAndSplit) {
-  expect_op_matches("aten::unsafe_chunk",
-                    [](const Inputs& in) { return tuple(at::unsafe_chunk(arg(in, 0), 3, -1)); },
-                    {at::randn({2, 8})});
-  expect_op_matches("aten::unsafe_split",
-                    [](const Inputs& in) { return tuple(at::unsafe_split(arg(in, 0), 2, 0)); },
-                    {at::randint(0, 9, {5, 2})});
-  expect_op_matches("aten::unsafe_split_with_sizes",
-                    [](const Inputs& in) {
-                      return tuple(at::unsafe_split_with_sizes(arg(in, 0), {1, 3}, -2));
-                    },
-                    {at::randn({2, 4, 3}) > 0});
-}
-
-TEST_F(Shape, SplitWithAnEmptyPiece) {
-  expect_op_matches("aten::split_with_sizes",
-                    [](const Inputs& in) {
-                      return tuple(at::split_with_sizes(arg(in, 0), {2, 0, 1}, 1));
-                    },
-                    {at::randn({2, 3})});
-}
-
-TEST_F(Shape, ConstantChunk) {
-  auto m = ir_module(R"IR(
-graph(%x : Tensor):
-  %a : Tensor, %b : Tensor, %c : Tensor = prim::ConstantChunk[chunks=3, dim=-1](%x)
-  %d : Tensor = aten::mul(%a, %c)
-  %r : (Tensor, Tensor) = prim::TupleConstruct(%d, %b)
-  return (%r))IR");
-  expect_script_matches("prim::ConstantChunk", m, {at::randn({2, 7})});
-}
-
-TEST_F(Shape, TensorSplitSections) {
-  for (int64_t sections : {1, 3, 5}) {  // 5 sections of 4 elements: the last one is empty
-    SCOPED_TRACE(::testing::Message() << sections << " sections");
-    expect_op_matches(
-        "aten::tensor_split",
-        [sections](const Inputs& in) { return tuple(at::tensor_split(arg(in, 0), sections, -1)); },
-        {at::randn({2, 4})});
-  }
-}
-
-TEST_F(Shape, TensorSplitIndices) {
-  for (auto indices : std::vector<std::vector<int64_t>>{{1, 3}, {2, 2, 9}, {-1}, {3, 1}}) {
-    SCOPED_TRACE(::testing::Message() << indices.size() << " indices from " << indices[0]);
-    expect_op_matches(
-        "aten::tensor_split",
-        [indices](const Inputs& in) { return tuple(at::tensor_split(arg(in, 0), indices, 0)); },
-        {at::randint(0, 9, {5, 2})});
-  }
-}
-
-// Note: tensors made inside a traced C++ function (at::tensor(...)) are traced as aten::empty,
-// whose folded value is uninitialized; constant tensors are made outside and captured.
-TEST_F(Shape, TensorSplitByTensor) {
-  at::Tensor indices = at::tensor({1, 2}, at::kLong);
-  expect_op_matches(
-      "aten::tensor_split",
-      [indices](const Inputs& in) { return tuple(at::tensor_split(arg(in, 0), indices, 1)); },
-      {at::randn({2, 4}) > 0});
-  at::Tensor sections = at::scalar_tensor(2, at::kLong);
-  expect_op_matches(
-      "aten::tensor_split",
-      [sections](const Inputs& in) { return tuple(at::tensor_split(arg(in, 0), sections)); },
-      {at::randn({3, 2})});
-}
-
-TEST_F(Shape, Unbind) {
-  for (int64_t dim : {0, 1, -1}) {
-    SCOPED_TRACE(::testing::Message() << "dim " << dim);
-    expect_op_matches("aten::unbind",
-                      [dim](const Inputs& in) { return tuple(arg(in, 0).unbind(dim)); },
-                      {at::randn({2, 3, 1})});
-  }
-  expect_op_matches("aten::unbind", [](const Inputs& in) { return tuple(arg(in, 0).unbind()); },
-                    {at::randint(0, 9, {3})});
-}
-
 // ----- more squeeze
 // -----------------------------------------------------------------------------------
 
@@ -912,62 +787,6 @@ TEST_F(Shape, RepeatInterleaveOfRepeatsOnly) {
       {at::tensor({1, 3, 0, 2}, at::kLong)}, 11, kMaxOpset);
 }
 
-// ----- narrow / roll / flip
-// -----------------------------------------------------------------------
-
-TEST_F(Shape, Narrow) {
-  for (auto [dim, start, length] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
-           {0, 1, 2}, {-1, 0, 4}, {1, -3, 2}, {1, -2, 2}, {1, 2, 0}}) {
-    SCOPED_TRACE(::testing::Message()
-                 << "narrow(" << dim << ", " << start << ", " << length << ")");
-    auto fn = [dim = dim, start = start, length = length](const Inputs& in) {
-      return arg(in, 0).narrow(dim, start, length);
-    };
-    expect_op_matches("aten::narrow", fn, {at::randn({3, 4})});
-    expect_op_matches("aten::narrow", fn, {at::randint(0, 9, {3, 4}) > 4});
-  }
-}
-
-TEST_F(Shape, NarrowWithATensorStart) {
-  for (int64_t start : {1, -2}) {
-    SCOPED_TRACE(::testing::Message() << "start " << start);
-    auto fn = [](const Inputs& in) { return arg(in, 0).narrow(1, arg(in, 1), 2); };
-    Inputs inputs{at::randn({2, 5}), at::scalar_tensor(start, at::kLong)};
-    expect_op_matches("aten::narrow", fn, inputs, 10, kMaxOpset);
-    expect_export_fails(fn, inputs, 9, "opset 10");
-  }
-}
-
-TEST_F(Shape, Roll) {
-  for (auto [shifts, dims] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
-           {{1}, {0}}, {{-1}, {1}}, {{5}, {-1}}, {{2, -7}, {0, 1}}, {{3}, {}}, {{0}, {1}}}) {
-    SCOPED_TRACE(::testing::Message() << shifts.size() << " shifts from " << shifts[0]);
-    auto fn = [shifts = shifts, dims = dims](const Inputs& in) {
-      return arg(in, 0).roll(shifts, dims);
-    };
-    expect_op_matches("aten::roll", fn, {at::randn({3, 4})});
-    expect_op_matches("aten::roll", fn, {at::randint(0, 9, {3, 4})});
-  }
-  expect_op_matches("aten::roll", [](const Inputs& in) { return arg(in, 0).roll(1, 0); },
-                    {at::randn({3}) > 0});
-}
-
-TEST_F(Shape, Flip) {
-  for (auto dims : std::vector<std::vector<int64_t>>{{0}, {-1}, {0, 2}, {1, -1, 0}, {}}) {
-    SCOPED_TRACE(::testing::Message() << dims.size() << " dims");
-    auto fn = [dims](const Inputs& in) { return arg(in, 0).flip(dims) * 1; };
-    expect_op_matches("aten::flip", fn, {at::randn({2, 3, 4})});
-    expect_op_matches("aten::flip", fn, {at::randn({2, 3, 4}) > 0});
-    expect_op_matches("aten::flip", fn, {at::randint(0, 9, {2, 3, 4})});
-  }
-  // Dims of size 1 and 0 are their own flip.
-  expect_op_matches("aten::flip",
-                    [](const Inputs& in) {
-                      return arg(in, 0).flip({0, 1, 2});
-                    },
-                    {at::randn({2, 1, 0})});
-}
-
 // ----- broadcast_tensors / meshgrid
 // -----------------------------------------------------------------------
 
@@ -1005,92 +824,6 @@ TEST_F(Shape, Meshgrid) {
                       return tuple(at::meshgrid({arg(in, 0), arg(in, 1)}, "xy"));
                     },
                     {at::randn({2}) > 0, at::randn({3}) > 0});
-}
-
-// ----- diagonal / tril / triu
-// ------------------------------------------------------------------------
-
-TEST_F(Shape, Diagonal) {
-  for (auto [offset, d1, d2] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
-           {0, 0, 1}, {1, 0, 1}, {-1, 0, 1}, {2, -1, 0}, {-2, 1, 2}, {0, 2, 0}, {5, 0, 1}}) {
-    SCOPED_TRACE(::testing::Message() << "diagonal(" << offset << ", " << d1 << ", " << d2 << ")");
-    auto fn = [offset = offset, d1 = d1, d2 = d2](const Inputs& in) {
-      return arg(in, 0).diagonal(offset, d1, d2);
-    };
-    expect_op_matches("aten::diagonal", fn, {at::randn({3, 4, 2})});
-    expect_op_matches("aten::diagonal", fn, {at::randint(0, 9, {3, 4, 2}) > 4});
-  }
-  expect_op_matches("aten::diagonal", [](const Inputs& in) { return arg(in, 0).diagonal(); },
-                    {at::randint(0, 9, {4, 3})});
-  expect_unfolded_matches("aten::diagonal",
-                          [](const Inputs& in) { return arg(in, 0).diagonal(-1, 1, -1); },
-                          {at::randn({2, 4, 3})});
-}
-
-TEST_F(Shape, DiagonalOfEmptyDims) {
-  expect_op_matches("aten::diagonal", [](const Inputs& in) { return arg(in, 0).diagonal(0, 0, 2); },
-                    {at::randn({3, 2, 0})});
-  expect_op_matches("aten::diagonal", [](const Inputs& in) { return arg(in, 0).diagonal(1); },
-                    {at::randn({0, 4})});
-}
-
-TEST_F(Shape, TrilAndTriu) {
-  at::Tensor x = at::randn({2, 3, 4});
-  x.index_put_({0, 0, 3}, std::numeric_limits<float>::infinity());  // above the diagonal: zeroed
-  for (int64_t k : {0, 1, -1, 5, -4}) {
-    SCOPED_TRACE(::testing::Message() << "diagonal " << k);
-    expect_op_matches("aten::tril", [k](const Inputs& in) { return arg(in, 0).tril(k); }, {x});
-    expect_op_matches("aten::triu", [k](const Inputs& in) { return arg(in, 0).triu(k); }, {x});
-    expect_unfolded_matches("aten::tril", [k](const Inputs& in) { return arg(in, 0).tril(k); },
-                            {x});
-  }
-}
-
-TEST_F(Shape, TrilAndTriuOfInt64AndBool) {
-  expect_op_matches("aten::tril", [](const Inputs& in) { return arg(in, 0).tril(); },
-                    {at::randint(1, 9, {4, 3})});
-  expect_op_matches("aten::triu", [](const Inputs& in) { return arg(in, 0).triu(1); },
-                    {at::randint(1, 9, {3, 3})});
-  expect_op_matches("aten::tril", [](const Inputs& in) { return arg(in, 0).tril(-1); },
-                    {at::randn({3, 3}) > -5});
-  expect_op_matches("aten::triu", [](const Inputs& in) { return arg(in, 0).triu(); },
-                    {at::randn({2, 3}) > -5});
-}
-
-// ----- as_strided / unfold
-// -----------------------------------------------------------------------------
-
-TEST_F(Shape, AsStrided) {
-  expect_op_matches("aten::as_strided",
-                    [](const Inputs& in) {
-                      return arg(in, 0).as_strided({3, 3}, {1, 2});
-                    },
-                    {at::randn({3, 4})});
-  expect_op_matches("aten::as_strided",
-                    [](const Inputs& in) {
-                      return arg(in, 0).as_strided({2, 2, 2}, {4, 1, 3}, 1);
-                    },
-                    {at::randint(0, 9, {12})});
-  expect_op_matches("aten::as_strided",
-                    [](const Inputs& in) { return arg(in, 0).as_strided({}, {}, 5) + 1; },
-                    {at::randn({2, 3})});
-}
-
-TEST_F(Shape, Unfold) {
-  for (auto [dim, size, step] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
-           {0, 2, 1}, {1, 3, 2}, {-1, 2, 3}, {1, 5, 1}, {2, 1, 1}}) {
-    SCOPED_TRACE(::testing::Message() << "unfold(" << dim << ", " << size << ", " << step << ")");
-    auto fn = [dim = dim, size = size, step = step](const Inputs& in) {
-      return arg(in, 0).unfold(dim, size, step);
-    };
-    expect_op_matches("aten::unfold", fn, {at::randn({3, 5, 2})});
-    expect_op_matches("aten::unfold", fn, {at::randn({3, 5, 2}) > 0});
-  }
-  expect_op_matches("aten::unfold", [](const Inputs& in) { return arg(in, 0).unfold(0, 1, 1); },
-                    {at::scalar_tensor(2.5)});
-  expect_unfolded_matches("aten::unfold",
-                          [](const Inputs& in) { return arg(in, 0).unfold(-2, 2, 2); },
-                          {at::randint(0, 9, {5, 3})});
 }
 
 // ----- identities

@@ -11,7 +11,8 @@ namespace torchonnx::symbolic::ops {
 void register_prim(Registry& r);         // prim::ListConstruct, NumToTensor, size, Int, ...
 void register_elementwise(Registry& r);  // add, sub, mul, div, pow, sqrt, ... with type promotion
 void register_activation(Registry& r);   // relu, hardtanh, hardswish, gelu, silu, softmax, ...
-void register_shape(Registry& r);        // view, reshape, flatten, cat, transpose, chunk, ...
+void register_shape(Registry& r);        // view, reshape, flatten, cat, transpose, expand, ...
+void register_slicing(Registry& r);      // chunk, split, unbind, narrow, flip, tril/triu, unfold
 void register_reduction(Registry& r);    // mean, sum, ...
 void register_linear(Registry& r);       // linear, addmm, matmul, mm, bmm
 void register_conv(Registry& r);         // _convolution, conv1d/2d/3d
@@ -35,13 +36,13 @@ void register_control(Registry& r);      // prim::Loop, prim::If
 void register_torchvision(Registry& r);  // torchvision::nms, roi_align, roi_pool
 
 inline constexpr void (*kFamilies[])(Registry&) = {
-    register_prim,        register_elementwise, register_activation, register_shape,
-    register_reduction,   register_linear,      register_conv,       register_pool,
-    register_norm,        register_logic,       register_creation,   register_index,
-    register_sort,        register_linalg,      register_inplace,    register_rnn,
-    register_attention,   register_resample,    register_pad,        register_loss,
-    register_quantized,   register_embedding,   register_dropout,    register_control,
-    register_torchvision,
+    register_prim,    register_elementwise, register_activation, register_shape,
+    register_slicing, register_reduction,   register_linear,     register_conv,
+    register_pool,    register_norm,        register_logic,      register_creation,
+    register_index,   register_sort,        register_linalg,     register_inplace,
+    register_rnn,     register_attention,   register_resample,   register_pad,
+    register_loss,    register_quantized,   register_embedding,  register_dropout,
+    register_control, register_torchvision,
 };
 
 }  // namespace torchonnx::symbolic::ops
