@@ -1,5 +1,6 @@
 #include "common/jit_util.h"
 
+#include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 namespace torchonnx {
@@ -16,6 +17,15 @@ bool is_mutated(const torch::jit::Value* v) {
     if (writes_input(use.user, use.offset)) return true;
   }
   return false;
+}
+
+std::string source_location(const torch::jit::Node* node) {
+  const auto& range = node->sourceRange();
+  if (auto flc = range.file_line_col()) {
+    const auto& [file, line, col] = *flc;
+    return fmt::format("{}:{}", file, line);
+  }
+  return "";
 }
 
 }  // namespace torchonnx

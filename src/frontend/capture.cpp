@@ -17,6 +17,7 @@
 #include "common/compat.h"
 #include "frontend/archive_check.h"
 #include "frontend/frontend.h"
+#include "passes/passes.h"
 #include "torchonnx/errors.h"
 
 // libtorch 1.13 declares this constructor in torch/csrc/jit/ir/scope.h but does not export it from

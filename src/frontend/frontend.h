@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "passes/passes.h"
+#include "common/named_parameter.h"
 #include "torchonnx/export.h"
 
 namespace torch::jit {

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/named_parameter.h"
+
 namespace torch::jit {
 struct Graph;
 struct Module;
@@ -19,11 +21,6 @@ struct Value;
 }  // namespace torch::jit
 
 namespace torchonnx {
-
-struct NamedParameter {
-  std::string name;
-  at::Tensor tensor;
-};
 
 namespace passes {
 

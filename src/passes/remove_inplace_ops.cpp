@@ -50,7 +50,6 @@
 
 #include "common/jit_util.h"
 #include "passes/passes.h"
-#include "symbolic/context.h"
 #include "torchonnx/errors.h"
 
 namespace torchonnx::passes {
@@ -70,7 +69,7 @@ std::string kind_of(const Node* node) {
 }
 
 std::string where(const Node* node) {
-  std::string loc = symbolic::source_location(node);
+  std::string loc = source_location(node);
   return loc.empty() ? "" : " at " + loc;
 }
 

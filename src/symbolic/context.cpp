@@ -19,15 +19,6 @@ std::string overload_name(const Node* node) {
   return schema != nullptr ? schema->overload_name() : "";
 }
 
-std::string source_location(const Node* node) {
-  const auto& range = node->sourceRange();
-  if (auto flc = range.file_line_col()) {
-    const auto& [file, line, col] = *flc;
-    return fmt::format("{}:{}", file, line);
-  }
-  return "";
-}
-
 namespace {
 
 std::optional<at::ScalarType> tensor_dtype(const torch::jit::Value* v) {

@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/jit_util.h"
 #include "onnx/ir.h"
 #include "symbolic/registry.h"
 
@@ -192,6 +193,5 @@ bool is_tensor_list(const torch::jit::Value* v);
 // int/float/bool as a 0-d Long/Double/Bool tensor, a scalar list as a 1-D tensor, a tensor list as
 // a sequence (its element dtype when type propagation found one).
 ir::TypeInfo value_type(const torch::jit::Value* v);
-// "file.py:12" of the node's TorchScript source range, or "" when the graph has none.
-std::string source_location(const torch::jit::Node* node);
+using torchonnx::source_location;  // common/jit_util.h
 }  // namespace torchonnx::symbolic

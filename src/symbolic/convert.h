@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "onnx/ir.h"
-#include "passes/passes.h"
+#include "common/named_parameter.h"
 #include "torchonnx/export.h"
 
 namespace torch::jit {
