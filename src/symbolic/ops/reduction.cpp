@@ -116,22 +116,29 @@ Value inclusive_cumsum_static(GraphContext& g, const Value& x, ScalarType t, int
   return g.op("Transpose", {g.op("MatMul", {moved, tri})}, {{"perm", perm}});
 }
 
-// aten::mean/sum(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)
-// aten::mean/sum(Tensor self, *, ScalarType? dtype=None)
-Converter sum_or_mean(const std::string& onnx_op) {
+// aten::mean/sum(Tensor self, *, ScalarType? dtype=None)  ⇒  ReduceMean/ReduceSum over all dims
+Converter sum_or_mean_all(const std::string& onnx_op) {
   return [=](GraphContext& g, const Args& a) -> Values {
-    const bool all_dims = a.size() <= 2;  // the overload without dim
-    std::vector<int64_t> dims;
-    bool keepdim = false;
     std::optional<int64_t> dtype;
-    if (all_dims) {
-      if (a.size() == 2) dtype = a.optional_int(1);
-    } else {
-      if (auto d = a.optional_int_list(1)) dims = *d;  // None and [] both mean all dims
-      keepdim = a.bool_arg(2);
-      if (a.size() > 3) dtype = a.optional_int(3);
-    }
+    if (a.size() == 2) dtype = a.optional_int(1);
     // Sum of bool / int8..int32 is int64; the dtype argument casts the input first.
+    ScalarType out = result_dtype(g, a, dtype);
+    ScalarType ct = accumulate_type(out);
+    Value x = accumulator_input(g, a, 0, out, ct);
+    Value y = reduce(g, onnx_op, x, reduction_axes({}, a.require_rank(0)), false);
+    return {cast_if(g, y, ct, out)};
+  };
+}
+
+// aten::mean.dim / sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *,
+//   ScalarType? dtype=None)  ⇒  ReduceMean/ReduceSum over dim (None and [] both mean all dims)
+Converter sum_or_mean_dims(const std::string& onnx_op) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    std::vector<int64_t> dims;
+    if (auto d = a.optional_int_list(1)) dims = *d;  // None and [] both mean all dims
+    const bool keepdim = a.bool_arg(2);
+    std::optional<int64_t> dtype;
+    if (a.size() > 3) dtype = a.optional_int(3);
     ScalarType out = result_dtype(g, a, dtype);
     ScalarType ct = accumulate_type(out);
     Value x = accumulator_input(g, a, 0, out, ct);
@@ -140,34 +147,79 @@ Converter sum_or_mean(const std::string& onnx_op) {
   };
 }
 
-// aten::max/min(Tensor self)                         ⇒  ReduceMax/Min over all dims
-// aten::max/min.other(Tensor self, Tensor other)     ⇒  Max/Min (12+, or floats); Where(Greater)
+// aten::mean/sum for nodes without a schema: the overload without dim takes at most 2 arguments.
+Converter sum_or_mean(const std::string& onnx_op) {
+  return [all = sum_or_mean_all(onnx_op), dims = sum_or_mean_dims(onnx_op)](
+             GraphContext& g, const Args& a) -> Values {
+    return a.size() <= 2 ? all(g, a) : dims(g, a);
+  };
+}
+
+// aten::prod(Tensor self, *, ScalarType? dtype=None)  ⇒  ReduceProd over all dims in the result
+// dtype (int64 for bool/ints)
+Values prod(GraphContext& g, const Args& a) {
+  std::optional<int64_t> dtype;
+  if (a.size() == 2) dtype = a.optional_int(1);
+  ScalarType out = result_dtype(g, a, dtype);
+  ScalarType ct = accumulate_type(out);
+  Value x = accumulator_input(g, a, 0, out, ct);
+  return {cast_if(g, reduce(g, "ReduceProd", x, {}, false), ct, out)};
+}
+
+// aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None)
+//   ⇒  ReduceProd over dim in the result dtype (int64 for bool/ints)
+Values prod_dim(GraphContext& g, const Args& a) {
+  std::vector<int64_t> axes = reduction_axes({a.int_arg(1)}, a.require_rank(0));
+  const bool keepdim = a.bool_arg(2);
+  std::optional<int64_t> dtype;
+  if (a.size() > 3) dtype = a.optional_int(3);
+  ScalarType out = result_dtype(g, a, dtype);
+  ScalarType ct = accumulate_type(out);
+  Value x = accumulator_input(g, a, 0, out, ct);
+  return {cast_if(g, reduce(g, "ReduceProd", x, axes, keepdim), ct, out)};
+}
+
+// aten::prod for nodes without a schema: the overload without dim takes at most 2 arguments.
+Values prod_any(GraphContext& g, const Args& a) {
+  return a.size() <= 2 ? prod(g, a) : prod_dim(g, a);
+}
+
+// aten::max/min(Tensor self)  ⇒  ReduceMax/Min over all dims
+Converter max_or_min_all(bool is_max) {
+  const std::string reduce_op = is_max ? "ReduceMax" : "ReduceMin";
+  return [=](GraphContext& g, const Args& a) -> Values {
+    return {reduce_minmax(g, reduce_op, a.tensor(0), a.dtype(0), {}, false)};
+  };
+}
+
+// aten::max/min.other(Tensor self, Tensor other)  ⇒  Max/Min (12+, or floats); Where(Greater/Less)
+// for integers before 12; Or/And for bool
+Converter max_or_min_other(bool is_max) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    ScalarType out = result_dtype(g, a, std::nullopt);
+    if (out == ScalarType::Bool) {
+      return {g.op(is_max ? "Or" : "And", {a.tensor_as(0, out), a.tensor_as(1, out)})};
+    }
+    ScalarType ct = minmax_type(out);
+    Value x = a.tensor_as(0, ct);
+    Value y = a.tensor_as(1, ct);
+    Value r;
+    if (g.opset() >= 12 || at::isFloatingType(ct)) {
+      r = g.op(is_max ? "Max" : "Min", {x, y});
+    } else {
+      // Max/Min take floats only before 12: select exactly for integers.
+      r = g.op("Where", {g.op(is_max ? "Greater" : "Less", {x, y}), x, y});
+    }
+    return {cast_if(g, r, ct, out)};
+  };
+}
+
 // aten::max/min.dim(Tensor self, int dim, bool keepdim=False) -> (values, indices)
-//                                                    ⇒  ReduceMax/Min + ArgMax/Min
-Converter max_or_min(bool is_max) {
+//   ⇒  ReduceMax/Min + ArgMax/Min
+Converter max_or_min_dim(bool is_max) {
   const std::string reduce_op = is_max ? "ReduceMax" : "ReduceMin";
   const std::string arg_op = is_max ? "ArgMax" : "ArgMin";
   return [=](GraphContext& g, const Args& a) -> Values {
-    if (a.size() == 1) {
-      return {reduce_minmax(g, reduce_op, a.tensor(0), a.dtype(0), {}, false)};
-    }
-    if (a.size() == 2) {
-      ScalarType out = result_dtype(g, a, std::nullopt);
-      if (out == ScalarType::Bool) {
-        return {g.op(is_max ? "Or" : "And", {a.tensor_as(0, out), a.tensor_as(1, out)})};
-      }
-      ScalarType ct = minmax_type(out);
-      Value x = a.tensor_as(0, ct);
-      Value y = a.tensor_as(1, ct);
-      Value r;
-      if (g.opset() >= 12 || at::isFloatingType(ct)) {
-        r = g.op(is_max ? "Max" : "Min", {x, y});
-      } else {
-        // Max/Min take floats only before 12: select exactly for integers.
-        r = g.op("Where", {g.op(is_max ? "Greater" : "Less", {x, y}), x, y});
-      }
-      return {cast_if(g, r, ct, out)};
-    }
     Value x = a.tensor(0);
     const int64_t rank = a.require_rank(0);
     const bool keepdim = a.bool_arg(2);
@@ -175,6 +227,16 @@ Converter max_or_min(bool is_max) {
     const int64_t dim = normalize_dim(a.int_arg(1), rank);
     return {reduce_minmax(g, reduce_op, x, a.dtype(0), {dim}, keepdim),
             arg_minmax(g, arg_op, x, a.dtype(0), dim, keepdim)};
+  };
+}
+
+// aten::max/min for nodes without a schema: by the argument count (1: all, 2: other, 3: dim).
+Converter max_or_min(bool is_max) {
+  return [all = max_or_min_all(is_max), other = max_or_min_other(is_max),
+          dim = max_or_min_dim(is_max)](GraphContext& g, const Args& a) -> Values {
+    if (a.size() == 1) return all(g, a);
+    if (a.size() == 2) return other(g, a);
+    return dim(g, a);
   };
 }
 
@@ -204,7 +266,8 @@ Converter argmax_or_argmin(const std::string& onnx_op) {
 }
 
 // aten::all/any(Tensor self)  /  aten::all/any.dim(Tensor self, int dim, bool keepdim=False)
-//   ⇒  Cast(ReduceSum(Cast(x != 0, int64)), bool) (all as not any not); uint8 results for uint8
+//   ⇒  Cast(ReduceSum(Cast(x != 0, int64)), bool) (all as not any not); uint8 results for uint8.
+// One converter serves both overloads (a dim is read when given).
 Converter all_or_any(bool is_all) {
   return [=](GraphContext& g, const Args& a) -> Values {
     const int64_t rank = a.require_rank(0);
@@ -221,105 +284,90 @@ Converter all_or_any(bool is_all) {
   };
 }
 
+// aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (min, max)
+//   ⇒  ReduceMin, ReduceMax (dim None: all dims)
+Values aminmax(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  std::vector<int64_t> axes;
+  if (auto dim = a.optional_int(1)) axes = reduction_axes({*dim}, rank);
+  const bool keepdim = a.bool_arg(2);
+  Value x = a.tensor(0);
+  return {reduce_minmax(g, "ReduceMin", x, a.dtype(0), axes, keepdim),
+          reduce_minmax(g, "ReduceMax", x, a.dtype(0), axes, keepdim)};
+}
+
+// aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False)  ⇒  ReduceLogSumExp (in the
+// floating result dtype)
+Values logsumexp(GraphContext& g, const Args& a) {
+  ScalarType out = result_dtype(g, a, std::nullopt);
+  ScalarType ct = at::isFloatingType(out) && out != ScalarType::Half && out != ScalarType::BFloat16
+                      ? out
+                      : ScalarType::Float;
+  auto axes = reduction_axes(a.int_list(1), a.require_rank(0));
+  Value x = cast_if(g, a.tensor(0), a.dtype(0), ct);
+  return {cast_if(g, reduce(g, "ReduceLogSumExp", x, axes, a.bool_arg(2)), ct, out)};
+}
+
+// aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None), in the result dtype (int64 for
+// bool/ints): the input converted, then `sum_along(x, compute dtype, dim, rank)`.
+template <typename SumAlong>
+Values cumsum_in_result_dtype(GraphContext& g, const Args& a, SumAlong sum_along) {
+  std::optional<int64_t> dtype = a.size() > 2 ? a.optional_int(2) : std::nullopt;
+  ScalarType out = result_dtype(g, a, dtype);
+  ScalarType ct = accumulate_type(out);
+  const int64_t rank = a.require_rank(0);
+  Value x = accumulator_input(g, a, 0, out, ct);
+  if (rank == 0) return {cast_if(g, x, ct, out)};  // the cumsum of one element is itself
+  const int64_t dim = normalize_dim(a.int_arg(1), rank);
+  return {cast_if(g, sum_along(x, ct, dim, rank), ct, out)};
+}
+
+// aten::cumsum  ⇒  before opset 11, MatMul by an upper-triangular ones matrix (static size of dim)
+Values cumsum_by_matmul(GraphContext& g, const Args& a) {
+  return cumsum_in_result_dtype(
+      g, a, [&](const Value& x, ScalarType ct, int64_t dim, int64_t rank) {
+        auto sizes = a.sizes(0);
+        if (!sizes || (*sizes)[dim] < 0) {
+          g.fail("cumsum before opset 11 needs the static size of dim; export with opset >= 11");
+        }
+        return inclusive_cumsum_static(g, x, ct, (*sizes)[dim], dim, rank);
+      });
+}
+
+// aten::cumsum  ⇒  CumSum (11+)
+Values cumsum(GraphContext& g, const Args& a) {
+  return cumsum_in_result_dtype(g, a, [&](const Value& x, ScalarType, int64_t dim, int64_t) {
+    return g.op("CumSum", {x, g.constant(at::scalar_tensor(dim, at::kLong))});
+  });
+}
+
 }  // namespace
 
 void register_reduction(Registry& r) {
-  // aten::mean(Tensor self, int[1]? dim, bool keepdim, *, ScalarType? dtype) / mean(self, dtype)
-  //   ⇒  ReduceMean (axes attribute)
-  r.add("aten::mean", {}, sum_or_mean("ReduceMean"));
-  // aten::sum(Tensor self, int[1]? dim, bool keepdim, *, ScalarType? dtype) / sum(self, dtype)
-  //   ⇒  ReduceSum (axes input from 13); bool/int inputs summed in int64
-  r.add("aten::sum", {}, sum_or_mean("ReduceSum"));
+  r.add("aten::mean", from(9), sum_or_mean("ReduceMean"));
+  r.add("aten::mean.dim", from(9), sum_or_mean_dims("ReduceMean"));
+  r.add("aten::sum", from(9), sum_or_mean("ReduceSum"));
+  r.add("aten::sum.dim_IntList", from(9), sum_or_mean_dims("ReduceSum"));
+  r.add("aten::prod", from(9), prod_any);
+  r.add("aten::prod.dim_int", from(9), prod_dim);
 
-  // aten::prod(Tensor self, *, ScalarType? dtype) / prod.dim_int(self, int dim, bool keepdim, *,
-  // ScalarType? dtype)  ⇒  ReduceProd in the result dtype (int64 for bool/ints)
-  r.add("aten::prod", {}, [](GraphContext& g, const Args& a) -> Values {
-    std::vector<int64_t> axes;
-    bool keepdim = false;
-    std::optional<int64_t> dtype;
-    if (a.size() <= 2) {
-      if (a.size() == 2) dtype = a.optional_int(1);
-    } else {
-      axes = reduction_axes({a.int_arg(1)}, a.require_rank(0));
-      keepdim = a.bool_arg(2);
-      if (a.size() > 3) dtype = a.optional_int(3);
-    }
-    ScalarType out = result_dtype(g, a, dtype);
-    ScalarType ct = accumulate_type(out);
-    Value x = accumulator_input(g, a, 0, out, ct);
-    return {cast_if(g, reduce(g, "ReduceProd", x, axes, keepdim), ct, out)};
-  });
+  r.add("aten::amax", from(9), amax_or_amin("ReduceMax"));
+  r.add("aten::amin", from(9), amax_or_amin("ReduceMin"));
+  r.add("aten::aminmax", from(9), aminmax);
+  r.add("aten::max", from(9), max_or_min(true));
+  r.add("aten::max.other", from(9), max_or_min_other(true));
+  r.add("aten::max.dim", from(9), max_or_min_dim(true));
+  r.add("aten::min", from(9), max_or_min(false));
+  r.add("aten::min.other", from(9), max_or_min_other(false));
+  r.add("aten::min.dim", from(9), max_or_min_dim(false));
+  r.add("aten::argmax", from(9), argmax_or_argmin("ArgMax"));
+  r.add("aten::argmin", from(9), argmax_or_argmin("ArgMin"));
+  r.add("aten::all", from(9), all_or_any(true));
+  r.add("aten::any", from(9), all_or_any(false));
 
-  // aten::amax(Tensor self, int[1] dim=[], bool keepdim=False)  ⇒  ReduceMax ([] = all dims)
-  r.add("aten::amax", {}, amax_or_amin("ReduceMax"));
-  // aten::amin(Tensor self, int[1] dim=[], bool keepdim=False)  ⇒  ReduceMin ([] = all dims)
-  r.add("aten::amin", {}, amax_or_amin("ReduceMin"));
-  // aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (min, max)
-  //   ⇒  ReduceMin, ReduceMax (dim None: all dims)
-  r.add("aten::aminmax", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    std::vector<int64_t> axes;
-    if (auto dim = a.optional_int(1)) axes = reduction_axes({*dim}, rank);
-    const bool keepdim = a.bool_arg(2);
-    Value x = a.tensor(0);
-    return {reduce_minmax(g, "ReduceMin", x, a.dtype(0), axes, keepdim),
-            reduce_minmax(g, "ReduceMax", x, a.dtype(0), axes, keepdim)};
-  });
-
-  // aten::max(Tensor self) / max.other(Tensor self, Tensor other) / max.dim(self, int dim,
-  // bool keepdim) -> (values, indices)  ⇒  ReduceMax / Max (Where before 12 for ints) / +ArgMax
-  r.add("aten::max", {}, max_or_min(true));
-  // aten::min: as aten::max with ReduceMin / Min / ArgMin
-  r.add("aten::min", {}, max_or_min(false));
-
-  // aten::argmax(Tensor self, int? dim=None, bool keepdim=False)  ⇒  ArgMax (flattened for None)
-  r.add("aten::argmax", {}, argmax_or_argmin("ArgMax"));
-  // aten::argmin(Tensor self, int? dim=None, bool keepdim=False)  ⇒  ArgMin (flattened for None)
-  r.add("aten::argmin", {}, argmax_or_argmin("ArgMin"));
-
-  // aten::all(Tensor self) / all.dim(Tensor self, int dim, bool keepdim)
-  //   ⇒  Not(Cast(ReduceSum(Cast(Not(x != 0), int64)), bool))
-  r.add("aten::all", {}, all_or_any(true));
-  // aten::any(Tensor self) / any.dim(Tensor self, int dim, bool keepdim)
-  //   ⇒  Cast(ReduceSum(Cast(x != 0, int64)), bool)
-  r.add("aten::any", {}, all_or_any(false));
-
-  // aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False)  ⇒  ReduceLogSumExp (in the
-  // floating result dtype)
-  r.add("aten::logsumexp", {}, [](GraphContext& g, const Args& a) -> Values {
-    ScalarType out = result_dtype(g, a, std::nullopt);
-    ScalarType ct =
-        at::isFloatingType(out) && out != ScalarType::Half && out != ScalarType::BFloat16
-            ? out
-            : ScalarType::Float;
-    auto axes = reduction_axes(a.int_list(1), a.require_rank(0));
-    Value x = cast_if(g, a.tensor(0), a.dtype(0), ct);
-    return {cast_if(g, reduce(g, "ReduceLogSumExp", x, axes, a.bool_arg(2)), ct, out)};
-  });
-
-  // aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None)  ⇒  CumSum (opset 11+); before
-  // 11 MatMul by an upper-triangular ones matrix (static size of dim) — in the result dtype (int64
-  // for bool/ints)
-  r.add("aten::cumsum", {}, [](GraphContext& g, const Args& a) -> Values {
-    std::optional<int64_t> dtype = a.size() > 2 ? a.optional_int(2) : std::nullopt;
-    ScalarType out = result_dtype(g, a, dtype);
-    ScalarType ct = accumulate_type(out);
-    const int64_t rank = a.require_rank(0);
-    Value x = accumulator_input(g, a, 0, out, ct);
-    if (rank == 0) return {cast_if(g, x, ct, out)};  // the cumsum of one element is itself
-    const int64_t dim = normalize_dim(a.int_arg(1), rank);
-    Value y;
-    if (g.opset() >= 11) {
-      y = g.op("CumSum", {x, g.constant(at::scalar_tensor(dim, at::kLong))});
-    } else {
-      auto sizes = a.sizes(0);
-      if (!sizes || (*sizes)[dim] < 0) {
-        g.fail("cumsum before opset 11 needs the static size of dim; export with opset >= 11");
-      }
-      y = inclusive_cumsum_static(g, x, ct, (*sizes)[dim], dim, rank);
-    }
-    return {cast_if(g, y, ct, out)};
-  });
+  r.add("aten::logsumexp", from(9), logsumexp);
+  r.add("aten::cumsum", {9, 10}, cumsum_by_matmul);
+  r.add("aten::cumsum", from(11), cumsum);
 }
 
 }  // namespace torchonnx::symbolic::ops

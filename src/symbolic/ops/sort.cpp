@@ -88,12 +88,6 @@ Values sort_along(GraphContext& g, const Args& a, int64_t dim, bool descending) 
   return topk(g, x, a.dtype(0), k, k_static, axis, descending);
 }
 
-// aten::sort(self, int dim, bool descending) or sort.stable(self, *, bool? stable, int dim,
-// bool descending): (dim, descending) argument positions.
-std::pair<size_t, size_t> sort_arg_positions(const Args& a) {
-  return a.size() == 4 ? std::pair<size_t, size_t>{2, 3} : std::pair<size_t, size_t>{1, 2};
-}
-
 Value empty_long(GraphContext& g) {
   return g.constant(at::empty({0}, at::kLong));
 }
@@ -239,86 +233,139 @@ Values unique_consecutive(GraphContext& g, const Args& a, std::optional<int64_t>
   return {values, inverse, counts};
 }
 
+// ----- sort / argsort / topk -----------------------------------------------------------------
+
+// aten::sort(Tensor self, int dim=-1, bool descending=False) -> (values, indices)
+//   ⇒  TopK(k = size of dim): k attribute at 9 (static size), input from 10; ascending before
+//      11 via Neg; equal elements keep their order (stable)
+Values sort(GraphContext& g, const Args& a) {
+  return sort_along(g, a, a.int_arg(1), a.bool_arg(2));
+}
+
+// aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False)
+//   ⇒  as aten::sort (TopK's order is stable)
+Values sort_stable(GraphContext& g, const Args& a) {
+  return sort_along(g, a, a.int_arg(2), a.bool_arg(3));
+}
+
+// aten::sort for nodes without a schema: sort.stable takes four arguments.
+Values sort_any(GraphContext& g, const Args& a) {
+  return a.size() == 4 ? sort_stable(g, a) : sort(g, a);
+}
+
+// aten::argsort(Tensor self, int dim=-1, bool descending=False)  ⇒  the indices of sort's TopK
+Values argsort(GraphContext& g, const Args& a) {
+  return {sort(g, a)[1]};
+}
+
+// aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False)
+//   ⇒  the indices of sort's TopK
+Values argsort_stable(GraphContext& g, const Args& a) {
+  return {sort_stable(g, a)[1]};
+}
+
+// aten::argsort for nodes without a schema: argsort.stable takes four arguments.
+Values argsort_any(GraphContext& g, const Args& a) {
+  return {sort_any(g, a)[1]};
+}
+
+// aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True)
+//   ⇒  TopK: k attribute at 9, input from 10; largest/sorted attributes from 11 (smallest via
+//      Neg before); always sorted (PyTorch leaves the order of sorted=False unspecified)
+Values topk_op(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const bool largest = a.bool_arg(3);
+  Value x = a.tensor(0);
+  if (rank == 0) x = g.op("Reshape", {x, g.constant_ints({1})});
+  const int64_t axis = rank == 0 ? 0 : normalize_dim(a.int_arg(2), rank);
+  std::optional<int64_t> k_static;
+  Value k;
+  if (a.is_constant(1)) {
+    k_static = a.int_arg(1);
+    if (g.opset() >= 10) k = g.constant_ints({*k_static});
+  } else if (g.opset() >= 10) {
+    k = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({1})});
+  }
+  Values out = topk(g, x, a.dtype(0), k, k_static, axis, largest);
+  if (rank == 0) {
+    out[0] = g.op("Reshape", {out[0], g.constant_ints({})});
+    out[1] = g.op("Reshape", {out[1], g.constant_ints({})});
+  }
+  return out;
+}
+
+// ----- unique ------------------------------------------------------------------------------
+
+// aten::_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (values, inverse)
+//   ⇒  before 11, sorted by TopK (see unique_by_sorting)
+Values unique_by_sorting_op(GraphContext& g, const Args& a) {
+  Values u = unique_by_sorting(g, a, a.bool_arg(2), false);
+  return {u[0], u[1]};
+}
+
+// aten::_unique  ⇒  Unique (11+) over the flattened input
+Values unique_op(GraphContext& g, const Args& a) {
+  Values u = unique(g, a, std::nullopt, a.bool_arg(1), a.bool_arg(2), false);
+  return {u[0], u[1]};
+}
+
+// aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False,
+// bool return_counts=False) -> (values, inverse, counts): whether to compute the inverse.
+// PyTorch 1.13 computes it when either the inverse or the counts are asked for.
+bool unique2_inverse(const Args& a) {
+  return a.bool_arg(2) || (a.bool_arg(3) && compat::kUniqueComputesInverseForCounts);
+}
+
+// aten::_unique2  ⇒  before 11, sorted by TopK (see unique_by_sorting)
+Values unique2_by_sorting(GraphContext& g, const Args& a) {
+  const bool counts = a.bool_arg(3);
+  return unique_by_sorting(g, a, unique2_inverse(a), counts);
+}
+
+// aten::_unique2  ⇒  Unique (11+), flattened
+Values unique2(GraphContext& g, const Args& a) {
+  const bool counts = a.bool_arg(3);
+  return unique(g, a, std::nullopt, a.bool_arg(1), unique2_inverse(a), counts);
+}
+
+// aten::unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False,
+// bool return_counts=False)  ⇒  Unique(axis=dim, sorted=1) (opset 11+; PyTorch always sorts
+// the slices and returns the inverse and counts here)
+Values unique_dim(GraphContext& g, const Args& a) {
+  return unique(g, a, a.int_arg(1), true, true, true);  // PyTorch computes all three
+}
+
+// aten::unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False,
+// int? dim=None)  ⇒  Compress by a neighbour-difference mask, CumSum, NonZero (opset 11+)
+Values unique_consecutive_op(GraphContext& g, const Args& a) {
+  // With a dim PyTorch computes the inverse and counts whatever the flags say.
+  std::optional<int64_t> dim = a.optional_int(3);
+  return unique_consecutive(g, a, dim, a.bool_arg(1) || dim.has_value(),
+                            a.bool_arg(2) || dim.has_value());
+}
+
+// aten::unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False,
+// bool return_counts=False)  ⇒  as unique_consecutive with dim (opset 11+)
+Values unique_dim_consecutive(GraphContext& g, const Args& a) {
+  return unique_consecutive(g, a, a.int_arg(1), true, true);  // PyTorch computes all
+}
+
 }  // namespace
 
 void register_sort(Registry& r) {
-  // aten::sort(Tensor self, int dim=-1, bool descending=False) / sort.stable(Tensor self, *,
-  // bool? stable, int dim=-1, bool descending=False) -> (values, indices)
-  //   ⇒  TopK(k = size of dim): k attribute at 9 (static size), input from 10; ascending before
-  //      11 via Neg; equal elements keep their order (stable)
-  r.add("aten::sort", {}, [](GraphContext& g, const Args& a) -> Values {
-    auto [dim, descending] = sort_arg_positions(a);
-    return sort_along(g, a, a.int_arg(dim), a.bool_arg(descending));
-  });
-  // aten::argsort(Tensor self, int dim=-1, bool descending=False) / argsort.stable(Tensor self,
-  // *, bool stable, int dim=-1, bool descending=False)  ⇒  the indices of the sort's TopK
-  r.add("aten::argsort", {}, [](GraphContext& g, const Args& a) -> Values {
-    auto [dim, descending] = sort_arg_positions(a);
-    return {sort_along(g, a, a.int_arg(dim), a.bool_arg(descending))[1]};
-  });
-  // aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True)
-  //   ⇒  TopK: k attribute at 9, input from 10; largest/sorted attributes from 11 (smallest via
-  //      Neg before); always sorted (PyTorch leaves the order of sorted=False unspecified)
-  r.add("aten::topk", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    const bool largest = a.bool_arg(3);
-    Value x = a.tensor(0);
-    if (rank == 0) x = g.op("Reshape", {x, g.constant_ints({1})});
-    const int64_t axis = rank == 0 ? 0 : normalize_dim(a.int_arg(2), rank);
-    std::optional<int64_t> k_static;
-    Value k;
-    if (a.is_constant(1)) {
-      k_static = a.int_arg(1);
-      if (g.opset() >= 10) k = g.constant_ints({*k_static});
-    } else if (g.opset() >= 10) {
-      k = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({1})});
-    }
-    Values out = topk(g, x, a.dtype(0), k, k_static, axis, largest);
-    if (rank == 0) {
-      out[0] = g.op("Reshape", {out[0], g.constant_ints({})});
-      out[1] = g.op("Reshape", {out[1], g.constant_ints({})});
-    }
-    return out;
-  });
+  r.add("aten::sort", from(9), sort_any);
+  r.add("aten::sort.stable", from(9), sort_stable);
+  r.add("aten::argsort", from(9), argsort_any);
+  r.add("aten::argsort.stable", from(9), argsort_stable);
+  r.add("aten::topk", from(9), topk_op);
 
-  // aten::_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (values, inverse)
-  //   ⇒  Unique (opset 11+) over the flattened input
-  //   before 11: sorted by TopK, see unique_by_sorting
-  r.add("aten::_unique", {}, [](GraphContext& g, const Args& a) -> Values {
-    Values u = g.opset() >= 11 ? unique(g, a, std::nullopt, a.bool_arg(1), a.bool_arg(2), false)
-                               : unique_by_sorting(g, a, a.bool_arg(2), false);
-    return {u[0], u[1]};
-  });
-  // aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False,
-  // bool return_counts=False) -> (values, inverse, counts)  ⇒  Unique (opset 11+), flattened;
-  //   before 11: sorted by TopK, see unique_by_sorting
-  r.add("aten::_unique2", {}, [](GraphContext& g, const Args& a) -> Values {
-    // PyTorch 1.13 computes the inverse when either the inverse or the counts are asked for.
-    const bool counts = a.bool_arg(3);
-    const bool inverse = a.bool_arg(2) || (counts && compat::kUniqueComputesInverseForCounts);
-    if (g.opset() < 11) return unique_by_sorting(g, a, inverse, counts);
-    return unique(g, a, std::nullopt, a.bool_arg(1), inverse, counts);
-  });
-  // aten::unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False,
-  // bool return_counts=False)  ⇒  Unique(axis=dim, sorted=1) (opset 11+; PyTorch always sorts
-  // the slices and returns the inverse and counts here)
-  r.add("aten::unique_dim", {11, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
-    return unique(g, a, a.int_arg(1), true, true, true);  // PyTorch computes all three
-  });
-  // aten::unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False,
-  // int? dim=None)  ⇒  Compress by a neighbour-difference mask, CumSum, NonZero (opset 11+)
-  r.add("aten::unique_consecutive", {11, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
-    // With a dim PyTorch computes the inverse and counts whatever the flags say.
-    std::optional<int64_t> dim = a.optional_int(3);
-    return unique_consecutive(g, a, dim, a.bool_arg(1) || dim.has_value(),
-                              a.bool_arg(2) || dim.has_value());
-  });
-  // aten::unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False,
-  // bool return_counts=False)  ⇒  as unique_consecutive with dim (opset 11+)
-  r.add("aten::unique_dim_consecutive", {11, kMaxOpset},
-        [](GraphContext& g, const Args& a) -> Values {
-          return unique_consecutive(g, a, a.int_arg(1), true, true);  // PyTorch computes all
-        });
+  r.add("aten::_unique", {9, 10}, unique_by_sorting_op);
+  r.add("aten::_unique", from(11), unique_op);
+  r.add("aten::_unique2", {9, 10}, unique2_by_sorting);
+  r.add("aten::_unique2", from(11), unique2);
+  r.add("aten::unique_dim", from(11), unique_dim);
+  r.add("aten::unique_consecutive", from(11), unique_consecutive_op);
+  r.add("aten::unique_dim_consecutive", from(11), unique_dim_consecutive);
 }
 
 }  // namespace torchonnx::symbolic::ops
