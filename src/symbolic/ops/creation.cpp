@@ -270,352 +270,397 @@ Value hann_cos(GraphContext& g, const Value& n, bool periodic) {
   return g.op("Sub", {half, g.op("Mul", {half, g.op("Cos", {angle})})});
 }
 
+// aten::arange(Scalar end, *, dtype, ...) / arange.start(start, end, ...) /
+// arange.start_step(start, end, step, ...)  ⇒  Range (11+); NonZero(ConstantOfShape) index
+// vector · step + start below 11. Long for integral arguments, the default dtype otherwise.
+Values arange_op(GraphContext& g, const Args& a) {
+  auto dtype_i = arg_index(a, "dtype");
+  if (!dtype_i) g.fail("unknown arange overload");
+  const size_t positional = *dtype_i;  // end | start, end | start, end, step
+  bool floating = false;
+  for (size_t i = 0; i < positional; ++i) floating = floating || at::isFloatingType(a.dtype(i));
+  at::ScalarType type = result_dtype(a, floating ? at::kFloat : at::kLong);
+  if (positional == 1) return {arange_values(g, a, std::nullopt, 0, std::nullopt, type)};
+  if (positional == 2) return {arange_values(g, a, 0, 1, std::nullopt, type)};
+  return {arange_values(g, a, 0, 1, 2, type)};
+}
+
+// aten::_dim_arange(Tensor like, int dim)  ⇒  arange(like.size(dim)) (Long)
+Values dim_arange(GraphContext& g, const Args& a) {
+  int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
+  Value n = g.op("Gather", {g.op("Shape", {a.tensor(0)}), g.constant_scalar(dim, at::kLong)},
+                 {{"axis", int64_t{0}}});
+  return {index_range(g, n)};
+}
+
+// aten::zeros/ones/empty(int[] size, *, dtype, ...)  ⇒  ConstantOfShape (empty gives zeros)
+Converter filled_with(int value) {
+  return [value](GraphContext& g, const Args& a) -> Values {
+    if (has_arg(a, "names")) g.fail("named tensors cannot be exported");
+    return {constant_of_shape(g, shape_arg(g, a, 0), value, result_dtype(a, at::kFloat))};
+  };
+}
+
+// aten::zeros_like/ones_like/empty_like(Tensor self, *, dtype, ...)  ⇒  ConstantOfShape(Shape)
+Converter filled_like(int value) {
+  return [value](GraphContext& g, const Args& a) -> Values {
+    Value shape = g.op("Shape", {a.tensor(0)});
+    return {constant_of_shape(g, shape, value, result_dtype(a, a.dtype(0)))};
+  };
+}
+
+// aten::new_zeros/new_ones/new_empty(Tensor self, int[] size, *, dtype, ...)  ⇒  ConstantOfShape
+// (self's dtype by default)
+Converter new_filled_with(int value) {
+  return [value](GraphContext& g, const Args& a) -> Values {
+    return {constant_of_shape(g, shape_arg(g, a, 1), value, result_dtype(a, a.dtype(0)))};
+  };
+}
+
+// aten::full(int[] size, Scalar fill_value, *, dtype, ...)  ⇒  ConstantOfShape / Expand
+Values full(GraphContext& g, const Args& a) {
+  if (has_arg(a, "names")) g.fail("named tensors cannot be exported");
+  at::ScalarType fallback = at::isFloatingType(a.dtype(1)) ? at::kFloat : a.dtype(1);
+  return {filled(g, a, shape_arg(g, a, 0), 1, result_dtype(a, fallback))};
+}
+
+// aten::full_like(Tensor self, Scalar fill_value, *, dtype, ...)  ⇒  ConstantOfShape / Expand
+Values full_like(GraphContext& g, const Args& a) {
+  return {filled(g, a, g.op("Shape", {a.tensor(0)}), 1, result_dtype(a, a.dtype(0)))};
+}
+
+// aten::new_full(Tensor self, int[] size, Scalar fill_value, *, dtype, ...)
+Values new_full(GraphContext& g, const Args& a) {
+  return {filled(g, a, shape_arg(g, a, 1), 2, result_dtype(a, a.dtype(0)))};
+}
+
+// aten::fill.Scalar/.Tensor(Tensor self, Scalar|Tensor value) (and fill_)  ⇒  full_like(self)
+Values fill(GraphContext& g, const Args& a) {
+  return {filled(g, a, g.op("Shape", {a.tensor(0)}), 1, a.dtype(0))};
+}
+
+// aten::eye(int n[, int m], *, dtype, ...)  ⇒  EyeLike of an n×m ConstantOfShape
+Values eye(GraphContext& g, const Args& a) {
+  at::ScalarType type = result_dtype(a, at::kFloat);
+  const bool has_m = arg_index(a, "m").has_value();
+  Value shape;
+  if (a.is_constant(0) && (!has_m || a.is_constant(1))) {
+    int64_t n = a.int_arg(0);
+    shape = g.constant_ints({n, has_m ? a.int_arg(1) : n});
+  } else {
+    Value n = unsqueeze(g, a.tensor_as(0, at::kLong), {0});
+    Value m = has_m ? unsqueeze(g, a.tensor_as(1, at::kLong), {0}) : n;
+    shape = g.op("Concat", {n, m}, {{"axis", int64_t{0}}});
+  }
+  // ONNX Runtime's EyeLike makes float, double, int32 and int64.
+  const bool native =
+      type == at::kFloat || type == at::kDouble || type == at::kInt || type == at::kLong;
+  const at::ScalarType eye_type = native ? type : at::kFloat;
+  Value eye = g.op("EyeLike", {constant_of_shape(g, shape, 0, eye_type)},
+                   {{"dtype", onnx_dtype(eye_type)}});
+  return {native ? eye : g.cast(eye, type)};
+}
+
+// aten::linspace(Scalar start, Scalar end, int steps, *, dtype, ...)
+//   ⇒  ATen's symmetric formula: start + step·i for i < steps/2, end - step·(steps-1-i) after,
+//   in double (integral dtypes: bounds truncated first, result truncated), cast to dtype
+Values linspace(GraphContext& g, const Args& a) {
+  at::ScalarType type = result_dtype(a, at::kFloat);
+  const bool integral = at::isIntegralType(type, /*includeBool=*/true);
+  auto bound = [&](size_t i) {
+    return integral ? g.cast(a.tensor_as(i, type), at::kDouble) : a.tensor_as(i, at::kDouble);
+  };
+  if (a.is_constant(2)) {
+    const int64_t steps = a.int_arg(2);
+    if (steps < 0) g.fail("linspace with a negative number of steps");
+    if (steps == 0) return {constant_of_shape(g, g.constant_ints({0}), 0, type)};
+    Value start = bound(0);
+    if (steps == 1) return {g.cast(g.op("Reshape", {start, g.constant_ints({1})}), type)};
+    Value end = bound(1);
+    Value step = g.op("Div", {g.op("Sub", {end, start}),
+                              g.constant_scalar(static_cast<double>(steps - 1), at::kDouble)});
+    at::Tensor idx = at::arange(steps, at::kDouble);
+    Value low = g.op("Add", {start, g.op("Mul", {step, g.constant(idx)})});
+    Value high = g.op("Sub", {end, g.op("Mul", {step, g.constant(idx.flip(0))})});
+    Value values = g.op("Where", {g.constant(idx < steps / 2), low, high});
+    return {g.cast(values, type)};
+  }
+  // A computed number of steps n: the same formula on index_range(n), with the step's divisor
+  // max(n - 1, 1) and the first element always from start (so that n = 1 gives [start]).
+  Value n = a.tensor_as(2, at::kLong);
+  Value start = bound(0), end = bound(1);
+  Value idx = g.cast(index_range(g, n), at::kDouble);
+  Value nd = g.cast(n, at::kDouble);
+  Value last = g.op("Sub", {nd, g.constant_scalar(1, at::kDouble)});
+  Value one = g.constant_scalar(1, at::kDouble);
+  Value divisor = g.op("Where", {g.op("Less", {last, one}), one, last});
+  Value step = g.op("Div", {g.op("Sub", {end, start}), divisor});
+  Value low = g.op("Add", {start, g.op("Mul", {step, idx})});
+  Value high = g.op("Sub", {end, g.op("Mul", {step, g.op("Sub", {last, idx})})});
+  Value half = g.cast(g.op("Div", {n, g.constant_scalar(2, at::kLong)}), at::kDouble);
+  Value half_or_one = g.op("Where", {g.op("Less", {half, one}), one, half});
+  Value values = g.op("Where", {g.op("Less", {idx, half_or_one}), low, high});
+  return {g.cast(values, type)};
+}
+
+// aten::scalar_tensor(Scalar s, *, dtype, ...)  ⇒  the scalar as a 0-d tensor of dtype
+Values scalar_tensor(GraphContext& g, const Args& a) {
+  return {a.tensor_as(0, result_dtype(a, at::kFloat))};
+}
+
+// aten::tensor(t[] data | int | float | bool t, *, dtype, device, requires_grad) and
+// aten::as_tensor.list / .int / .float / .bool  ⇒  a constant, or Concat of computed elements
+Values tensor(GraphContext& g, const Args& a) {
+  at::ScalarType type = result_dtype(a, default_list_dtype(a.jit(0)->type()));
+  if (!a.jit(0)->type()->cast<c10::ListType>()) return {a.tensor_as(0, type)};
+  return {tensor_data(g, a.jit(0), type)};
+}
+
+// aten::as_tensor(Tensor data, *, dtype, device)  ⇒  data (Cast to dtype); the list and scalar
+// overloads as aten::tensor
+Values as_tensor(GraphContext& g, const Args& a) {
+  if (a.jit(0)->type()->cast<c10::TensorType>()) {
+    if (!has_arg(a, "dtype")) return {a.tensor(0)};
+    return {a.tensor_as(0, result_dtype(a, a.dtype(0)))};
+  }
+  return tensor(g, a);
+}
+
+// aten::one_hot(Tensor self, int num_classes=-1)  ⇒  OneHot(self, depth, [0, 1], axis=-1);
+// num_classes=-1 takes depth = max(self) + 1 in the graph
+Values one_hot(GraphContext& g, const Args& a) {
+  Value indices = a.tensor_as(0, at::kLong);
+  Value depth;
+  const int64_t n = a.int_arg(1);
+  if (n >= 0) {
+    depth = g.constant_scalar(static_cast<double>(n), at::kLong);
+  } else {
+    depth =
+        g.op("Add", {reduce(g, "ReduceMax", indices, {}, false), g.constant_scalar(1, at::kLong)});
+  }
+  // OneHot needs rank >= 1: a 0-d input is unsqueezed to [1] and the result squeezed back.
+  const bool scalar = a.require_rank(0) == 0;
+  if (scalar) indices = unsqueeze(g, indices, {0});
+  Value y = g.op("OneHot", {indices, depth, g.constant_ints({0, 1})}, {{"axis", int64_t{-1}}});
+  return {scalar ? squeeze(g, y, {0}) : y};
+}
+
+// aten::bucketize.Tensor/.Scalar(self, Tensor boundaries, *, bool out_int32, bool right)
+//   ⇒  ReduceSum over the boundaries of Cast(boundary < x) (right: boundary <= x)
+Values bucketize(GraphContext& g, const Args& a) {
+  const bool out_int32 = a.bool_arg(2), right = a.bool_arg(3);
+  at::ScalarType type = at::promote_types(a.dtype(0), a.dtype(1));
+  if (type == at::kBool) type = at::kLong;
+  // ONNX Runtime compares float, double, int32 and int64 (Less/Greater before opset 13 too).
+  if (type != at::kFloat && type != at::kDouble && type != at::kInt && type != at::kLong) {
+    type = at::isFloatingType(type) ? at::kFloat : at::kLong;
+  }
+  const int64_t rank = a.require_rank(0);
+  Value x = unsqueeze(g, a.tensor_as(0, type), {rank});
+  Value b = a.tensor_as(1, type);
+  if (a.require_rank(1) != 1) g.fail("bucketize needs 1-D boundaries");
+  // right: count boundaries <= x, i.e. not (x < boundary); left: count boundaries < x.
+  Value below = right ? g.op("Not", {g.op("Less", {x, b})}) : g.op("Greater", {x, b});
+  at::ScalarType out = out_int32 ? at::kInt : at::kLong;
+  return {g.cast(reduce(g, "ReduceSum", g.cast(below, at::kLong), {rank}, false), out)};
+}
+
+// aten::hann_window(int window_length[, bool periodic=True], *, dtype, ...)
+//   ⇒  HannWindow (17+); 0.5 - 0.5·cos(2πk/D) below; length 1 gives [1] as in PyTorch
+Values hann_window(GraphContext& g, const Args& a) {
+  at::ScalarType type = result_dtype(a, at::kFloat);
+  if (!at::isFloatingType(type)) g.fail("hann_window needs a floating dtype");
+  auto periodic_i = arg_index(a, "periodic");
+  const bool periodic = periodic_i ? a.bool_arg(*periodic_i) : true;
+  std::optional<int64_t> length;
+  if (a.is_constant(0)) {
+    length = a.int_arg(0);
+    if (*length == 0) return {constant_of_shape(g, g.constant_ints({0}), 0, type)};
+    if (*length == 1) return {constant_of_shape(g, g.constant_ints({1}), 1, type)};
+  }
+  Value n = a.tensor_as(0, at::kLong);
+  Value w;
+  if (g.opset() >= 17 && (type == at::kFloat || type == at::kDouble)) {
+    w = g.op("HannWindow", {n},
+             {{"periodic", int64_t{periodic}}, {"output_datatype", onnx_dtype(type)}});
+  } else {
+    w = g.cast(hann_cos(g, n, periodic), type);
+  }
+  if (length) return {w};
+  // A computed length of 1 gives [1] in PyTorch (the formulas give 0 or NaN).
+  Value is_one = g.op("Equal", {n, g.constant_scalar(1, at::kLong)});
+  return {g.op("Where", {is_one, g.constant_scalar(1, type), w})};
+}
+
+// aten::item(Tensor self) -> Scalar  ⇒  the single element as a 0-d tensor (Reshape to []); a
+// float/int/bool result type is given as double/int64/bool
+Values item(GraphContext& g, const Args& a) {
+  Value x = a.tensor(0);
+  if (a.rank(0) != std::optional<int64_t>(0)) x = g.op("Reshape", {x, g.constant_ints({})});
+  switch (a.node()->output()->type()->kind()) {
+    case c10::TypeKind::IntType:
+      return {a.dtype(0) == at::kLong ? x : g.cast(x, at::kLong)};
+    case c10::TypeKind::FloatType:
+      return {a.dtype(0) == at::kDouble ? x : g.cast(x, at::kDouble)};
+    case c10::TypeKind::BoolType:
+      return {a.dtype(0) == at::kBool ? x : g.cast(x, at::kBool)};
+    default:
+      return {x};
+  }
+}
+
+// --- random ops: ONNX's generators take no seed state from PyTorch ---
+
+// aten::rand/randn(int[] size, *, [generator], [names], dtype, ...)
+//   ⇒  RandomUniform/RandomNormal (constant size); *Like of ConstantOfShape (computed size)
+Converter random_tensor(bool normal) {
+  return [normal](GraphContext& g, const Args& a) -> Values {
+    reject_generator(g, a);
+    if (has_arg(a, "names")) g.fail("named tensors cannot be exported");
+    return {random_of_size(g, a, 0, result_dtype(a, at::kFloat), normal)};
+  };
+}
+
+// aten::rand_like/randn_like(Tensor self, *, dtype, ...)  ⇒  RandomUniformLike/RandomNormalLike
+Converter random_tensor_like(bool normal) {
+  return [normal](GraphContext& g, const Args& a) -> Values {
+    return {random_like(g, a.tensor(0), result_dtype(a, a.dtype(0)), normal)};
+  };
+}
+
+// aten::randint(int high, int[] size, *, [generator], ScalarType? dtype=long, ...) /
+//   .low(int low, int high, int[] size, *, [generator], dtype, ...)
+//   ⇒  Cast(low + Min(Floor(RandomUniform(double) · (high - low)), high - low - 1))
+//      (RandomUniformLike of ConstantOfShape for a computed size)
+Values randint(GraphContext& g, const Args& a) {
+  reject_generator(g, a);
+  const std::optional<size_t> size_i = arg_index(a, "size"), high_i = arg_index(a, "high");
+  if (!size_i || !high_i) g.fail("only the randint overloads with size and high are supported");
+  auto [low, high] = randint_bounds(g, a, *high_i);
+  Value u = random_of_size(g, a, *size_i, at::kDouble, /*normal=*/false);
+  return {uniform_integers(g, u, low, high, result_dtype(a, at::kLong))};
+}
+
+// aten::randint_like(Tensor self, int high, *, dtype, ...) /
+//   .low_dtype(Tensor self, int low, int high, *, dtype, ...)
+//   ⇒  the same from RandomUniformLike(self) (self's dtype by default)
+Values randint_like(GraphContext& g, const Args& a) {
+  const std::optional<size_t> high_i = arg_index(a, "high");
+  if (!high_i) g.fail("only the randint_like overloads with high are supported");
+  auto [low, high] = randint_bounds(g, a, *high_i);
+  Value u = random_like(g, a.tensor(0), at::kDouble, /*normal=*/false);
+  return {uniform_integers(g, u, low, high, result_dtype(a, a.dtype(0)))};
+}
+
+// aten::bernoulli(Tensor self) / .p(Tensor self, float p) / .Tensor(Tensor self, Tensor p)
+//   ⇒  Cast(RandomUniformLike < p) at every opset: ONNX Runtime 1.30's Bernoulli-15 draws 1
+//   with probability 1 - p (p = 0 gives all ones), the opposite of the spec and of PyTorch
+Values bernoulli(GraphContext& g, const Args& a) {
+  reject_generator(g, a);
+  const at::ScalarType out = result_dtype(a, a.dtype(0));
+  const at::ScalarType ptype =
+      random_type(at::isFloatingType(a.dtype(0)) ? a.dtype(0) : at::kFloat);
+  Value p;
+  const bool has_p = arg_index(a, "p").has_value();
+  if (!has_p) {
+    p = a.tensor_as(0, ptype);
+  } else {
+    p = g.op("Expand", {a.tensor_as(1, ptype), g.op("Shape", {a.tensor(0)})});
+  }
+  Value u = g.op("RandomUniformLike", {p}, {{"dtype", onnx_dtype(ptype)}});
+  return {g.cast(g.op("Less", {u, p}), out)};
+}
+
+// aten::normal.Tensor_float / float_Tensor / Tensor_Tensor(mean, std)
+// aten::normal.float_float(float mean, float std, int[] size, *, generator, dtype, ...)
+//   ⇒  mean + std · RandomNormalLike (RandomNormal(mean, scale) for a constant size)
+Values normal_op(GraphContext& g, const Args& a) {
+  reject_generator(g, a);
+  const at::ScalarType type = result_dtype(a, at::kFloat);
+  if (arg_index(a, "size")) {
+    // (ONNX Runtime aborts on RandomNormal with scale 0: std 0 takes the general form.)
+    if (a.is_constant(0) && a.is_constant(1) && a.is_constant(2) && a.float_arg(1) > 0) {
+      const at::ScalarType rt = random_type(type);
+      Value r = g.op("RandomNormal", {},
+                     {{"shape", a.int_list(2)},
+                      {"mean", a.float_arg(0)},
+                      {"scale", a.float_arg(1)},
+                      {"dtype", onnx_dtype(rt)}});
+      return {rt == type ? r : g.cast(r, type)};
+    }
+    Value eps = random_of_size(g, a, 2, type, /*normal=*/true);
+    return {g.op("Add", {a.tensor_as(0, type), g.op("Mul", {a.tensor_as(1, type), eps})})};
+  }
+  Value mean = a.tensor_as(0, type), std = a.tensor_as(1, type);
+  const bool mean_t = a.jit(0)->type()->cast<c10::TensorType>() != nullptr;
+  const bool std_t = a.jit(1)->type()->cast<c10::TensorType>() != nullptr;
+  Value like = mean_t && std_t ? g.op("Add", {mean, std}) : (mean_t ? mean : std);
+  Value eps = random_like(g, like, type, /*normal=*/true);
+  return {g.op("Add", {mean, g.op("Mul", {std, eps})})};
+}
+
+// aten::multinomial(Tensor self, int num_samples, bool replacement=False, *, generator)
+//   ⇒  Multinomial(Log(self)) with replacement (or one sample); without replacement the
+//   Gumbel-top-k trick: TopK(Log(self) + Gumbel noise, k), which draws exactly as sequential
+//   sampling without replacement does
+Values multinomial(GraphContext& g, const Args& a) {
+  reject_generator(g, a);
+  const int64_t rank = a.require_rank(0);
+  if (rank != 1 && rank != 2) g.fail("multinomial needs a 1-D or 2-D input");
+  const int64_t k = a.int_arg(1);
+  const bool replacement = a.bool_arg(2);
+  Value logp = g.op("Log", {a.tensor_as(0, at::kFloat)});
+  if (rank == 1) logp = unsqueeze(g, logp, {0});
+  Value samples;
+  if (replacement || k == 1) {
+    samples = g.op("Multinomial", {logp}, {{"sample_size", k}, {"dtype", onnx_dtype(at::kLong)}});
+  } else {
+    Value u = g.op("RandomUniformLike", {logp}, {{"dtype", onnx_dtype(at::kFloat)}});
+    Value gumbel = g.op("Neg", {g.op("Log", {g.op("Neg", {g.op("Log", {u})})})});
+    Value scores = g.op("Add", {logp, gumbel});
+    Values topk = g.opset() >= 10
+                      ? g.op("TopK", {scores, g.constant_ints({k})}, {{"axis", int64_t{1}}}, 2)
+                      : g.op("TopK", {scores}, {{"axis", int64_t{1}}, {"k", k}}, 2);
+    samples = topk[1];
+  }
+  return {rank == 1 ? squeeze(g, samples, {0}) : samples};
+}
 }  // namespace
 
 void register_creation(Registry& r) {
-  // aten::arange(Scalar end, *, dtype, ...) / arange.start(start, end, ...) /
-  // arange.start_step(start, end, step, ...)  ⇒  Range (11+); NonZero(ConstantOfShape) index
-  // vector · step + start below 11. Long for integral arguments, the default dtype otherwise.
-  r.add("aten::arange", {}, [](GraphContext& g, const Args& a) -> Values {
-    auto dtype_i = arg_index(a, "dtype");
-    if (!dtype_i) g.fail("unknown arange overload");
-    const size_t positional = *dtype_i;  // end | start, end | start, end, step
-    bool floating = false;
-    for (size_t i = 0; i < positional; ++i) floating = floating || at::isFloatingType(a.dtype(i));
-    at::ScalarType type = result_dtype(a, floating ? at::kFloat : at::kLong);
-    if (positional == 1) return {arange_values(g, a, std::nullopt, 0, std::nullopt, type)};
-    if (positional == 2) return {arange_values(g, a, 0, 1, std::nullopt, type)};
-    return {arange_values(g, a, 0, 1, 2, type)};
-  });
-  // aten::_dim_arange(Tensor like, int dim)  ⇒  arange(like.size(dim)) (Long)
-  r.add("aten::_dim_arange", {}, [](GraphContext& g, const Args& a) -> Values {
-    int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
-    Value n = g.op("Gather", {g.op("Shape", {a.tensor(0)}), g.constant_scalar(dim, at::kLong)},
-                   {{"axis", int64_t{0}}});
-    return {index_range(g, n)};
-  });
-
-  // aten::zeros/ones/empty(int[] size, *, dtype, ...)  ⇒  ConstantOfShape (empty gives zeros)
-  for (auto [op, value] : {std::pair{"aten::zeros", 0}, {"aten::ones", 1}, {"aten::empty", 0}}) {
-    r.add(op, {}, [value = value](GraphContext& g, const Args& a) -> Values {
-      if (has_arg(a, "names")) g.fail("named tensors cannot be exported");
-      return {constant_of_shape(g, shape_arg(g, a, 0), value, result_dtype(a, at::kFloat))};
-    });
-  }
-  // aten::full(int[] size, Scalar fill_value, *, dtype, ...)  ⇒  ConstantOfShape / Expand
-  r.add("aten::full", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (has_arg(a, "names")) g.fail("named tensors cannot be exported");
-    at::ScalarType fallback = at::isFloatingType(a.dtype(1)) ? at::kFloat : a.dtype(1);
-    return {filled(g, a, shape_arg(g, a, 0), 1, result_dtype(a, fallback))};
-  });
-  // aten::zeros_like/ones_like/empty_like(Tensor self, *, dtype, ...)  ⇒  ConstantOfShape(Shape)
-  for (auto [op, value] :
-       {std::pair{"aten::zeros_like", 0}, {"aten::ones_like", 1}, {"aten::empty_like", 0}}) {
-    r.add(op, {}, [value = value](GraphContext& g, const Args& a) -> Values {
-      Value shape = g.op("Shape", {a.tensor(0)});
-      return {constant_of_shape(g, shape, value, result_dtype(a, a.dtype(0)))};
-    });
-  }
-  // aten::full_like(Tensor self, Scalar fill_value, *, dtype, ...)  ⇒  ConstantOfShape / Expand
-  r.add("aten::full_like", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {filled(g, a, g.op("Shape", {a.tensor(0)}), 1, result_dtype(a, a.dtype(0)))};
-  });
-  // aten::new_zeros/new_ones/new_empty(Tensor self, int[] size, *, dtype, ...)  ⇒  ConstantOfShape
-  // (self's dtype by default)
-  for (auto [op, value] :
-       {std::pair{"aten::new_zeros", 0}, {"aten::new_ones", 1}, {"aten::new_empty", 0}}) {
-    r.add(op, {}, [value = value](GraphContext& g, const Args& a) -> Values {
-      return {constant_of_shape(g, shape_arg(g, a, 1), value, result_dtype(a, a.dtype(0)))};
-    });
-  }
-  // aten::new_full(Tensor self, int[] size, Scalar fill_value, *, dtype, ...)
-  r.add("aten::new_full", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {filled(g, a, shape_arg(g, a, 1), 2, result_dtype(a, a.dtype(0)))};
-  });
-  // aten::fill.Scalar/.Tensor(Tensor self, Scalar|Tensor value) (and fill_)  ⇒  full_like(self)
-  r.add("aten::fill", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {filled(g, a, g.op("Shape", {a.tensor(0)}), 1, a.dtype(0))};
-  });
-
-  // aten::eye(int n[, int m], *, dtype, ...)  ⇒  EyeLike of an n×m ConstantOfShape
-  r.add("aten::eye", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = result_dtype(a, at::kFloat);
-    const bool has_m = arg_index(a, "m").has_value();
-    Value shape;
-    if (a.is_constant(0) && (!has_m || a.is_constant(1))) {
-      int64_t n = a.int_arg(0);
-      shape = g.constant_ints({n, has_m ? a.int_arg(1) : n});
-    } else {
-      Value n = unsqueeze(g, a.tensor_as(0, at::kLong), {0});
-      Value m = has_m ? unsqueeze(g, a.tensor_as(1, at::kLong), {0}) : n;
-      shape = g.op("Concat", {n, m}, {{"axis", int64_t{0}}});
-    }
-    // ONNX Runtime's EyeLike makes float, double, int32 and int64.
-    const bool native =
-        type == at::kFloat || type == at::kDouble || type == at::kInt || type == at::kLong;
-    const at::ScalarType eye_type = native ? type : at::kFloat;
-    Value eye = g.op("EyeLike", {constant_of_shape(g, shape, 0, eye_type)},
-                     {{"dtype", onnx_dtype(eye_type)}});
-    return {native ? eye : g.cast(eye, type)};
-  });
-
-  // aten::linspace(Scalar start, Scalar end, int steps, *, dtype, ...)
-  //   ⇒  ATen's symmetric formula: start + step·i for i < steps/2, end - step·(steps-1-i) after,
-  //   in double (integral dtypes: bounds truncated first, result truncated), cast to dtype
-  r.add("aten::linspace", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = result_dtype(a, at::kFloat);
-    const bool integral = at::isIntegralType(type, /*includeBool=*/true);
-    auto bound = [&](size_t i) {
-      return integral ? g.cast(a.tensor_as(i, type), at::kDouble) : a.tensor_as(i, at::kDouble);
-    };
-    if (a.is_constant(2)) {
-      const int64_t steps = a.int_arg(2);
-      if (steps < 0) g.fail("linspace with a negative number of steps");
-      if (steps == 0) return {constant_of_shape(g, g.constant_ints({0}), 0, type)};
-      Value start = bound(0);
-      if (steps == 1) return {g.cast(g.op("Reshape", {start, g.constant_ints({1})}), type)};
-      Value end = bound(1);
-      Value step = g.op("Div", {g.op("Sub", {end, start}),
-                                g.constant_scalar(static_cast<double>(steps - 1), at::kDouble)});
-      at::Tensor idx = at::arange(steps, at::kDouble);
-      Value low = g.op("Add", {start, g.op("Mul", {step, g.constant(idx)})});
-      Value high = g.op("Sub", {end, g.op("Mul", {step, g.constant(idx.flip(0))})});
-      Value values = g.op("Where", {g.constant(idx < steps / 2), low, high});
-      return {g.cast(values, type)};
-    }
-    // A computed number of steps n: the same formula on index_range(n), with the step's divisor
-    // max(n - 1, 1) and the first element always from start (so that n = 1 gives [start]).
-    Value n = a.tensor_as(2, at::kLong);
-    Value start = bound(0), end = bound(1);
-    Value idx = g.cast(index_range(g, n), at::kDouble);
-    Value nd = g.cast(n, at::kDouble);
-    Value last = g.op("Sub", {nd, g.constant_scalar(1, at::kDouble)});
-    Value one = g.constant_scalar(1, at::kDouble);
-    Value divisor = g.op("Where", {g.op("Less", {last, one}), one, last});
-    Value step = g.op("Div", {g.op("Sub", {end, start}), divisor});
-    Value low = g.op("Add", {start, g.op("Mul", {step, idx})});
-    Value high = g.op("Sub", {end, g.op("Mul", {step, g.op("Sub", {last, idx})})});
-    Value half = g.cast(g.op("Div", {n, g.constant_scalar(2, at::kLong)}), at::kDouble);
-    Value half_or_one = g.op("Where", {g.op("Less", {half, one}), one, half});
-    Value values = g.op("Where", {g.op("Less", {idx, half_or_one}), low, high});
-    return {g.cast(values, type)};
-  });
-
-  // aten::scalar_tensor(Scalar s, *, dtype, ...)  ⇒  the scalar as a 0-d tensor of dtype
-  r.add("aten::scalar_tensor", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {a.tensor_as(0, result_dtype(a, at::kFloat))};
-  });
-  // aten::tensor(t[] data | int | float | bool t, *, dtype, device, requires_grad) and
-  // aten::as_tensor.list / .int / .float / .bool  ⇒  a constant, or Concat of computed elements
-  auto tensor_fn = [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = result_dtype(a, default_list_dtype(a.jit(0)->type()));
-    if (!a.jit(0)->type()->cast<c10::ListType>()) return {a.tensor_as(0, type)};
-    return {tensor_data(g, a.jit(0), type)};
-  };
-  r.add("aten::tensor", {}, tensor_fn);
-  // aten::as_tensor(Tensor data, *, dtype, device)  ⇒  data (Cast to dtype); the list and scalar
-  // overloads as aten::tensor
-  r.add("aten::as_tensor", {}, [tensor_fn](GraphContext& g, const Args& a) -> Values {
-    if (a.jit(0)->type()->cast<c10::TensorType>()) {
-      if (!has_arg(a, "dtype")) return {a.tensor(0)};
-      return {a.tensor_as(0, result_dtype(a, a.dtype(0)))};
-    }
-    return tensor_fn(g, a);
-  });
-
-  // aten::one_hot(Tensor self, int num_classes=-1)  ⇒  OneHot(self, depth, [0, 1], axis=-1);
-  // num_classes=-1 takes depth = max(self) + 1 in the graph
-  r.add("aten::one_hot", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value indices = a.tensor_as(0, at::kLong);
-    Value depth;
-    const int64_t n = a.int_arg(1);
-    if (n >= 0) {
-      depth = g.constant_scalar(static_cast<double>(n), at::kLong);
-    } else {
-      depth = g.op("Add",
-                   {reduce(g, "ReduceMax", indices, {}, false), g.constant_scalar(1, at::kLong)});
-    }
-    // OneHot needs rank >= 1: a 0-d input is unsqueezed to [1] and the result squeezed back.
-    const bool scalar = a.require_rank(0) == 0;
-    if (scalar) indices = unsqueeze(g, indices, {0});
-    Value y = g.op("OneHot", {indices, depth, g.constant_ints({0, 1})}, {{"axis", int64_t{-1}}});
-    return {scalar ? squeeze(g, y, {0}) : y};
-  });
-
-  // aten::bucketize.Tensor/.Scalar(self, Tensor boundaries, *, bool out_int32, bool right)
-  //   ⇒  ReduceSum over the boundaries of Cast(boundary < x) (right: boundary <= x)
-  r.add("aten::bucketize", {}, [](GraphContext& g, const Args& a) -> Values {
-    const bool out_int32 = a.bool_arg(2), right = a.bool_arg(3);
-    at::ScalarType type = at::promote_types(a.dtype(0), a.dtype(1));
-    if (type == at::kBool) type = at::kLong;
-    // ONNX Runtime compares float, double, int32 and int64 (Less/Greater before opset 13 too).
-    if (type != at::kFloat && type != at::kDouble && type != at::kInt && type != at::kLong) {
-      type = at::isFloatingType(type) ? at::kFloat : at::kLong;
-    }
-    const int64_t rank = a.require_rank(0);
-    Value x = unsqueeze(g, a.tensor_as(0, type), {rank});
-    Value b = a.tensor_as(1, type);
-    if (a.require_rank(1) != 1) g.fail("bucketize needs 1-D boundaries");
-    // right: count boundaries <= x, i.e. not (x < boundary); left: count boundaries < x.
-    Value below = right ? g.op("Not", {g.op("Less", {x, b})}) : g.op("Greater", {x, b});
-    at::ScalarType out = out_int32 ? at::kInt : at::kLong;
-    return {g.cast(reduce(g, "ReduceSum", g.cast(below, at::kLong), {rank}, false), out)};
-  });
-
-  // aten::hann_window(int window_length[, bool periodic=True], *, dtype, ...)
-  //   ⇒  HannWindow (17+); 0.5 - 0.5·cos(2πk/D) below; length 1 gives [1] as in PyTorch
-  r.add("aten::hann_window", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = result_dtype(a, at::kFloat);
-    if (!at::isFloatingType(type)) g.fail("hann_window needs a floating dtype");
-    auto periodic_i = arg_index(a, "periodic");
-    const bool periodic = periodic_i ? a.bool_arg(*periodic_i) : true;
-    std::optional<int64_t> length;
-    if (a.is_constant(0)) {
-      length = a.int_arg(0);
-      if (*length == 0) return {constant_of_shape(g, g.constant_ints({0}), 0, type)};
-      if (*length == 1) return {constant_of_shape(g, g.constant_ints({1}), 1, type)};
-    }
-    Value n = a.tensor_as(0, at::kLong);
-    Value w;
-    if (g.opset() >= 17 && (type == at::kFloat || type == at::kDouble)) {
-      w = g.op("HannWindow", {n},
-               {{"periodic", int64_t{periodic}}, {"output_datatype", onnx_dtype(type)}});
-    } else {
-      w = g.cast(hann_cos(g, n, periodic), type);
-    }
-    if (length) return {w};
-    // A computed length of 1 gives [1] in PyTorch (the formulas give 0 or NaN).
-    Value is_one = g.op("Equal", {n, g.constant_scalar(1, at::kLong)});
-    return {g.op("Where", {is_one, g.constant_scalar(1, type), w})};
-  });
-
-  // aten::item(Tensor self) -> Scalar  ⇒  the single element as a 0-d tensor (Reshape to []); a
-  // float/int/bool result type is given as double/int64/bool
-  r.add("aten::item", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value x = a.tensor(0);
-    if (a.rank(0) != std::optional<int64_t>(0)) x = g.op("Reshape", {x, g.constant_ints({})});
-    switch (a.node()->output()->type()->kind()) {
-      case c10::TypeKind::IntType:
-        return {a.dtype(0) == at::kLong ? x : g.cast(x, at::kLong)};
-      case c10::TypeKind::FloatType:
-        return {a.dtype(0) == at::kDouble ? x : g.cast(x, at::kDouble)};
-      case c10::TypeKind::BoolType:
-        return {a.dtype(0) == at::kBool ? x : g.cast(x, at::kBool)};
-      default:
-        return {x};
-    }
-  });
-
-  // --- random ops: ONNX's generators take no seed state from PyTorch ---
-
-  // aten::rand/randn(int[] size, *, [generator], [names], dtype, ...)
-  //   ⇒  RandomUniform/RandomNormal (constant size); *Like of ConstantOfShape (computed size)
-  for (auto [op, normal] : {std::pair{"aten::rand", false}, {"aten::randn", true}}) {
-    r.add(op, {}, [normal = normal](GraphContext& g, const Args& a) -> Values {
-      reject_generator(g, a);
-      if (has_arg(a, "names")) g.fail("named tensors cannot be exported");
-      return {random_of_size(g, a, 0, result_dtype(a, at::kFloat), normal)};
-    });
-  }
-  // aten::rand_like/randn_like(Tensor self, *, dtype, ...)  ⇒  RandomUniformLike/RandomNormalLike
-  for (auto [op, normal] : {std::pair{"aten::rand_like", false}, {"aten::randn_like", true}}) {
-    r.add(op, {}, [normal = normal](GraphContext& g, const Args& a) -> Values {
-      return {random_like(g, a.tensor(0), result_dtype(a, a.dtype(0)), normal)};
-    });
-  }
-  // aten::randint(int high, int[] size, *, [generator], ScalarType? dtype=long, ...) /
-  //   .low(int low, int high, int[] size, *, [generator], dtype, ...)
-  //   ⇒  Cast(low + Min(Floor(RandomUniform(double) · (high - low)), high - low - 1))
-  //      (RandomUniformLike of ConstantOfShape for a computed size)
-  r.add("aten::randint", {}, [](GraphContext& g, const Args& a) -> Values {
-    reject_generator(g, a);
-    const std::optional<size_t> size_i = arg_index(a, "size"), high_i = arg_index(a, "high");
-    if (!size_i || !high_i) g.fail("only the randint overloads with size and high are supported");
-    auto [low, high] = randint_bounds(g, a, *high_i);
-    Value u = random_of_size(g, a, *size_i, at::kDouble, /*normal=*/false);
-    return {uniform_integers(g, u, low, high, result_dtype(a, at::kLong))};
-  });
-  // aten::randint_like(Tensor self, int high, *, dtype, ...) /
-  //   .low_dtype(Tensor self, int low, int high, *, dtype, ...)
-  //   ⇒  the same from RandomUniformLike(self) (self's dtype by default)
-  r.add("aten::randint_like", {}, [](GraphContext& g, const Args& a) -> Values {
-    const std::optional<size_t> high_i = arg_index(a, "high");
-    if (!high_i) g.fail("only the randint_like overloads with high are supported");
-    auto [low, high] = randint_bounds(g, a, *high_i);
-    Value u = random_like(g, a.tensor(0), at::kDouble, /*normal=*/false);
-    return {uniform_integers(g, u, low, high, result_dtype(a, a.dtype(0)))};
-  });
-  // aten::bernoulli(Tensor self) / .p(Tensor self, float p) / .Tensor(Tensor self, Tensor p)
-  //   ⇒  Cast(RandomUniformLike < p) at every opset: ONNX Runtime 1.30's Bernoulli-15 draws 1
-  //   with probability 1 - p (p = 0 gives all ones), the opposite of the spec and of PyTorch
-  r.add("aten::bernoulli", {}, [](GraphContext& g, const Args& a) -> Values {
-    reject_generator(g, a);
-    const at::ScalarType out = result_dtype(a, a.dtype(0));
-    const at::ScalarType ptype =
-        random_type(at::isFloatingType(a.dtype(0)) ? a.dtype(0) : at::kFloat);
-    Value p;
-    const bool has_p = arg_index(a, "p").has_value();
-    if (!has_p) {
-      p = a.tensor_as(0, ptype);
-    } else {
-      p = g.op("Expand", {a.tensor_as(1, ptype), g.op("Shape", {a.tensor(0)})});
-    }
-    Value u = g.op("RandomUniformLike", {p}, {{"dtype", onnx_dtype(ptype)}});
-    return {g.cast(g.op("Less", {u, p}), out)};
-  });
-  // aten::normal.Tensor_float / float_Tensor / Tensor_Tensor(mean, std)
-  // aten::normal.float_float(float mean, float std, int[] size, *, generator, dtype, ...)
-  //   ⇒  mean + std · RandomNormalLike (RandomNormal(mean, scale) for a constant size)
-  r.add("aten::normal", {}, [](GraphContext& g, const Args& a) -> Values {
-    reject_generator(g, a);
-    const at::ScalarType type = result_dtype(a, at::kFloat);
-    if (arg_index(a, "size")) {
-      // (ONNX Runtime aborts on RandomNormal with scale 0: std 0 takes the general form.)
-      if (a.is_constant(0) && a.is_constant(1) && a.is_constant(2) && a.float_arg(1) > 0) {
-        const at::ScalarType rt = random_type(type);
-        Value r = g.op("RandomNormal", {},
-                       {{"shape", a.int_list(2)},
-                        {"mean", a.float_arg(0)},
-                        {"scale", a.float_arg(1)},
-                        {"dtype", onnx_dtype(rt)}});
-        return {rt == type ? r : g.cast(r, type)};
-      }
-      Value eps = random_of_size(g, a, 2, type, /*normal=*/true);
-      return {g.op("Add", {a.tensor_as(0, type), g.op("Mul", {a.tensor_as(1, type), eps})})};
-    }
-    Value mean = a.tensor_as(0, type), std = a.tensor_as(1, type);
-    const bool mean_t = a.jit(0)->type()->cast<c10::TensorType>() != nullptr;
-    const bool std_t = a.jit(1)->type()->cast<c10::TensorType>() != nullptr;
-    Value like = mean_t && std_t ? g.op("Add", {mean, std}) : (mean_t ? mean : std);
-    Value eps = random_like(g, like, type, /*normal=*/true);
-    return {g.op("Add", {mean, g.op("Mul", {std, eps})})};
-  });
-  // aten::multinomial(Tensor self, int num_samples, bool replacement=False, *, generator)
-  //   ⇒  Multinomial(Log(self)) with replacement (or one sample); without replacement the
-  //   Gumbel-top-k trick: TopK(Log(self) + Gumbel noise, k), which draws exactly as sequential
-  //   sampling without replacement does
-  r.add("aten::multinomial", {}, [](GraphContext& g, const Args& a) -> Values {
-    reject_generator(g, a);
-    const int64_t rank = a.require_rank(0);
-    if (rank != 1 && rank != 2) g.fail("multinomial needs a 1-D or 2-D input");
-    const int64_t k = a.int_arg(1);
-    const bool replacement = a.bool_arg(2);
-    Value logp = g.op("Log", {a.tensor_as(0, at::kFloat)});
-    if (rank == 1) logp = unsqueeze(g, logp, {0});
-    Value samples;
-    if (replacement || k == 1) {
-      samples = g.op("Multinomial", {logp}, {{"sample_size", k}, {"dtype", onnx_dtype(at::kLong)}});
-    } else {
-      Value u = g.op("RandomUniformLike", {logp}, {{"dtype", onnx_dtype(at::kFloat)}});
-      Value gumbel = g.op("Neg", {g.op("Log", {g.op("Neg", {g.op("Log", {u})})})});
-      Value scores = g.op("Add", {logp, gumbel});
-      Values topk = g.opset() >= 10
-                        ? g.op("TopK", {scores, g.constant_ints({k})}, {{"axis", int64_t{1}}}, 2)
-                        : g.op("TopK", {scores}, {{"axis", int64_t{1}}, {"k", k}}, 2);
-      samples = topk[1];
-    }
-    return {rank == 1 ? squeeze(g, samples, {0}) : samples};
-  });
+  r.add("aten::arange", from(9), arange_op);
+  r.add("aten::_dim_arange", from(9), dim_arange);
+  r.add("aten::zeros", from(9), filled_with(0));
+  r.add("aten::ones", from(9), filled_with(1));
+  r.add("aten::empty", from(9), filled_with(0));
+  r.add("aten::full", from(9), full);
+  r.add("aten::zeros_like", from(9), filled_like(0));
+  r.add("aten::ones_like", from(9), filled_like(1));
+  r.add("aten::empty_like", from(9), filled_like(0));
+  r.add("aten::full_like", from(9), full_like);
+  r.add("aten::new_zeros", from(9), new_filled_with(0));
+  r.add("aten::new_ones", from(9), new_filled_with(1));
+  r.add("aten::new_empty", from(9), new_filled_with(0));
+  r.add("aten::new_full", from(9), new_full);
+  r.add("aten::fill", from(9), fill);
+  r.add("aten::eye", from(9), eye);
+  r.add("aten::linspace", from(9), linspace);
+  r.add("aten::scalar_tensor", from(9), scalar_tensor);
+  r.add("aten::tensor", from(9), tensor);
+  r.add("aten::as_tensor", from(9), as_tensor);
+  r.add("aten::one_hot", from(9), one_hot);
+  r.add("aten::bucketize", from(9), bucketize);
+  r.add("aten::hann_window", from(9), hann_window);
+  r.add("aten::item", from(9), item);
+  r.add("aten::rand", from(9), random_tensor(/*normal=*/false));
+  r.add("aten::randn", from(9), random_tensor(/*normal=*/true));
+  r.add("aten::rand_like", from(9), random_tensor_like(/*normal=*/false));
+  r.add("aten::randn_like", from(9), random_tensor_like(/*normal=*/true));
+  r.add("aten::randint", from(9), randint);
+  r.add("aten::randint_like", from(9), randint_like);
+  r.add("aten::bernoulli", from(9), bernoulli);
+  r.add("aten::normal", from(9), normal_op);
+  r.add("aten::multinomial", from(9), multinomial);
 }
 
 }  // namespace torchonnx::symbolic::ops

@@ -234,6 +234,8 @@ std::vector<int64_t> inverse(const std::vector<int64_t>& perm) {
   return inv;
 }
 
+// aten::nonzero_numpy(Tensor self) -> Tensor[] / where(Tensor condition) -> Tensor[]
+//   ⇒  the rows of NonZero
 Values nonzero_rows(GraphContext& g, const Args& a) {
   int64_t rank = a.require_rank(0);
   if (rank == 0) g.fail("nonzero of a 0-d tensor is not supported; reshape it to 1-D first");
@@ -301,347 +303,394 @@ Value shape_with_dim(GraphContext& g, const Value& self, int64_t dim, const Valu
       {{"axis", int64_t{0}}});
 }
 
+// aten::select(Tensor self, int dim, int index)  ⇒  Gather with a 0-d index (a negative index
+// wrapped with the dim size before opset 11, whose Gather takes none)
+Values select_op(GraphContext& g, const Args& a) {
+  int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
+  Value self = a.tensor(0);
+  if (a.is_constant(2) && a.int_arg(2) < 0 && a.sizes(0)) {
+    int64_t index = a.int_arg(2) + (*a.sizes(0))[dim];
+    Value i = g.constant(at::scalar_tensor(index, at::kLong));
+    return {g.op("Gather", {self, i}, {{"axis", dim}})};
+  }
+  Value index = a.tensor_as(2, at::kLong);
+  if (g.opset() < 11 && !known_non_negative(a.jit(2))) {
+    index = wrap_negative(g, index, dim_size(g, self, dim));
+  }
+  return {g.op("Gather", {self, index}, {{"axis", dim}})};
+}
+
+// aten::slice(Tensor self, int dim=0, int? start, int? end, int step=1)  ⇒  Slice (attributes
+// before opset 10: constant bounds and step 1 only; inputs from 10, bounds may be computed)
+Values slice_op(GraphContext& g, const Args& a) {
+  int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
+  bool constant = a.is_constant(2) && a.is_constant(3) && a.is_constant(4);
+  if (constant) {
+    int64_t start = a.optional_int(2).value_or(0);
+    int64_t end = a.optional_int(3).value_or(INT64_MAX);
+    int64_t step = a.int_arg(4);
+    if (start == 0 && end == INT64_MAX && step == 1) return {a.tensor(0)};
+    if (g.opset() < 10) {
+      if (step != 1) g.fail("slicing with a step needs opset 10; export with opset >= 10");
+      return {g.op("Slice", {a.tensor(0)},
+                   {{"axes", std::vector<int64_t>{dim}},
+                    {"starts", std::vector<int64_t>{start}},
+                    {"ends", std::vector<int64_t>{end}}})};
+    }
+    return {g.op("Slice", {a.tensor(0), g.constant_ints({start}), g.constant_ints({end}),
+                           g.constant_ints({dim}), g.constant_ints({step})})};
+  }
+  if (g.opset() < 10) {
+    g.fail(
+        "slicing with start/end/step computed in the graph needs opset 10 (Slice inputs); "
+        "export with opset >= 10");
+  }
+  auto bound = [&](size_t i, int64_t none) {
+    if (a.is_none(i)) return g.constant_ints({none});
+    return unsqueeze(g, a.tensor_as(i, at::kLong), {0});
+  };
+  return {g.op("Slice", {a.tensor(0), bound(2, 0), bound(3, INT64_MAX), g.constant_ints({dim}),
+                         bound(4, 1)})};
+}
+
+// aten::index(Tensor self, Tensor?[] indices) (and Tensor_hacked_twin: Tensor[])  ⇒  Gather for
+// one index tensor; several: Transpose/Flatten + Gather of a linear index + Reshape (+ Transpose
+// back for consecutive indices not at the front). Bool masks become NonZero rows, negative
+// indices are wrapped (Where) at every opset.
+Values index_op(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  std::vector<IndexEntry> entries = read_indices(g, a, 1);
+  Value self = a.tensor(0);
+  std::vector<int64_t> adv;
+  for (size_t d = 0; d < entries.size(); ++d) {
+    if (!entries[d].none) adv.push_back(static_cast<int64_t>(d));
+  }
+  if (adv.empty()) return {self};
+  if (adv.size() == 1) {
+    const IndexEntry& e = entries[adv[0]];
+    Value idx = e.wrap ? wrap_negative(g, e.index, dim_size(g, self, adv[0])) : e.index;
+    return {g.op("Gather", {self, idx}, {{"axis", adv[0]}})};
+  }
+  AdvancedIndex ai = advanced_index(g, self, rank, entries);
+  Value out = g.op("Gather", {ai.flat, ai.linear}, {{"axis", int64_t{0}}});
+  out = g.op("Reshape", {out, ai.shape_br});
+  if (!ai.moves_front) {
+    int64_t out_rank = ai.b + rank - static_cast<int64_t>(ai.adv.size());
+    out = g.op("Transpose", {out}, {{"perm", result_perm(ai.b, ai.adv.front(), out_rank)}});
+  }
+  return {out};
+}
+
+// aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False)  ⇒
+// Transpose/Flatten to [indexed, rest], values Expanded to the indexed shape, then
+// Scatter(Elements) along dim 0 with the linear index (accumulate: reduction="add" from 16,
+// one-hot sum below); Reshape and Transpose back.
+Values index_put(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const at::ScalarType type = a.dtype(0);
+  bool accumulate = a.bool_arg(3);
+  std::vector<IndexEntry> entries = read_indices(g, a, 1);
+  Value self = a.tensor(0);
+  Value values = a.tensor_as(2, type);
+  bool any = std::any_of(entries.begin(), entries.end(), [](auto& e) { return !e.none; });
+  if (!any) {  // x[...] = v: every element
+    Value v = g.op("Expand", {values, shape_of(g, self)});
+    return {accumulate ? g.op(type == at::kBool ? "Or" : "Add", {self, v}) : v};
+  }
+  AdvancedIndex ai = advanced_index(g, self, rank, entries);
+  const int64_t k = static_cast<int64_t>(ai.adv.size());
+  const int64_t out_rank = ai.b + rank - k;
+  // values broadcast to PyTorch's result layout, then moved to [*index, *rest].
+  Value updates;
+  if (ai.moves_front) {
+    updates = g.op("Expand", {values, ai.shape_br});
+  } else {
+    std::vector<int64_t> perm = result_perm(ai.b, ai.adv.front(), out_rank);
+    Value shape = g.op("Gather", {ai.shape_br, g.constant_ints(perm)}, {{"axis", int64_t{0}}});
+    updates = g.op("Transpose", {g.op("Expand", {values, shape})}, {{"perm", inverse(perm)}});
+  }
+  updates = g.op("Flatten", {updates}, {{"axis", ai.b}});  // [N, rest]
+  Value index =
+      g.op("Expand", {unsqueeze(g, g.op("Reshape", {ai.linear, g.constant_ints({-1})}), {1}),
+                      shape_of(g, updates)});
+  Value out = accumulate ? scatter_add(g, ai.flat, index, updates, 0, 2, type, /*pad=*/false)
+                         : scatter_elements(g, ai.flat, index, updates, 0);
+  out = g.op("Reshape", {out, shape_of(g, ai.moved)});
+  if (!std::is_sorted(ai.perm.begin(), ai.perm.end())) {
+    out = g.op("Transpose", {out}, {{"perm", inverse(ai.perm)}});
+  }
+  return {out};
+}
+
+// aten::index_select(Tensor self, int dim, Tensor index)  ⇒  Gather of the index as 1-D
+Values index_select(GraphContext& g, const Args& a) {
+  int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
+  Value index = a.tensor_as(2, at::kLong);
+  if (a.require_rank(2) == 0) index = g.op("Reshape", {index, g.constant_ints({1})});
+  return {g.op("Gather", {a.tensor(0), index}, {{"axis", dim}})};
+}
+
+// aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False)  ⇒
+// GatherElements from 11; below, an exact one-hot Where + ReduceSum (index shaped like self
+// outside dim)
+Values gather(GraphContext& g, const Args& a) {
+  int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
+  return {gather_elements(g, a, 0, 2, dim)};
+}
+
+// aten::take_along_dim(Tensor self, Tensor indices, int? dim=None)  ⇒  GatherElements (gather
+// rules below 11); dim=None: Gather on both flattened. Broadcasting of self against indices
+// outside dim uses static shapes.
+Values take_along_dim(GraphContext& g, const Args& a) {
+  if (a.is_none(2)) {
+    Value flat = g.op("Reshape", {a.tensor(0), g.constant_ints({-1})});
+    Value idx = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({-1})});
+    return {g.op("Gather", {flat, idx}, {{"axis", int64_t{0}}})};
+  }
+  const int64_t rank = a.require_rank(0);
+  if (a.require_rank(1) != rank) g.fail("self and indices must have the same rank");
+  int64_t dim = normalize_dim(a.int_arg(2), rank);
+  if (same_except(a.sizes(0), a.sizes(1), dim)) return {gather_elements(g, a, 0, 1, dim)};
+  auto xs = a.sizes(0), is = a.sizes(1);
+  if (!xs || !is) g.fail("take_along_dim with broadcasting needs static shapes");
+  // static shape: the broadcast of self and indices outside dim.
+  std::vector<int64_t> xshape(*xs), ishape(*is);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == dim) continue;
+    xshape[d] = ishape[d] = std::max((*xs)[d], (*is)[d]);
+  }
+  Value x = g.op("Expand", {a.tensor(0), g.constant_ints(xshape)});
+  Value i = g.op("Expand", {a.tensor_as(1, at::kLong), g.constant_ints(ishape)});
+  if (g.opset() >= 11) return {g.op("GatherElements", {x, i}, {{"axis", dim}})};
+  g.fail("take_along_dim with broadcasting needs opset 11 (GatherElements)");
+}
+
+// aten::take(Tensor self, Tensor index)  ⇒  Gather on the flattened input (negative indices
+// wrapped)
+Values take(GraphContext& g, const Args& a) {
+  Value self = a.tensor(0);
+  Value flat = g.op("Reshape", {self, g.constant_ints({-1})});
+  Value idx = a.tensor_as(1, at::kLong);
+  if (!known_non_negative(a.jit(1))) idx = wrap_negative(g, idx, g.op("Size", {self}));
+  return {g.op("Gather", {flat, idx}, {{"axis", int64_t{0}}})};
+}
+
+// aten::masked_select(Tensor self, Tensor mask)  ⇒  both broadcast (Where/Expand), flattened,
+// Gather at the flat NonZero positions
+Values masked_select(GraphContext& g, const Args& a) {
+  Value mask = a.tensor_as(1, at::kBool);
+  Value x = a.tensor(0);
+  Value xb = where(g, mask, x, x, a.dtype(0));  // self broadcast against mask
+  Value mb = g.op("Expand", {mask, shape_of(g, xb)});
+  Value flat = g.op("Reshape", {xb, g.constant_ints({-1})});
+  Value pos = squeeze(g, g.op("NonZero", {g.op("Reshape", {mb, g.constant_ints({-1})})}), {0});
+  return {g.op("Gather", {flat, pos}, {{"axis", int64_t{0}}})};
+}
+
+// aten::nonzero(Tensor self)  ⇒  Transpose(NonZero)
+Values nonzero(GraphContext& g, const Args& a) {
+  if (a.require_rank(0) == 0) g.fail("nonzero of a 0-d tensor is not supported; reshape it");
+  return {
+      g.op("Transpose", {g.op("NonZero", {a.tensor(0)})}, {{"perm", std::vector<int64_t>{1, 0}}})};
+}
+
+// aten::where.self / .ScalarSelf / .ScalarOther / .Scalar(Tensor condition, Tensor|Scalar self,
+//   Tensor|Scalar other)  ⇒  Where with both branches in the promoted result dtype
+Values where_select(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  return {where(g, a.tensor_as(0, at::kBool), a.tensor_as(1, type), a.tensor_as(2, type), type)};
+}
+
+// aten::where(Tensor condition) -> Tensor[]  ⇒  the rows of NonZero; a node without a schema
+// with three arguments is where.self
+Values where_op(GraphContext& g, const Args& a) {
+  if (a.size() == 1) return nonzero_rows(g, a);
+  return where_select(g, a);
+}
+
+// aten::masked_fill(Tensor self, Tensor mask, Scalar|Tensor value)  ⇒  Where(mask, value, self)
+Values masked_fill(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  return {where(g, a.tensor_as(1, at::kBool), a.tensor_as(2, type), a.tensor(0), type)};
+}
+
+// aten::masked_scatter(Tensor self, Tensor mask, Tensor source)  ⇒  the first N source elements
+// (N = mask count) scattered at the flat NonZero positions of the broadcast mask
+Values masked_scatter(GraphContext& g, const Args& a) {
+  Value self = a.tensor(0);
+  Value shape = shape_of(g, self);
+  Value mask = g.op("Expand", {a.tensor_as(1, at::kBool), shape});
+  Value flat = g.op("Reshape", {self, g.constant_ints({-1})});
+  Value pos = squeeze(g, g.op("NonZero", {g.op("Reshape", {mask, g.constant_ints({-1})})}), {0});
+  Value src = g.op("Reshape", {a.tensor_as(2, a.dtype(0)), g.constant_ints({-1})});
+  Value first = g.op("Gather", {src, arange(g, g.op("Size", {pos}))}, {{"axis", int64_t{0}}});
+  return {g.op("Reshape", {scatter_elements(g, flat, pos, first, 0), shape})};
+}
+
+// aten::scatter(Tensor self, int dim, Tensor index, Tensor src | Scalar value[, str reduce]) with
+// `mode` the reduce argument ("" without).
+Values scatter_with(GraphContext& g, const Args& a, const std::string& mode) {
+  const int64_t rank = a.require_rank(0);
+  const at::ScalarType type = a.dtype(0);
+  int64_t dim = normalize_dim(a.int_arg(1), rank);
+  Value index = a.tensor_as(2, at::kLong);
+  bool is_value = a.jit(3)->type()->cast<c10::TensorType>() == nullptr;
+  Value src = is_value ? g.op("Expand", {a.tensor_as(3, type), shape_of(g, index)})
+                       : fit_to_index(g, a, 3, 2);
+  if (!is_value && a.dtype(3) != type) src = g.cast(src, type);
+  if (mode.empty()) return {scatter_elements(g, a.tensor(0), index, src, dim)};
+  if (mode == "add") {
+    return {scatter_add(g, a.tensor(0), index, src, dim, rank, type,
+                        !same_except(a.sizes(0), a.sizes(2), dim))};
+  }
+  if (mode == "multiply") {
+    if (g.opset() < 16) {
+      g.fail("scatter with reduce='multiply' needs opset 16 (ScatterElements reduction='mul')");
+    }
+    return {scatter_elements(g, a.tensor(0), index, src, dim, "mul")};
+  }
+  g.fail("scatter reduce='" + mode + "' is not supported");
+}
+
+// aten::scatter.src / .value(Tensor self, int dim, Tensor index, Tensor src | Scalar value)
+//   ⇒  ScatterElements (Scatter before 11)
+Values scatter(GraphContext& g, const Args& a) {
+  return scatter_with(g, a, "");
+}
+
+// aten::scatter.reduce / .value_reduce(Tensor self, int dim, Tensor index, Tensor src | Scalar
+//   value, *, str reduce)  ⇒  reduce="add": ScatterElements reduction add from 16, one-hot below;
+//   reduce="multiply": reduction mul, opset 16
+Values scatter_reduce_arg(GraphContext& g, const Args& a) {
+  return scatter_with(g, a, a.str_arg(4));
+}
+
+// aten::scatter for nodes without a schema: the reduce overloads take five arguments.
+Values scatter_any(GraphContext& g, const Args& a) {
+  return a.size() > 4 ? scatter_reduce_arg(g, a) : scatter(g, a);
+}
+
+// aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src)  ⇒  ScatterElements
+// reduction="add" from 16; below, the exact one-hot sum (duplicate indices add up)
+Values scatter_add_op(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const at::ScalarType type = a.dtype(0);
+  int64_t dim = normalize_dim(a.int_arg(1), rank);
+  Value src = fit_to_index(g, a, 3, 2);
+  return {scatter_add(g, a.tensor(0), a.tensor_as(2, at::kLong), src, dim, rank, type,
+                      !same_except(a.sizes(0), a.sizes(2), dim))};
+}
+
+// aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *,
+//   bool include_self=True)  ⇒  sum: as scatter_add; prod: ScatterElements reduction="mul"
+//   (opset 16); amax/amin: ScatterElements max/min needs opset 18 (error); include_self=False:
+//   the hit positions are first set to the reduction's identity
+Values scatter_reduce(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const at::ScalarType type = a.dtype(0);
+  int64_t dim = normalize_dim(a.int_arg(1), rank);
+  std::string mode = a.str_arg(4);
+  bool include_self = a.bool_arg(5);
+  Value index = a.tensor_as(2, at::kLong);
+  Value src = fit_to_index(g, a, 3, 2);
+  Value self = a.tensor(0);
+  auto reset = [&](double identity) {
+    Value fill = g.op("Expand", {g.constant_scalar(identity, type), shape_of(g, index)});
+    return scatter_elements(g, self, index, fill, dim);
+  };
+  if (mode == "sum") {
+    if (!include_self) self = reset(0);
+    return {scatter_add(g, self, index, src, dim, rank, type,
+                        !same_except(a.sizes(0), a.sizes(2), dim))};
+  }
+  if (mode == "prod") {
+    if (g.opset() < 16) {
+      g.fail(
+          "scatter_reduce with reduce='prod' needs opset 16 (ScatterElements "
+          "reduction='mul'); export with opset >= 16");
+    }
+    if (!include_self) self = reset(1);
+    return {scatter_elements(g, self, index, src, dim, "mul")};
+  }
+  if (mode == "amax" || mode == "amin") {
+    g.fail("scatter_reduce with reduce='" + mode +
+           "' needs ScatterElements reduction='max'/'min' of opset 18, above the highest "
+           "opset torchonnx exports (17)");
+  }
+  g.fail("scatter_reduce with reduce='" + mode + "' is not supported (sum and prod are)");
+}
+
+// aten::index_copy(Tensor self, int dim, Tensor index, Tensor source)  ⇒  ScatterElements
+// (Scatter before 11) with the index expanded to source's shape
+Values index_copy(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  int64_t dim = normalize_dim(a.int_arg(1), rank);
+  Value source = a.tensor_as(3, a.dtype(0));
+  if (rank == 0) return {source};
+  Value index = expand_index(g, a.tensor_as(2, at::kLong), rank, dim, shape_of(g, source));
+  return {scatter_elements(g, a.tensor(0), index, source, dim)};
+}
+
+// aten::index_fill(Tensor self, int dim, Tensor index, Scalar|Tensor value)  ⇒  ScatterElements
+// (Scatter before 11) of the value expanded over the selected slices (negative indices wrapped)
+Values index_fill(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank == 0) g.fail("index_fill of a 0-d tensor is not supported");
+  int64_t dim = normalize_dim(a.int_arg(1), rank);
+  Value self = a.tensor(0);
+  Value idx = a.tensor_as(2, at::kLong);
+  if (!known_non_negative(a.jit(2))) idx = wrap_negative(g, idx, dim_size(g, self, dim));
+  Value shape = shape_with_dim(g, self, dim, idx);
+  Value fill = g.op("Expand", {a.tensor_as(3, a.dtype(0)), shape});
+  return {scatter_elements(g, self, expand_index(g, idx, rank, dim, shape), fill, dim)};
+}
+
+// aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1)  ⇒
+// ScatterElements reduction="add" from 16 with the index expanded to source's shape; one-hot
+// sum below (duplicate indices add up)
+Values index_add(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const at::ScalarType type = a.dtype(0);
+  int64_t dim = normalize_dim(a.int_arg(1), rank);
+  Value source = a.tensor_as(3, type);
+  if (!a.is_constant(4) || a.float_arg(4) != 1.0) {
+    source = g.op("Mul", {source, a.tensor_as(4, type)});
+  }
+  if (rank == 0) return {g.op("Add", {a.tensor(0), source})};
+  Value index = expand_index(g, a.tensor_as(2, at::kLong), rank, dim, shape_of(g, source));
+  return {scatter_add(g, a.tensor(0), index, source, dim, rank, type, /*pad=*/false)};
+}
 }  // namespace
 
 void register_index(Registry& r) {
-  // aten::select(Tensor self, int dim, int index)  ⇒  Gather with a 0-d index (a negative index
-  // wrapped with the dim size before opset 11, whose Gather takes none)
-  r.add("aten::select", {}, [](GraphContext& g, const Args& a) -> Values {
-    int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
-    Value self = a.tensor(0);
-    if (a.is_constant(2) && a.int_arg(2) < 0 && a.sizes(0)) {
-      int64_t index = a.int_arg(2) + (*a.sizes(0))[dim];
-      Value i = g.constant(at::scalar_tensor(index, at::kLong));
-      return {g.op("Gather", {self, i}, {{"axis", dim}})};
-    }
-    Value index = a.tensor_as(2, at::kLong);
-    if (g.opset() < 11 && !known_non_negative(a.jit(2))) {
-      index = wrap_negative(g, index, dim_size(g, self, dim));
-    }
-    return {g.op("Gather", {self, index}, {{"axis", dim}})};
-  });
-  // aten::slice(Tensor self, int dim=0, int? start, int? end, int step=1)  ⇒  Slice (attributes
-  // before opset 10: constant bounds and step 1 only; inputs from 10, bounds may be computed)
-  r.add("aten::slice", {}, [](GraphContext& g, const Args& a) -> Values {
-    int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
-    bool constant = a.is_constant(2) && a.is_constant(3) && a.is_constant(4);
-    if (constant) {
-      int64_t start = a.optional_int(2).value_or(0);
-      int64_t end = a.optional_int(3).value_or(INT64_MAX);
-      int64_t step = a.int_arg(4);
-      if (start == 0 && end == INT64_MAX && step == 1) return {a.tensor(0)};
-      if (g.opset() < 10) {
-        if (step != 1) g.fail("slicing with a step needs opset 10; export with opset >= 10");
-        return {g.op("Slice", {a.tensor(0)},
-                     {{"axes", std::vector<int64_t>{dim}},
-                      {"starts", std::vector<int64_t>{start}},
-                      {"ends", std::vector<int64_t>{end}}})};
-      }
-      return {g.op("Slice", {a.tensor(0), g.constant_ints({start}), g.constant_ints({end}),
-                             g.constant_ints({dim}), g.constant_ints({step})})};
-    }
-    if (g.opset() < 10) {
-      g.fail(
-          "slicing with start/end/step computed in the graph needs opset 10 (Slice inputs); "
-          "export with opset >= 10");
-    }
-    auto bound = [&](size_t i, int64_t none) {
-      if (a.is_none(i)) return g.constant_ints({none});
-      return unsqueeze(g, a.tensor_as(i, at::kLong), {0});
-    };
-    return {g.op("Slice", {a.tensor(0), bound(2, 0), bound(3, INT64_MAX), g.constant_ints({dim}),
-                           bound(4, 1)})};
-  });
-
-  // aten::index(Tensor self, Tensor?[] indices) (and Tensor_hacked_twin: Tensor[])  ⇒  Gather for
-  // one index tensor; several: Transpose/Flatten + Gather of a linear index + Reshape (+ Transpose
-  // back for consecutive indices not at the front). Bool masks become NonZero rows, negative
-  // indices are wrapped (Where) at every opset.
-  r.add("aten::index", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    std::vector<IndexEntry> entries = read_indices(g, a, 1);
-    Value self = a.tensor(0);
-    std::vector<int64_t> adv;
-    for (size_t d = 0; d < entries.size(); ++d) {
-      if (!entries[d].none) adv.push_back(static_cast<int64_t>(d));
-    }
-    if (adv.empty()) return {self};
-    if (adv.size() == 1) {
-      const IndexEntry& e = entries[adv[0]];
-      Value idx = e.wrap ? wrap_negative(g, e.index, dim_size(g, self, adv[0])) : e.index;
-      return {g.op("Gather", {self, idx}, {{"axis", adv[0]}})};
-    }
-    AdvancedIndex ai = advanced_index(g, self, rank, entries);
-    Value out = g.op("Gather", {ai.flat, ai.linear}, {{"axis", int64_t{0}}});
-    out = g.op("Reshape", {out, ai.shape_br});
-    if (!ai.moves_front) {
-      int64_t out_rank = ai.b + rank - static_cast<int64_t>(ai.adv.size());
-      out = g.op("Transpose", {out}, {{"perm", result_perm(ai.b, ai.adv.front(), out_rank)}});
-    }
-    return {out};
-  });
-
-  // aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False)  ⇒
-  // Transpose/Flatten to [indexed, rest], values Expanded to the indexed shape, then
-  // Scatter(Elements) along dim 0 with the linear index (accumulate: reduction="add" from 16,
-  // one-hot sum below); Reshape and Transpose back.
-  r.add("aten::index_put", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    const at::ScalarType type = a.dtype(0);
-    bool accumulate = a.bool_arg(3);
-    std::vector<IndexEntry> entries = read_indices(g, a, 1);
-    Value self = a.tensor(0);
-    Value values = a.tensor_as(2, type);
-    bool any = std::any_of(entries.begin(), entries.end(), [](auto& e) { return !e.none; });
-    if (!any) {  // x[...] = v: every element
-      Value v = g.op("Expand", {values, shape_of(g, self)});
-      return {accumulate ? g.op(type == at::kBool ? "Or" : "Add", {self, v}) : v};
-    }
-    AdvancedIndex ai = advanced_index(g, self, rank, entries);
-    const int64_t k = static_cast<int64_t>(ai.adv.size());
-    const int64_t out_rank = ai.b + rank - k;
-    // values broadcast to PyTorch's result layout, then moved to [*index, *rest].
-    Value updates;
-    if (ai.moves_front) {
-      updates = g.op("Expand", {values, ai.shape_br});
-    } else {
-      std::vector<int64_t> perm = result_perm(ai.b, ai.adv.front(), out_rank);
-      Value shape = g.op("Gather", {ai.shape_br, g.constant_ints(perm)}, {{"axis", int64_t{0}}});
-      updates = g.op("Transpose", {g.op("Expand", {values, shape})}, {{"perm", inverse(perm)}});
-    }
-    updates = g.op("Flatten", {updates}, {{"axis", ai.b}});  // [N, rest]
-    Value index =
-        g.op("Expand", {unsqueeze(g, g.op("Reshape", {ai.linear, g.constant_ints({-1})}), {1}),
-                        shape_of(g, updates)});
-    Value out = accumulate ? scatter_add(g, ai.flat, index, updates, 0, 2, type, /*pad=*/false)
-                           : scatter_elements(g, ai.flat, index, updates, 0);
-    out = g.op("Reshape", {out, shape_of(g, ai.moved)});
-    if (!std::is_sorted(ai.perm.begin(), ai.perm.end())) {
-      out = g.op("Transpose", {out}, {{"perm", inverse(ai.perm)}});
-    }
-    return {out};
-  });
-
-  // aten::index_select(Tensor self, int dim, Tensor index)  ⇒  Gather of the index as 1-D
-  r.add("aten::index_select", {}, [](GraphContext& g, const Args& a) -> Values {
-    int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
-    Value index = a.tensor_as(2, at::kLong);
-    if (a.require_rank(2) == 0) index = g.op("Reshape", {index, g.constant_ints({1})});
-    return {g.op("Gather", {a.tensor(0), index}, {{"axis", dim}})};
-  });
-
-  // aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False)  ⇒
-  // GatherElements from 11; below, an exact one-hot Where + ReduceSum (index shaped like self
-  // outside dim)
-  r.add("aten::gather", {}, [](GraphContext& g, const Args& a) -> Values {
-    int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
-    return {gather_elements(g, a, 0, 2, dim)};
-  });
-
-  // aten::take_along_dim(Tensor self, Tensor indices, int? dim=None)  ⇒  GatherElements (gather
-  // rules below 11); dim=None: Gather on both flattened. Broadcasting of self against indices
-  // outside dim uses static shapes.
-  r.add("aten::take_along_dim", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.is_none(2)) {
-      Value flat = g.op("Reshape", {a.tensor(0), g.constant_ints({-1})});
-      Value idx = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({-1})});
-      return {g.op("Gather", {flat, idx}, {{"axis", int64_t{0}}})};
-    }
-    const int64_t rank = a.require_rank(0);
-    if (a.require_rank(1) != rank) g.fail("self and indices must have the same rank");
-    int64_t dim = normalize_dim(a.int_arg(2), rank);
-    if (same_except(a.sizes(0), a.sizes(1), dim)) return {gather_elements(g, a, 0, 1, dim)};
-    auto xs = a.sizes(0), is = a.sizes(1);
-    if (!xs || !is) g.fail("take_along_dim with broadcasting needs static shapes");
-    // static shape: the broadcast of self and indices outside dim.
-    std::vector<int64_t> xshape(*xs), ishape(*is);
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d == dim) continue;
-      xshape[d] = ishape[d] = std::max((*xs)[d], (*is)[d]);
-    }
-    Value x = g.op("Expand", {a.tensor(0), g.constant_ints(xshape)});
-    Value i = g.op("Expand", {a.tensor_as(1, at::kLong), g.constant_ints(ishape)});
-    if (g.opset() >= 11) return {g.op("GatherElements", {x, i}, {{"axis", dim}})};
-    g.fail("take_along_dim with broadcasting needs opset 11 (GatherElements)");
-  });
-
-  // aten::take(Tensor self, Tensor index)  ⇒  Gather on the flattened input (negative indices
-  // wrapped)
-  r.add("aten::take", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value self = a.tensor(0);
-    Value flat = g.op("Reshape", {self, g.constant_ints({-1})});
-    Value idx = a.tensor_as(1, at::kLong);
-    if (!known_non_negative(a.jit(1))) idx = wrap_negative(g, idx, g.op("Size", {self}));
-    return {g.op("Gather", {flat, idx}, {{"axis", int64_t{0}}})};
-  });
-
-  // aten::masked_select(Tensor self, Tensor mask)  ⇒  both broadcast (Where/Expand), flattened,
-  // Gather at the flat NonZero positions
-  r.add("aten::masked_select", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value mask = a.tensor_as(1, at::kBool);
-    Value x = a.tensor(0);
-    Value xb = where(g, mask, x, x, a.dtype(0));  // self broadcast against mask
-    Value mb = g.op("Expand", {mask, shape_of(g, xb)});
-    Value flat = g.op("Reshape", {xb, g.constant_ints({-1})});
-    Value pos = squeeze(g, g.op("NonZero", {g.op("Reshape", {mb, g.constant_ints({-1})})}), {0});
-    return {g.op("Gather", {flat, pos}, {{"axis", int64_t{0}}})};
-  });
-
-  // aten::nonzero(Tensor self)  ⇒  Transpose(NonZero)
-  r.add("aten::nonzero", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.require_rank(0) == 0) g.fail("nonzero of a 0-d tensor is not supported; reshape it");
-    return {g.op("Transpose", {g.op("NonZero", {a.tensor(0)})},
-                 {{"perm", std::vector<int64_t>{1, 0}}})};
-  });
-  // aten::nonzero_numpy(Tensor self) -> Tensor[]  ⇒  the rows of NonZero
-  r.add("aten::nonzero_numpy", {},
-        [](GraphContext& g, const Args& a) -> Values { return nonzero_rows(g, a); });
-
-  // aten::where(Tensor condition, Tensor|Scalar self, Tensor|Scalar other)  ⇒  Where with both
-  //   branches in the promoted result dtype;  aten::where(Tensor condition) -> Tensor[]  ⇒  the
-  //   rows of NonZero
-  r.add("aten::where", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.size() == 1) return nonzero_rows(g, a);
-    at::ScalarType type = a.output_dtype();
-    return {where(g, a.tensor_as(0, at::kBool), a.tensor_as(1, type), a.tensor_as(2, type), type)};
-  });
-
-  // aten::masked_fill(Tensor self, Tensor mask, Scalar|Tensor value)  ⇒  Where(mask, value, self)
-  r.add("aten::masked_fill", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    return {where(g, a.tensor_as(1, at::kBool), a.tensor_as(2, type), a.tensor(0), type)};
-  });
-
-  // aten::masked_scatter(Tensor self, Tensor mask, Tensor source)  ⇒  the first N source elements
-  // (N = mask count) scattered at the flat NonZero positions of the broadcast mask
-  r.add("aten::masked_scatter", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value self = a.tensor(0);
-    Value shape = shape_of(g, self);
-    Value mask = g.op("Expand", {a.tensor_as(1, at::kBool), shape});
-    Value flat = g.op("Reshape", {self, g.constant_ints({-1})});
-    Value pos = squeeze(g, g.op("NonZero", {g.op("Reshape", {mask, g.constant_ints({-1})})}), {0});
-    Value src = g.op("Reshape", {a.tensor_as(2, a.dtype(0)), g.constant_ints({-1})});
-    Value first = g.op("Gather", {src, arange(g, g.op("Size", {pos}))}, {{"axis", int64_t{0}}});
-    return {g.op("Reshape", {scatter_elements(g, flat, pos, first, 0), shape})};
-  });
-
-  // aten::scatter(Tensor self, int dim, Tensor index, Tensor src | Scalar value[, str reduce])
-  //   ⇒  ScatterElements (Scatter before 11); reduce="add": reduction add from 16, one-hot below;
-  //   reduce="multiply": reduction mul, opset 16
-  r.add("aten::scatter", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    const at::ScalarType type = a.dtype(0);
-    int64_t dim = normalize_dim(a.int_arg(1), rank);
-    Value index = a.tensor_as(2, at::kLong);
-    bool is_value = a.jit(3)->type()->cast<c10::TensorType>() == nullptr;
-    Value src = is_value ? g.op("Expand", {a.tensor_as(3, type), shape_of(g, index)})
-                         : fit_to_index(g, a, 3, 2);
-    if (!is_value && a.dtype(3) != type) src = g.cast(src, type);
-    std::string mode = a.size() > 4 ? a.str_arg(4) : "";
-    if (mode.empty()) return {scatter_elements(g, a.tensor(0), index, src, dim)};
-    if (mode == "add") {
-      return {scatter_add(g, a.tensor(0), index, src, dim, rank, type,
-                          !same_except(a.sizes(0), a.sizes(2), dim))};
-    }
-    if (mode == "multiply") {
-      if (g.opset() < 16) {
-        g.fail("scatter with reduce='multiply' needs opset 16 (ScatterElements reduction='mul')");
-      }
-      return {scatter_elements(g, a.tensor(0), index, src, dim, "mul")};
-    }
-    g.fail("scatter reduce='" + mode + "' is not supported");
-  });
-
-  // aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src)  ⇒  ScatterElements
-  // reduction="add" from 16; below, the exact one-hot sum (duplicate indices add up)
-  r.add("aten::scatter_add", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    const at::ScalarType type = a.dtype(0);
-    int64_t dim = normalize_dim(a.int_arg(1), rank);
-    Value src = fit_to_index(g, a, 3, 2);
-    return {scatter_add(g, a.tensor(0), a.tensor_as(2, at::kLong), src, dim, rank, type,
-                        !same_except(a.sizes(0), a.sizes(2), dim))};
-  });
-
-  // aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *,
-  //   bool include_self=True)  ⇒  sum: as scatter_add; prod: ScatterElements reduction="mul"
-  //   (opset 16); amax/amin: ScatterElements max/min needs opset 18 (error); include_self=False:
-  //   the hit positions are first set to the reduction's identity
-  r.add("aten::scatter_reduce", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    const at::ScalarType type = a.dtype(0);
-    int64_t dim = normalize_dim(a.int_arg(1), rank);
-    std::string mode = a.str_arg(4);
-    bool include_self = a.bool_arg(5);
-    Value index = a.tensor_as(2, at::kLong);
-    Value src = fit_to_index(g, a, 3, 2);
-    Value self = a.tensor(0);
-    auto reset = [&](double identity) {
-      Value fill = g.op("Expand", {g.constant_scalar(identity, type), shape_of(g, index)});
-      return scatter_elements(g, self, index, fill, dim);
-    };
-    if (mode == "sum") {
-      if (!include_self) self = reset(0);
-      return {scatter_add(g, self, index, src, dim, rank, type,
-                          !same_except(a.sizes(0), a.sizes(2), dim))};
-    }
-    if (mode == "prod") {
-      if (g.opset() < 16) {
-        g.fail(
-            "scatter_reduce with reduce='prod' needs opset 16 (ScatterElements "
-            "reduction='mul'); export with opset >= 16");
-      }
-      if (!include_self) self = reset(1);
-      return {scatter_elements(g, self, index, src, dim, "mul")};
-    }
-    if (mode == "amax" || mode == "amin") {
-      g.fail("scatter_reduce with reduce='" + mode +
-             "' needs ScatterElements reduction='max'/'min' of opset 18, above the highest "
-             "opset torchonnx exports (17)");
-    }
-    g.fail("scatter_reduce with reduce='" + mode + "' is not supported (sum and prod are)");
-  });
-
-  // aten::index_copy(Tensor self, int dim, Tensor index, Tensor source)  ⇒  ScatterElements
-  // (Scatter before 11) with the index expanded to source's shape
-  r.add("aten::index_copy", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    int64_t dim = normalize_dim(a.int_arg(1), rank);
-    Value source = a.tensor_as(3, a.dtype(0));
-    if (rank == 0) return {source};
-    Value index = expand_index(g, a.tensor_as(2, at::kLong), rank, dim, shape_of(g, source));
-    return {scatter_elements(g, a.tensor(0), index, source, dim)};
-  });
-
-  // aten::index_fill(Tensor self, int dim, Tensor index, Scalar|Tensor value)  ⇒  ScatterElements
-  // (Scatter before 11) of the value expanded over the selected slices (negative indices wrapped)
-  r.add("aten::index_fill", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    if (rank == 0) g.fail("index_fill of a 0-d tensor is not supported");
-    int64_t dim = normalize_dim(a.int_arg(1), rank);
-    Value self = a.tensor(0);
-    Value idx = a.tensor_as(2, at::kLong);
-    if (!known_non_negative(a.jit(2))) idx = wrap_negative(g, idx, dim_size(g, self, dim));
-    Value shape = shape_with_dim(g, self, dim, idx);
-    Value fill = g.op("Expand", {a.tensor_as(3, a.dtype(0)), shape});
-    return {scatter_elements(g, self, expand_index(g, idx, rank, dim, shape), fill, dim)};
-  });
-
-  // aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1)  ⇒
-  // ScatterElements reduction="add" from 16 with the index expanded to source's shape; one-hot
-  // sum below (duplicate indices add up)
-  r.add("aten::index_add", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t rank = a.require_rank(0);
-    const at::ScalarType type = a.dtype(0);
-    int64_t dim = normalize_dim(a.int_arg(1), rank);
-    Value source = a.tensor_as(3, type);
-    if (!a.is_constant(4) || a.float_arg(4) != 1.0) {
-      source = g.op("Mul", {source, a.tensor_as(4, type)});
-    }
-    if (rank == 0) return {g.op("Add", {a.tensor(0), source})};
-    Value index = expand_index(g, a.tensor_as(2, at::kLong), rank, dim, shape_of(g, source));
-    return {scatter_add(g, a.tensor(0), index, source, dim, rank, type, /*pad=*/false)};
-  });
+  r.add("aten::select", from(9), select_op);
+  r.add("aten::slice", from(9), slice_op);
+  r.add("aten::index", from(9), index_op);
+  r.add("aten::index_put", from(9), index_put);
+  r.add("aten::index_select", from(9), index_select);
+  r.add("aten::gather", from(9), gather);
+  r.add("aten::take_along_dim", from(9), take_along_dim);
+  r.add("aten::take", from(9), take);
+  r.add("aten::masked_select", from(9), masked_select);
+  r.add("aten::nonzero", from(9), nonzero);
+  r.add("aten::nonzero_numpy", from(9), nonzero_rows);
+  r.add("aten::where", from(9), where_op);
+  for (const char* op : {"aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther",
+                         "aten::where.Scalar"}) {
+    r.add(op, from(9), where_select);
+  }
+  r.add("aten::masked_fill", from(9), masked_fill);
+  r.add("aten::masked_scatter", from(9), masked_scatter);
+  r.add("aten::scatter", from(9), scatter_any);
+  r.add("aten::scatter.src", from(9), scatter);
+  r.add("aten::scatter.value", from(9), scatter);
+  r.add("aten::scatter.reduce", from(9), scatter_reduce_arg);
+  r.add("aten::scatter.value_reduce", from(9), scatter_reduce_arg);
+  r.add("aten::scatter_add", from(9), scatter_add_op);
+  r.add("aten::scatter_reduce", from(9), scatter_reduce);
+  r.add("aten::index_copy", from(9), index_copy);
+  r.add("aten::index_fill", from(9), index_fill);
+  r.add("aten::index_add", from(9), index_add);
 }
 
 }  // namespace torchonnx::symbolic::ops
