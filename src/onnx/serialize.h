@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "onnx/ir.h"
+#include "onnx/share_initializers.h"  // share_duplicate_initializers, declared here before
 #include "torchonnx/export.h"
 
 namespace torchonnx {
@@ -55,10 +56,5 @@ bool write_model(ExportedModel& model, const std::string& path, const ExportOpti
 
 // The serialized model; throws ExportError past protobuf's 2 GB limit (export to a file instead).
 std::string model_to_bytes(ExportedModel& model);
-
-// Shares initializers that hold the same tensor (tied weights: one storage, same view) and, when
-// `by_value`, initializers with equal contents (torch.onnx's deduplication in eval mode): the
-// duplicates' readers read the first one, and the duplicates are dropped. Returns how many were.
-int share_duplicate_initializers(ir::Graph& graph, bool by_value);
 
 }  // namespace torchonnx

@@ -1,6 +1,5 @@
-// export_modules_as_functions: instances of selected nn.Module types become ONNX local functions
-// (FunctionProto), as torch.onnx 1.13 does (torch/onnx/utils.py _setup_trace_module_map and
-// _C._jit_pass_onnx_function_extraction).
+// export_modules_as_functions, the conversion's part: the module instances each converted node
+// ran in, which onnx/module_functions.h turns into ONNX local functions.
 #pragma once
 
 #include <set>
@@ -8,6 +7,7 @@
 #include <vector>
 
 #include "onnx/ir.h"
+#include "onnx/module_functions.h"
 #include "torchonnx/export.h"
 
 namespace torch::jit {
@@ -32,15 +32,8 @@ void tag_module_scope(ir::Graph& graph, size_t first, const torch::jit::Node* no
 // opset below 15 (ONNX local functions need IR version 8, opset 15), as torch.onnx does.
 void check_modules_as_functions(const ExportOptions& options);
 
-// Moves the nodes of every instance of the selected types (qualified TorchScript class names,
-// "torch.nn.modules.linear.Linear" without "__torch__.", or bare class names) into ir::Functions
-// named by the class ("Linear"; "Linear_1", ... for instances whose bodies differ) in the domain
-// of the class's Python module ("torch.nn.modules.linear"; "__main__" for a class of the main
-// script), each instance replaced by one call node. Function inputs are the activations and the
-// parameters (initializers) the instance reads; outputs the values read after it. Instances of
-// selected types nested in other selected instances become nested calls. Adds the function
-// domains to model.extra_opsets (version 1). Throws ExportError (kInvalidArgument) for a type with
-// no instance in the model, naming the module types it has.
-void extract_module_functions(ir::Model& model, const std::set<std::string>& types);
+// extract_module_functions, the ONNX stage's part, is in onnx/module_functions.h; named here too
+// for the callers that know it as symbolic::extract_module_functions.
+using torchonnx::extract_module_functions;
 
 }  // namespace torchonnx::symbolic

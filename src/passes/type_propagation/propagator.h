@@ -1,13 +1,14 @@
 // What the files of the type propagation share (Note [Type propagation on meta tensors] in
 // src/passes/propagate_types.cpp). The Propagator is declared here and defined by job:
-//   propagate_types.cpp            the pass's entry point; the propagator's walk over the nodes,
-//                                  the facts it records and the folding of known values
-//   type_propagation/meta_eval.cpp running one node on meta tensors, the zeros fallback and the
-//                                  process-wide memory of ops without a meta kernel
-//   type_propagation/shape_rules.cpp  output sizes of ops that have no meta kernel
-//   type_propagation/control_flow.cpp If and Loop: merged branches, the loop's fixed point and
-//                                  the inlining of a branch whose condition is known
-//   type_propagation/dynamic_shadow.cpp the dynamic-axes shadow runs (Note [Dynamic axes])
+//   propagate_types.cpp   the pass's entry point; the walk over the nodes, the facts it records
+//                         and the folding of known values
+//   type_propagation/
+//     meta_eval.cpp       running one node on meta tensors, the zeros fallback and the
+//                         process-wide memory of ops without a meta kernel
+//     shape_rules.cpp     output sizes of ops that have no meta kernel
+//     control_flow.cpp    If and Loop: merged branches, the loop's fixed point and the inlining
+//                         of a branch whose condition is known
+//     dynamic_shadow.cpp  the dynamic-axes shadow runs (Note [Dynamic axes])
 #pragma once
 
 #include <ATen/core/Tensor.h>
