@@ -164,6 +164,71 @@ TEST(CustomSymbolic, CustomOpInACustomDomainWithItsOpsetImport) {
             (std::map<std::string, int64_t>{{"", 11}, {"my_domain", 3}}));
 }
 
+TEST(CustomSymbolic, AttributeValuesKeepTheirOnnxTypes) {
+  auto m = ir_module(kScaleIr);
+  std::vector<c10::IValue> args{at::randn({2, 3})};
+  Registered r{"test_ops::scale", {9}};
+  register_custom_op_symbolic(
+      "test_ops::scale",
+      [](GraphContext& g, const Args& a) -> Values {
+        Attributes attributes{{"i", 7},
+                              {"i64", int64_t{-3}},
+                              {"b", true},
+                              {"d", a.float_arg(1)},
+                              {"f", 0.5f},
+                              {"s", "text"},
+                              {"ints", std::vector<int64_t>{1, 2}},
+                              {"floats", std::vector<float>{1.5f}},
+                              {"strings", std::vector<std::string>{"a", "b"}},
+                              {"t", at::arange(3, at::kLong)}};
+        Values outs = g.op("my_domain::Split2", {a.tensor(0)}, attributes, 2);
+        EXPECT_EQ(outs.size(), 2u);
+        return {g.op("Add", {outs[0], g.cast(outs[1], at::kFloat)})};
+      },
+      9);
+  auto model = export_at(m, args, 13);
+  const auto& node = model.graph().node(0);
+  ASSERT_EQ(node.op_type(), "Split2");
+  EXPECT_EQ(node.output_size(), 2);
+  std::map<std::string, const onnx::AttributeProto*> attrs;
+  for (const auto& a : node.attribute()) attrs[a.name()] = &a;
+  ASSERT_EQ(attrs.size(), 10u) << node.DebugString();
+  using T = onnx::AttributeProto;
+  EXPECT_EQ(attrs["i"]->type(), T::INT);
+  EXPECT_EQ(attrs["i"]->i(), 7);
+  EXPECT_EQ(attrs["i64"]->i(), -3);
+  EXPECT_EQ(attrs["b"]->type(), T::INT);
+  EXPECT_EQ(attrs["b"]->i(), 1);
+  EXPECT_EQ(attrs["d"]->type(), T::FLOAT);
+  EXPECT_FLOAT_EQ(attrs["d"]->f(), 2.5f);
+  EXPECT_EQ(attrs["f"]->type(), T::FLOAT);
+  EXPECT_EQ(attrs["s"]->type(), T::STRING);
+  EXPECT_EQ(attrs["s"]->s(), "text");
+  EXPECT_EQ(attrs["ints"]->type(), T::INTS);
+  EXPECT_EQ(attrs["ints"]->ints_size(), 2);
+  EXPECT_EQ(attrs["floats"]->type(), T::FLOATS);
+  EXPECT_EQ(attrs["strings"]->type(), T::STRINGS);
+  EXPECT_EQ(attrs["strings"]->strings(1), "b");
+  EXPECT_EQ(attrs["t"]->type(), T::TENSOR);
+  EXPECT_EQ(attrs["t"]->t().dims(0), 3);
+}
+
+TEST(CustomSymbolic, FailNamesTheNodeAndTheOpset) {
+  auto m = ir_module(kScaleIr);
+  std::vector<c10::IValue> args{at::randn({2, 3})};
+  Registered r{"test_ops::scale", {9}};
+  register_custom_op_symbolic(
+      "test_ops::scale",
+      [](GraphContext& g, const Args& a) -> Values {
+        if (g.opset() < 12) g.fail("needs opset 12");
+        return {g.op("Mul", {a.tensor(0), g.constant_scalar(a.float_arg(1), a.dtype(0))})};
+      },
+      9);
+  EXPECT_TRUE(ThrowsExportError([&] { export_at(m, args, 11); }, ErrorCode::kConversion,
+                                {"test_ops::scale", "at opset 11", "needs opset 12"}));
+  EXPECT_EQ(op_types(export_at(m, args, 12)), (std::vector<std::string>{"Mul", "Relu"}));
+}
+
 TEST(CustomSymbolic, ContextSymbolicSeesNodeOpsetParamsAndCustomOpsets) {
   auto m = script_module("def forward(self, x):\n  return torch.mul(x, self.weight)\n",
                          {{"weight", at::randn({4})}});
