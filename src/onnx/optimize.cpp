@@ -312,7 +312,8 @@ void GraphOptimizer::finish() {
     if (main_) {
       inits.push_back({name, t});
     } else {
-      constants.push_back({"Constant", "", fresh("Constant"), {}, {name}, {{"value", t}}, "", {}});
+      constants.push_back(
+          {"Constant", "", fresh("Constant"), {}, {name}, {{"value", t}}, "", {}, {}});
     }
   }
   for (auto& c : constants) kept.push_back(std::move(c));
