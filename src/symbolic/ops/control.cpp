@@ -133,172 +133,179 @@ const torch::jit::Node* appended_list(GraphContext& g, const torch::jit::Node* l
   return static_shape(value_type(append->input(1))) ? append : nullptr;
 }
 
+// prim::RaiseException(str msg, str? cls)  ⇒  nothing: ONNX cannot raise, the branch goes on
+// (as in torch.onnx); its outputs come from prim::Uninitialized
+Values raise_exception(GraphContext&, const Args&) {
+  return {};
+}
+
+// prim::Uninitialized() -> Any  ⇒  a 0 of the type the value has where it is used (the
+// outputs of a branch that raises)
+Values uninitialized(GraphContext& g, const Args& a) {
+  at::ScalarType type = at::kFloat;
+  std::vector<int64_t> shape;  // 0-d unless the value's static shape is known
+  for (const auto& use : a.node()->output()->uses()) {
+    // The control-flow output it becomes: a branch's or loop body's result, or a loop's
+    // initial carried value.
+    const torch::jit::Node* user = use.user;
+    const torch::jit::Node* owner = user->owningBlock()->owningNode();
+    const torch::jit::Value* becomes = nullptr;
+    if (user == user->owningBlock()->return_node() && owner != nullptr) {
+      size_t k = owner->kind() == c10::prim::Loop ? use.offset - 1 : use.offset;
+      if (k < owner->outputs().size()) becomes = owner->outputs()[k];
+    } else if (user->kind() == c10::prim::Loop && use.offset >= 2) {
+      becomes = user->outputs()[use.offset - 2];
+    }
+    if (becomes == nullptr) continue;
+    ir::TypeInfo info = value_type(becomes);
+    if (info.dtype != at::ScalarType::Undefined) type = info.dtype;
+    if (static_shape(info)) shape = *info.shape;
+  }
+  return {g.constant(at::zeros(shape, at::TensorOptions().dtype(type)))};
+}
+
+// prim::If(bool cond) -> (...) with two blocks  ⇒  If(cond) then_branch/else_branch
+Values if_(GraphContext& g, const Args& a) {
+  const torch::jit::Node* node = a.node();
+  for (size_t k = 0; k < node->outputs().size(); ++k) {
+    if (g.opset() < 13 && is_tensor_list(node->outputs()[k])) {
+      g.fail(
+          "the branches of this if produce a list of tensors; ONNX If passes lists (sequences) "
+          "from opset 13. Remedy: export with opset_version >= 13, or build the list after the "
+          "if");
+    }
+    auto then_type = value_type(node->blocks()[0]->outputs()[k]);
+    auto else_type = value_type(node->blocks()[1]->outputs()[k]);
+    const bool uninitialized =
+        node->blocks()[0]->outputs()[k]->node()->kind() == c10::prim::Uninitialized ||
+        node->blocks()[1]->outputs()[k]->node()->kind() == c10::prim::Uninitialized;
+    if (g.opset() < 11 && uninitialized && !static_shape(value_type(node->outputs()[k]))) {
+      g.fail(fmt::format(
+          "output {} of this if is set in one branch only (a return or raise inside a loop or "
+          "branch), with a shape known only at run time; ONNX If before opset 11 needs both "
+          "branches to have one shape. Remedy: export with opset_version >= 11",
+          k));
+    }
+    if (g.opset() < 11 && static_shape(then_type) && static_shape(else_type) &&
+        then_type.shape != else_type.shape) {
+      g.fail(fmt::format(
+          "output {} of this if has shape [{}] in one branch and [{}] in the other; ONNX If "
+          "allows branches of different shapes from opset 11. Remedy: export with "
+          "opset_version >= 11",
+          k, fmt::join(*then_type.shape, ", "), fmt::join(*else_type.shape, ", ")));
+    }
+  }
+  Value cond = a.tensor_as(0, at::kBool);
+  std::vector<std::pair<size_t, const torch::jit::Value*>> outputs;  // branch output k ↔ output k
+  for (size_t k = 0; k < node->outputs().size(); ++k) {
+    outputs.emplace_back(k, node->outputs()[k]);
+  }
+  std::shared_ptr<ir::Graph> branches[2];
+  for (size_t b = 0; b < 2; ++b) {
+    branches[b] = new_subgraph(g, b == 0 ? "then" : "else");
+    SubgraphScope scope(g, *branches[b]);
+    g.convert_block(node->blocks()[b]);
+    g.set_current_node(node);
+    set_outputs(g, node->blocks()[b], outputs, *branches[b]);
+  }
+  Values results = g.op("If", {cond}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}},
+                        node->outputs().size());
+  for (size_t k = 0; k < results.size(); ++k) bind_boundary(g, node->outputs()[k], results[k]);
+  return results;
+}
+
+// prim::Loop(int max_trip_count, bool cond, carried...) -> (carried...) with one block
+// (int i, carried...) -> (bool cond, carried...)  ⇒  Loop(M, cond, carried...) body
+Values loop(GraphContext& g, const Args& a) {
+  const torch::jit::Node* node = a.node();
+  const torch::jit::Block* block = node->blocks()[0];
+  const size_t num_carried = node->outputs().size();
+  // Carried lists become scan outputs before opset 13 (see the note).
+  std::vector<const torch::jit::Node*> scanned(num_carried, nullptr);
+  for (size_t k = 0; k < num_carried; ++k) {
+    if (g.opset() >= 13 || !is_tensor_list(node->outputs()[k])) continue;
+    scanned[k] = appended_list(g, node, k);
+    if (scanned[k] == nullptr) {
+      g.fail(
+          "the loop changes a list of tensors other than by one append per iteration of a "
+          "tensor of static shape; ONNX Loop carries lists (sequences) from opset 13. Remedy: "
+          "export with opset_version >= 13, or only append same-shaped tensors to the list in "
+          "the loop");
+    }
+  }
+  Values inputs{a.tensor_as(0, at::kLong), a.tensor_as(1, at::kBool)};
+  for (size_t k = 0; k < num_carried; ++k) {
+    if (!scanned[k]) inputs.push_back(boundary_value(a, 2 + k, node->outputs()[k]));
+  }
+  auto body = new_subgraph(g, "loop_body");
+  {
+    SubgraphScope scope(g, *body);
+    Value iteration = g.fresh_name("iteration");
+    Value cond_in = g.fresh_name("cond");
+    body->inputs.push_back({iteration, {at::kLong, std::vector<int64_t>{}}});
+    body->inputs.push_back({cond_in, {at::kBool, std::vector<int64_t>{}}});
+    g.bind(block->inputs()[0], {iteration});
+    for (size_t k = 0; k < num_carried; ++k) {
+      const torch::jit::Value* carried = block->inputs()[1 + k];
+      if (scanned[k]) {
+        g.bind(carried, {});  // the body's append then binds the list to [element]
+        continue;
+      }
+      Value name = g.fresh_name(carried->hasDebugName() ? carried->debugName() : "carried");
+      // The carried value has the loop output's type (merged over all iterations).
+      body->inputs.push_back({name, boundary_type(node->outputs()[k])});
+      bind_boundary(g, carried, name);
+    }
+    g.convert_block(block);
+    g.set_current_node(node);
+    std::vector<std::pair<size_t, const torch::jit::Value*>> outs{{0, block->outputs()[0]}};
+    for (size_t k = 0; k < num_carried; ++k) {
+      if (!scanned[k]) outs.emplace_back(1 + k, node->outputs()[k]);
+    }
+    set_outputs(g, block, outs, *body);
+    body->outputs[0].type = {at::kBool, std::vector<int64_t>{}};
+    for (size_t k = 0; k < num_carried; ++k) {
+      if (!scanned[k]) continue;
+      Value element = g.op("Identity", {Args(g, scanned[k]).tensor(1)});
+      body->outputs.push_back({element, {value_type(scanned[k]->input(1)).dtype, std::nullopt}});
+    }
+  }
+  Values loop = g.op("Loop", inputs, {{"body", body}}, num_carried);
+  // ONNX orders the Loop's outputs: final carried values, then scan outputs.
+  size_t next_carried = 0;
+  size_t next_scan = 0;
+  for (const auto* n : scanned) next_scan += n == nullptr ? 1 : 0;
+  Values results(num_carried);
+  for (size_t k = 0; k < num_carried; ++k) {
+    const torch::jit::Value* out = node->outputs()[k];
+    if (!scanned[k]) {
+      results[k] = loop[next_carried++];
+      bind_boundary(g, out, results[k]);
+      continue;
+    }
+    at::ScalarType dtype = value_type(scanned[k]->input(1)).dtype;
+    Value seq = g.op("SplitToSequence", {loop[next_scan++]}, {{"axis", 0}, {"keepdims", 0}});
+    // The list's initial elements come first.
+    Values initial =
+        dtype == at::ScalarType::Undefined ? a.tensor_list(2 + k) : a.tensor_list_as(2 + k, dtype);
+    for (size_t j = 0; j < initial.size(); ++j) {
+      seq = g.op(
+          "SequenceInsert",
+          {seq, initial[j], g.constant(at::scalar_tensor(static_cast<int64_t>(j), at::kLong))});
+    }
+    g.bind_sequence(out, seq);
+    results[k] = seq;
+  }
+  return results;
+}
+
 }  // namespace
 
 void register_control(Registry& r) {
-  // prim::RaiseException(str msg, str? cls)  ⇒  nothing: ONNX cannot raise, the branch goes on
-  // (as in torch.onnx); its outputs come from prim::Uninitialized
-  r.add("prim::RaiseException", {}, [](GraphContext&, const Args&) -> Values { return {}; });
-  // prim::Uninitialized() -> Any  ⇒  a 0 of the type the value has where it is used (the
-  // outputs of a branch that raises)
-  r.add("prim::Uninitialized", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = at::kFloat;
-    std::vector<int64_t> shape;  // 0-d unless the value's static shape is known
-    for (const auto& use : a.node()->output()->uses()) {
-      // The control-flow output it becomes: a branch's or loop body's result, or a loop's
-      // initial carried value.
-      const torch::jit::Node* user = use.user;
-      const torch::jit::Node* owner = user->owningBlock()->owningNode();
-      const torch::jit::Value* becomes = nullptr;
-      if (user == user->owningBlock()->return_node() && owner != nullptr) {
-        size_t k = owner->kind() == c10::prim::Loop ? use.offset - 1 : use.offset;
-        if (k < owner->outputs().size()) becomes = owner->outputs()[k];
-      } else if (user->kind() == c10::prim::Loop && use.offset >= 2) {
-        becomes = user->outputs()[use.offset - 2];
-      }
-      if (becomes == nullptr) continue;
-      ir::TypeInfo info = value_type(becomes);
-      if (info.dtype != at::ScalarType::Undefined) type = info.dtype;
-      if (static_shape(info)) shape = *info.shape;
-    }
-    return {g.constant(at::zeros(shape, at::TensorOptions().dtype(type)))};
-  });
-
-  // prim::If(bool cond) -> (...) with two blocks  ⇒  If(cond) then_branch/else_branch
-  r.add("prim::If", {}, [](GraphContext& g, const Args& a) -> Values {
-    const torch::jit::Node* node = a.node();
-    for (size_t k = 0; k < node->outputs().size(); ++k) {
-      if (g.opset() < 13 && is_tensor_list(node->outputs()[k])) {
-        g.fail(
-            "the branches of this if produce a list of tensors; ONNX If passes lists (sequences) "
-            "from opset 13. Remedy: export with opset_version >= 13, or build the list after the "
-            "if");
-      }
-      auto then_type = value_type(node->blocks()[0]->outputs()[k]);
-      auto else_type = value_type(node->blocks()[1]->outputs()[k]);
-      const bool uninitialized =
-          node->blocks()[0]->outputs()[k]->node()->kind() == c10::prim::Uninitialized ||
-          node->blocks()[1]->outputs()[k]->node()->kind() == c10::prim::Uninitialized;
-      if (g.opset() < 11 && uninitialized && !static_shape(value_type(node->outputs()[k]))) {
-        g.fail(fmt::format(
-            "output {} of this if is set in one branch only (a return or raise inside a loop or "
-            "branch), with a shape known only at run time; ONNX If before opset 11 needs both "
-            "branches to have one shape. Remedy: export with opset_version >= 11",
-            k));
-      }
-      if (g.opset() < 11 && static_shape(then_type) && static_shape(else_type) &&
-          then_type.shape != else_type.shape) {
-        g.fail(fmt::format(
-            "output {} of this if has shape [{}] in one branch and [{}] in the other; ONNX If "
-            "allows branches of different shapes from opset 11. Remedy: export with "
-            "opset_version >= 11",
-            k, fmt::join(*then_type.shape, ", "), fmt::join(*else_type.shape, ", ")));
-      }
-    }
-    Value cond = a.tensor_as(0, at::kBool);
-    std::vector<std::pair<size_t, const torch::jit::Value*>> outputs;  // branch output k ↔ output k
-    for (size_t k = 0; k < node->outputs().size(); ++k) {
-      outputs.emplace_back(k, node->outputs()[k]);
-    }
-    std::shared_ptr<ir::Graph> branches[2];
-    for (size_t b = 0; b < 2; ++b) {
-      branches[b] = new_subgraph(g, b == 0 ? "then" : "else");
-      SubgraphScope scope(g, *branches[b]);
-      g.convert_block(node->blocks()[b]);
-      g.set_current_node(node);
-      set_outputs(g, node->blocks()[b], outputs, *branches[b]);
-    }
-    Values results =
-        g.op("If", {cond}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}},
-             node->outputs().size());
-    for (size_t k = 0; k < results.size(); ++k) bind_boundary(g, node->outputs()[k], results[k]);
-    return results;
-  });
-
-  // prim::Loop(int max_trip_count, bool cond, carried...) -> (carried...) with one block
-  // (int i, carried...) -> (bool cond, carried...)  ⇒  Loop(M, cond, carried...) body
-  r.add("prim::Loop", {}, [](GraphContext& g, const Args& a) -> Values {
-    const torch::jit::Node* node = a.node();
-    const torch::jit::Block* block = node->blocks()[0];
-    const size_t num_carried = node->outputs().size();
-    // Carried lists become scan outputs before opset 13 (see the note).
-    std::vector<const torch::jit::Node*> scanned(num_carried, nullptr);
-    for (size_t k = 0; k < num_carried; ++k) {
-      if (g.opset() >= 13 || !is_tensor_list(node->outputs()[k])) continue;
-      scanned[k] = appended_list(g, node, k);
-      if (scanned[k] == nullptr) {
-        g.fail(
-            "the loop changes a list of tensors other than by one append per iteration of a "
-            "tensor of static shape; ONNX Loop carries lists (sequences) from opset 13. Remedy: "
-            "export with opset_version >= 13, or only append same-shaped tensors to the list in "
-            "the loop");
-      }
-    }
-    Values inputs{a.tensor_as(0, at::kLong), a.tensor_as(1, at::kBool)};
-    for (size_t k = 0; k < num_carried; ++k) {
-      if (!scanned[k]) inputs.push_back(boundary_value(a, 2 + k, node->outputs()[k]));
-    }
-    auto body = new_subgraph(g, "loop_body");
-    {
-      SubgraphScope scope(g, *body);
-      Value iteration = g.fresh_name("iteration");
-      Value cond_in = g.fresh_name("cond");
-      body->inputs.push_back({iteration, {at::kLong, std::vector<int64_t>{}}});
-      body->inputs.push_back({cond_in, {at::kBool, std::vector<int64_t>{}}});
-      g.bind(block->inputs()[0], {iteration});
-      for (size_t k = 0; k < num_carried; ++k) {
-        const torch::jit::Value* carried = block->inputs()[1 + k];
-        if (scanned[k]) {
-          g.bind(carried, {});  // the body's append then binds the list to [element]
-          continue;
-        }
-        Value name = g.fresh_name(carried->hasDebugName() ? carried->debugName() : "carried");
-        // The carried value has the loop output's type (merged over all iterations).
-        body->inputs.push_back({name, boundary_type(node->outputs()[k])});
-        bind_boundary(g, carried, name);
-      }
-      g.convert_block(block);
-      g.set_current_node(node);
-      std::vector<std::pair<size_t, const torch::jit::Value*>> outs{{0, block->outputs()[0]}};
-      for (size_t k = 0; k < num_carried; ++k) {
-        if (!scanned[k]) outs.emplace_back(1 + k, node->outputs()[k]);
-      }
-      set_outputs(g, block, outs, *body);
-      body->outputs[0].type = {at::kBool, std::vector<int64_t>{}};
-      for (size_t k = 0; k < num_carried; ++k) {
-        if (!scanned[k]) continue;
-        Value element = g.op("Identity", {Args(g, scanned[k]).tensor(1)});
-        body->outputs.push_back({element, {value_type(scanned[k]->input(1)).dtype, std::nullopt}});
-      }
-    }
-    Values loop = g.op("Loop", inputs, {{"body", body}}, num_carried);
-    // ONNX orders the Loop's outputs: final carried values, then scan outputs.
-    size_t next_carried = 0;
-    size_t next_scan = 0;
-    for (const auto* n : scanned) next_scan += n == nullptr ? 1 : 0;
-    Values results(num_carried);
-    for (size_t k = 0; k < num_carried; ++k) {
-      const torch::jit::Value* out = node->outputs()[k];
-      if (!scanned[k]) {
-        results[k] = loop[next_carried++];
-        bind_boundary(g, out, results[k]);
-        continue;
-      }
-      at::ScalarType dtype = value_type(scanned[k]->input(1)).dtype;
-      Value seq = g.op("SplitToSequence", {loop[next_scan++]}, {{"axis", 0}, {"keepdims", 0}});
-      // The list's initial elements come first.
-      Values initial = dtype == at::ScalarType::Undefined ? a.tensor_list(2 + k)
-                                                          : a.tensor_list_as(2 + k, dtype);
-      for (size_t j = 0; j < initial.size(); ++j) {
-        seq = g.op(
-            "SequenceInsert",
-            {seq, initial[j], g.constant(at::scalar_tensor(static_cast<int64_t>(j), at::kLong))});
-      }
-      g.bind_sequence(out, seq);
-      results[k] = seq;
-    }
-    return results;
-  });
+  r.add("prim::RaiseException", from(9), raise_exception);
+  r.add("prim::Uninitialized", from(9), uninitialized);
+  r.add("prim::If", from(9), if_);
+  r.add("prim::Loop", from(9), loop);
 }
 
 }  // namespace torchonnx::symbolic::ops

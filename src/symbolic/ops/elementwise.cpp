@@ -159,8 +159,8 @@ Value elementwise_extreme(GraphContext& g, bool max, const Value& x, const Value
 }
 
 // clamp / clamp_min / clamp_max: bounds at positions lo, hi (npos = absent), all overloads.
-Values clamp(GraphContext& g, const Args& a, std::optional<size_t> lo_index,
-             std::optional<size_t> hi_index) {
+Values clamp_bounds(GraphContext& g, const Args& a, std::optional<size_t> lo_index,
+                    std::optional<size_t> hi_index) {
   at::ScalarType type = a.output_dtype();
   if (type == at::ScalarType::Undefined) g.fail("the result dtype is unknown");
   auto present = [&](std::optional<size_t> i) { return i && !a.is_none(*i); };
@@ -204,251 +204,351 @@ Values clamp(GraphContext& g, const Args& a, std::optional<size_t> lo_index,
   return {y};
 }
 
+// ----- arithmetic -----------------------------------------------------------------------------
+
+// aten::rsub(Tensor self, Tensor|Scalar other, Scalar alpha=1)  ⇒  Sub(other, alpha * self)
+Values rsub(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  return {g.op("Sub", {a.tensor_as(1, type), scaled(g, a.tensor_as(0, type), a, 2, type)})};
+}
+
+// aten::div.Tensor_mode / div.Scalar_mode(Tensor self, Tensor|Scalar other, *, str? rounding_mode)
+//   ⇒  Div, then Floor ("floor") or Sign * Floor(Abs) ("trunc"); integers divide in double
+Values div_rounding(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  if (a.is_none(2)) return {g.op("Div", {a.tensor_as(0, type), a.tensor_as(1, type)})};
+  const std::string mode = a.str_arg(2);
+  const bool floating = at::isFloatingType(type);
+  // Integer inputs are divided in double so that floor/trunc round the true quotient.
+  at::ScalarType work = floating ? type : at::kDouble;
+  Value q = g.op("Div", {a.tensor_as(0, work), a.tensor_as(1, work)});
+  if (mode == "floor") {
+    q = g.op("Floor", {q});
+  } else if (mode == "trunc") {
+    q = g.op("Mul", {g.op("Sign", {q}), g.op("Floor", {g.op("Abs", {q})})});
+  } else {
+    g.fail("unknown rounding_mode '" + mode + "'");
+  }
+  return {floating ? q : g.cast(q, type)};
+}
+
+// aten::div(Tensor self, Tensor|Scalar other)  ⇒  Div in the result dtype; a node without a
+// schema that carries a rounding_mode (3 arguments) as div_rounding
+Values div(GraphContext& g, const Args& a) {
+  if (a.size() > 2) return div_rounding(g, a);
+  at::ScalarType type = compute_dtype(g, a);
+  return {g.op("Div", {a.tensor_as(0, type), a.tensor_as(1, type)})};
+}
+
+// aten::floor_divide(Tensor self, Tensor|Scalar other)  ⇒  Floor(Div) (integers via double)
+Values floor_divide(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  if (at::isFloatingType(type)) {
+    return {g.op("Floor", {g.op("Div", {a.tensor_as(0, type), a.tensor_as(1, type)})})};
+  }
+  Value q = g.op("Div", {a.tensor_as(0, at::kDouble), a.tensor_as(1, at::kDouble)});
+  return {g.cast(g.op("Floor", {q}), type)};
+}
+
+// aten::pow(Tensor|Scalar self, Tensor|Scalar exponent)  ⇒  Pow for floating results;
+// Cast(Pow(double, double)) for integers (Pow takes integers from 12)
+Values pow9(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  if (at::isFloatingType(type)) {
+    return {g.op("Pow", {a.tensor_as(0, type), a.tensor_as(1, type)})};
+  }
+  Value p = g.op("Pow", {a.tensor_as(0, at::kDouble), a.tensor_as(1, at::kDouble)});
+  return {g.cast(p, type)};
+}
+
+// aten::pow(Tensor|Scalar self, Tensor|Scalar exponent)  ⇒  Pow in the result dtype
+Values pow12(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  return {g.op("Pow", {a.tensor_as(0, type), a.tensor_as(1, type)})};
+}
+
+// aten::rsqrt(Tensor self)  ⇒  Reciprocal(Sqrt(self))
+Values rsqrt(GraphContext& g, const Args& a) {
+  return {g.op("Reciprocal", {g.op("Sqrt", {a.tensor_as(0, a.output_dtype())})})};
+}
+
+// ----- unary math ------------------------------------------------------------------------------
+
+// aten::log10(Tensor self)  ⇒  Log(self) / ln(10)
+Value log10(GraphContext& g, const Value& x, at::ScalarType t) {
+  return g.op("Div", {g.op("Log", {x}), scalar_like(g, std::log(10.0), t)});
+}
+
+// aten::log2(Tensor self)  ⇒  Log(self) / ln(2)
+Value log2(GraphContext& g, const Value& x, at::ScalarType t) {
+  return g.op("Div", {g.op("Log", {x}), scalar_like(g, std::log(2.0), t)});
+}
+
+// aten::log1p(Tensor self)  ⇒  Log(1 + self)
+Value log1p(GraphContext& g, const Value& x, at::ScalarType t) {
+  return g.op("Log", {g.op("Add", {scalar_like(g, 1, t), x})});
+}
+
+// aten::sign(Tensor self)  ⇒  Sign (bool: itself)
+Values sign(GraphContext& g, const Args& a) {
+  if (a.dtype(0) == at::kBool) return {a.tensor(0)};
+  return {g.op("Sign", {a.tensor(0)})};
+}
+
+// aten::square(Tensor self)  ⇒  Mul(self, self) in the result dtype (bool → int64)
+Values square(GraphContext& g, const Args& a) {
+  Value x = in_result_type(a, 0);
+  return {g.op("Mul", {x, x})};
+}
+
+// x rounded half to even with `decimals` digits: ATen scales by 10^d (x * 10^d for d >= 0,
+// x / 10^-d for d < 0); integers are themselves.
+Values round_to(GraphContext& g, const Args& a, int64_t decimals) {
+  at::ScalarType type = a.dtype(0);
+  if (at::isIntegralType(type, /*includeBool=*/true)) {
+    if (decimals != 0) g.fail("round with decimals takes floating tensors only (as PyTorch)");
+    return {in_result_type(a, 0)};  // round.int(int a) -> float
+  }
+  Value x = a.tensor(0);
+  if (decimals == 0) return {round_half_even(g, x, type)};
+  // ATen computes 10^|d| in double and casts it to the tensor's type.
+  Value scale = scalar_like(g, std::pow(10.0, static_cast<double>(std::abs(decimals))), type);
+  if (decimals > 0) {
+    return {g.op("Div", {round_half_even(g, g.op("Mul", {x, scale}), type), scale})};
+  }
+  return {g.op("Mul", {round_half_even(g, g.op("Div", {x, scale}), type), scale})};
+}
+
+// aten::round.decimals(Tensor self, *, int decimals)  ⇒  round of x·10^d, scaled back
+Values round_decimals(GraphContext& g, const Args& a) {
+  return round_to(g, a, a.int_arg(1));
+}
+
+// aten::round(Tensor self)  ⇒  Round (11+) or an exact Floor-based half-to-even below 11
+// (a node without a schema may carry decimals)
+Values round(GraphContext& g, const Args& a) {
+  return round_to(g, a, a.size() > 1 ? a.int_arg(1) : 0);
+}
+
+// aten::isnan(Tensor self)  ⇒  IsNaN (floats; other dtypes: all false)
+Values isnan(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  if (!at::isFloatingType(type)) return {filled(g, a.tensor(0), 0, at::kBool)};
+  return {g.op("IsNaN", {a.tensor(0)})};
+}
+
+// |x| > the largest finite value of `type`: exact for ±inf (NaN compares false).
+Value beyond_finite(GraphContext& g, const Value& x, at::ScalarType type) {
+  return g.op("Greater", {g.op("Abs", {x}), scalar_like(g, max_of(type), type)});
+}
+
+// aten::isinf(Tensor self)  ⇒  Greater(Abs(x), max) (floats); integers: all false
+Values isinf9(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  if (!at::isFloatingType(type)) return {filled(g, a.tensor(0), 0, at::kBool)};
+  return {beyond_finite(g, a.tensor(0), type)};
+}
+
+// aten::isinf(Tensor self)  ⇒  IsInf (float/double), Greater(Abs(x), max) for half/bfloat16;
+// integers: all false
+Values isinf10(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  if (!at::isFloatingType(type)) return {filled(g, a.tensor(0), 0, at::kBool)};
+  if (type == at::kFloat || type == at::kDouble) return {g.op("IsInf", {a.tensor(0)})};
+  return {beyond_finite(g, a.tensor(0), type)};
+}
+
+// aten::isfinite(Tensor self)  ⇒  Less(Abs(x), inf) (false for ±inf and NaN); ints: all true
+Values isfinite(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  if (!at::isFloatingType(type)) return {filled(g, a.tensor(0), 1, at::kBool)};
+  Value inf = scalar_like(g, std::numeric_limits<double>::infinity(), type);
+  return {g.op("Less", {g.op("Abs", {a.tensor(0)}), inf})};
+}
+
+// aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None)
+//   ⇒  Where(IsNaN) then Where(x > max) / Where(x < lowest) for ±inf; defaults 0, the dtype's
+//   max and lowest; integers: themselves
+Values nan_to_num(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  Value x = a.tensor(0);
+  if (!at::isFloatingType(type)) return {x};
+  const double max = max_of(type);
+  double nan = a.optional_float(1).value_or(0.0);
+  double posinf = a.optional_float(2).value_or(max);
+  double neginf = a.optional_float(3).value_or(-max);
+  Value y = g.op("Where", {g.op("IsNaN", {x}), scalar_like(g, nan, type), x});
+  y = g.op("Where",
+           {g.op("Greater", {y, scalar_like(g, max, type)}), scalar_like(g, posinf, type), y});
+  y = g.op("Where",
+           {g.op("Less", {y, scalar_like(g, -max, type)}), scalar_like(g, neginf, type), y});
+  return {y};
+}
+
+// ----- binary math -----------------------------------------------------------------------------
+
+// aten::remainder(Tensor|Scalar self, Tensor|Scalar other)  ⇒  Python remainder (sign of
+// other): Mod (10+, integers); fmod + sign fix like ATen for floats and below 10
+Values remainder(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  return {floor_remainder(g, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+}
+
+// aten::fmod(Tensor self, Tensor|Scalar other)  ⇒  Mod(fmod=1) (10+); x - trunc(x/y)*y below
+Values fmod(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  return {trunc_remainder(g, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+}
+
+// aten::atan2(Tensor self, Tensor other)  ⇒  Atan(self/other), ±pi where other < 0 (the sign
+// of self, -0 included via 1/self); atan2(±0, 0) = 0
+Values atan2(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  Value y = a.tensor_as(0, type), x = a.tensor_as(1, type);
+  Value zero = scalar_like(g, 0, type);
+  // |x| + |y| is 0 only when both are zero, NaN when either is NaN.
+  Value norm = g.op("Add", {g.op("Abs", {x}), g.op("Abs", {y})});
+  Value both_zero = g.op(
+      "And", {g.op("Not", {g.op("Greater", {norm, zero})}), g.op("Not", {g.op("IsNaN", {norm})})});
+  Value one = scalar_like(g, 1, type);
+  Value safe_x = g.op("Where", {both_zero, one, x});
+  Value base = g.op("Atan", {g.op("Div", {y, safe_x})});
+  // The sign of a zero shows in its reciprocal: +0 → +inf, -0 → -inf.
+  Value y_positive = g.op("Greater", {g.op("Reciprocal", {y}), zero});
+  Value x_negative =
+      g.op("Or", {g.op("Less", {x, zero}), g.op("Less", {g.op("Reciprocal", {x}), zero})});
+  Value pi = g.op("Where", {y_positive, scalar_like(g, kPi, type), scalar_like(g, -kPi, type)});
+  return {g.op("Where", {x_negative, g.op("Add", {base, pi}), base})};
+}
+
+// aten::maximum(Tensor self, Tensor other)  ⇒  Max in the promoted dtype (integers below 12:
+// Where(Greater); bool: Or)
+Values maximum(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  return {elementwise_extreme(g, true, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+}
+
+// aten::minimum(Tensor self, Tensor other)  ⇒  Min in the promoted dtype (integers below 12:
+// Where(Less); bool: And)
+Values minimum(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  return {elementwise_extreme(g, false, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+}
+
+// aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1)
+//   ⇒  self + value * tensor1 * tensor2
+Values addcmul(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  Value prod = g.op("Mul", {a.tensor_as(1, type), a.tensor_as(2, type)});
+  if (a.size() > 3 && !a.is_none(3)) {
+    double value = a.float_arg(3);
+    if (value != 1.0) prod = g.op("Mul", {scalar_like(g, value, type), prod});
+  }
+  return {g.op("Add", {a.tensor_as(0, type), prod})};
+}
+
+// aten::lerp(Tensor self, Tensor end, Scalar|Tensor weight)
+//   ⇒  |w| < 0.5 ? self + w * (end - self) : end - (end - self) * (1 - w), as ATen
+Values lerp(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  Value self = a.tensor_as(0, type), end = a.tensor_as(1, type);
+  Value diff = g.op("Sub", {end, self});
+  Value w = a.tensor_as(2, type);
+  Value one = scalar_like(g, 1, type);
+  auto low = [&] { return g.op("Add", {self, g.op("Mul", {w, diff})}); };
+  auto high = [&] { return g.op("Sub", {end, g.op("Mul", {diff, g.op("Sub", {one, w})})}); };
+  if (a.is_constant(2) && !a.constant(2).isTensor()) {
+    return {std::abs(a.float_arg(2)) < 0.5 ? low() : high()};
+  }
+  Value small = g.op("Less", {g.op("Abs", {w}), scalar_like(g, 0.5, type)});
+  return {g.op("Where", {small, low(), high()})};
+}
+
+// aten::floordiv(int|float a, int|float b)  ⇒  Python's a // b: exact integer floor division,
+// Floor(Div) for floats
+Values floordiv(GraphContext& g, const Args& a) {
+  at::ScalarType type = compute_dtype(g, a);
+  Value x = a.tensor_as(0, type), y = a.tensor_as(1, type);
+  if (at::isFloatingType(type)) return {g.op("Floor", {g.op("Div", {x, y})})};
+  return {int_floor_divide(g, x, y, type)};
+}
+
+// aten::clamp(Tensor self, Scalar? min, Scalar? max) / clamp.Tensor(Tensor? min, Tensor? max)
+//   ⇒  Clip for 0-d bounds (attributes < 11, inputs 11+; integers from 12); Max/Min (or
+//   Where for integers below 12) for tensor bounds
+Values clamp(GraphContext& g, const Args& a) {
+  return clamp_bounds(g, a, size_t{1}, a.size() > 2 ? std::optional<size_t>(2) : std::nullopt);
+}
+
+// aten::clamp_min(Tensor self, Scalar|Tensor min)  ⇒  as clamp
+Values clamp_min(GraphContext& g, const Args& a) {
+  return clamp_bounds(g, a, size_t{1}, std::nullopt);
+}
+
+// aten::clamp_max(Tensor self, Scalar|Tensor max)  ⇒  as clamp
+Values clamp_max(GraphContext& g, const Args& a) {
+  return clamp_bounds(g, a, std::nullopt, size_t{1});
+}
+
 }  // namespace
 
 void register_elementwise(Registry& r) {
-  // aten::add(Tensor self, Tensor|Scalar other, Scalar alpha=1)  ⇒  Add(self, alpha * other)
-  r.add("aten::add", {}, binary("Add", /*with_alpha=*/true));
-  // aten::sub(Tensor self, Tensor|Scalar other, Scalar alpha=1)  ⇒  Sub(self, alpha * other)
-  r.add("aten::sub", {}, binary("Sub", /*with_alpha=*/true));
-  // aten::rsub(Tensor self, Tensor|Scalar other, Scalar alpha=1)  ⇒  Sub(other, alpha * self)
-  r.add("aten::rsub", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = compute_dtype(g, a);
-    return {g.op("Sub", {a.tensor_as(1, type), scaled(g, a.tensor_as(0, type), a, 2, type)})};
-  });
-  r.add("aten::mul", {}, binary("Mul"));
-  // aten::div(Tensor self, Tensor|Scalar other, str? rounding_mode)  ⇒  Div [+ Floor / trunc]
-  r.add("aten::div", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = compute_dtype(g, a);
-    std::optional<std::string> mode;
-    if (a.size() > 2 && !a.is_none(2)) mode = a.str_arg(2);
-    if (!mode) return {g.op("Div", {a.tensor_as(0, type), a.tensor_as(1, type)})};
-    const bool floating = at::isFloatingType(type);
-    // Integer inputs are divided in double so that floor/trunc round the true quotient.
-    at::ScalarType work = floating ? type : at::kDouble;
-    Value q = g.op("Div", {a.tensor_as(0, work), a.tensor_as(1, work)});
-    if (*mode == "floor") {
-      q = g.op("Floor", {q});
-    } else if (*mode == "trunc") {
-      q = g.op("Mul", {g.op("Sign", {q}), g.op("Floor", {g.op("Abs", {q})})});
-    } else {
-      g.fail("unknown rounding_mode '" + *mode + "'");
-    }
-    return {floating ? q : g.cast(q, type)};
-  });
-  // aten::floor_divide(Tensor self, Tensor|Scalar other)  ⇒  Floor(Div) (integers via double)
-  r.add("aten::floor_divide", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = compute_dtype(g, a);
-    if (at::isFloatingType(type)) {
-      return {g.op("Floor", {g.op("Div", {a.tensor_as(0, type), a.tensor_as(1, type)})})};
-    }
-    Value q = g.op("Div", {a.tensor_as(0, at::kDouble), a.tensor_as(1, at::kDouble)});
-    return {g.cast(g.op("Floor", {q}), type)};
-  });
+  // aten::add / sub(Tensor self, Tensor|Scalar other, Scalar alpha=1)  ⇒  Add/Sub(self,
+  // alpha * other)
+  r.add("aten::add", from(9), binary("Add", /*with_alpha=*/true));
+  r.add("aten::sub", from(9), binary("Sub", /*with_alpha=*/true));
+  r.add("aten::rsub", from(9), rsub);
+  r.add("aten::mul", from(9), binary("Mul"));
+  r.add("aten::div", from(9), div);
+  r.add("aten::div.Tensor_mode", from(9), div_rounding);
+  r.add("aten::div.Scalar_mode", from(9), div_rounding);
+  r.add("aten::floor_divide", from(9), floor_divide);
   // aten::true_divide  ⇒  Div in the (floating) result type
-  r.add("aten::true_divide", {}, binary("Div"));
-  // aten::pow(Tensor self, Tensor|Scalar exponent)
-  //   ⇒  Pow (12+, or floating results); Cast(Pow(double, double)) for integers before 12
-  r.add("aten::pow", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = compute_dtype(g, a);
-    if (g.opset() >= 12 || at::isFloatingType(type)) {
-      return {g.op("Pow", {a.tensor_as(0, type), a.tensor_as(1, type)})};
-    }
-    Value p = g.op("Pow", {a.tensor_as(0, at::kDouble), a.tensor_as(1, at::kDouble)});
-    return {g.cast(p, type)};
-  });
-  r.add("aten::neg", {}, unary("Neg"));
-  r.add("aten::abs", {}, unary("Abs"));
-  r.add("aten::exp", {}, unary("Exp"));
-  r.add("aten::log", {}, unary("Log"));
-  r.add("aten::sqrt", {}, unary("Sqrt"));
-  r.add("aten::reciprocal", {}, unary("Reciprocal"));
-  r.add("aten::floor", {}, rounding("Floor"));
-  r.add("aten::ceil", {}, rounding("Ceil"));
-  r.add("aten::sin", {}, unary("Sin"));
-  r.add("aten::cos", {}, unary("Cos"));
-  r.add("aten::erf", {}, unary("Erf"));
-  // aten::rsqrt(Tensor self)  ⇒  Reciprocal(Sqrt(self))
-  r.add("aten::rsqrt", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {g.op("Reciprocal", {g.op("Sqrt", {a.tensor_as(0, a.output_dtype())})})};
-  });
-
-  // ----- unary math ---------------------------------------------------------------------------
-  // aten::acos/asin/atan/tan(Tensor self)  ⇒  Acos/Asin/Atan/Tan (floats; ints cast to float)
-  r.add("aten::acos", {}, unary("Acos"));
-  r.add("aten::asin", {}, unary("Asin"));
-  r.add("aten::atan", {}, unary("Atan"));
-  r.add("aten::tan", {}, unary("Tan"));
-  // aten::log10(Tensor self)  ⇒  Log(self) / ln(10)
-  r.add("aten::log10", {}, float_unary([](GraphContext& g, const Value& x, at::ScalarType t) {
-          return g.op("Div", {g.op("Log", {x}), scalar_like(g, std::log(10.0), t)});
-        }));
-  // aten::log2(Tensor self)  ⇒  Log(self) / ln(2)
-  r.add("aten::log2", {}, float_unary([](GraphContext& g, const Value& x, at::ScalarType t) {
-          return g.op("Div", {g.op("Log", {x}), scalar_like(g, std::log(2.0), t)});
-        }));
-  // aten::log1p(Tensor self)  ⇒  Log(1 + self)
-  r.add("aten::log1p", {}, float_unary([](GraphContext& g, const Value& x, at::ScalarType t) {
-          return g.op("Log", {g.op("Add", {scalar_like(g, 1, t), x})});
-        }));
-  // aten::sign(Tensor self)  ⇒  Sign (bool: itself)
-  r.add("aten::sign", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.dtype(0) == at::kBool) return {a.tensor(0)};
-    return {g.op("Sign", {a.tensor(0)})};
-  });
-  // aten::square(Tensor self)  ⇒  Mul(self, self) in the result dtype (bool → int64)
-  r.add("aten::square", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value x = in_result_type(a, 0);
-    return {g.op("Mul", {x, x})};
-  });
-  // aten::round(Tensor self) / round.decimals(Tensor self, *, int decimals)
-  //   ⇒  Round (11+) or an exact Floor-based half-to-even below 11; decimals scale by 10^d like
-  //   ATen (x * 10^d for d >= 0, x / 10^-d for d < 0); integers: themselves
-  r.add("aten::round", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    int64_t decimals = a.size() > 1 ? a.int_arg(1) : 0;
-    if (at::isIntegralType(type, /*includeBool=*/true)) {
-      if (decimals != 0) g.fail("round with decimals takes floating tensors only (as PyTorch)");
-      return {in_result_type(a, 0)};  // round.int(int a) -> float
-    }
-    Value x = a.tensor(0);
-    if (decimals == 0) return {round_half_even(g, x, type)};
-    // ATen computes 10^|d| in double and casts it to the tensor's type.
-    Value scale = scalar_like(g, std::pow(10.0, static_cast<double>(std::abs(decimals))), type);
-    if (decimals > 0) {
-      return {g.op("Div", {round_half_even(g, g.op("Mul", {x, scale}), type), scale})};
-    }
-    return {g.op("Mul", {round_half_even(g, g.op("Div", {x, scale}), type), scale})};
-  });
-  // aten::isnan(Tensor self)  ⇒  IsNaN (floats; other dtypes: all false)
-  r.add("aten::isnan", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    if (!at::isFloatingType(type)) return {filled(g, a.tensor(0), 0, at::kBool)};
-    return {g.op("IsNaN", {a.tensor(0)})};
-  });
-  // aten::isinf(Tensor self)  ⇒  IsInf (10+; float/double), Greater(Abs(x), max) otherwise (exact:
-  // only ±inf exceed the largest finite value, NaN compares false); integers: all false
-  r.add("aten::isinf", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    if (!at::isFloatingType(type)) return {filled(g, a.tensor(0), 0, at::kBool)};
-    if (g.opset() >= 10 && (type == at::kFloat || type == at::kDouble)) {
-      return {g.op("IsInf", {a.tensor(0)})};
-    }
-    return {g.op("Greater", {g.op("Abs", {a.tensor(0)}), scalar_like(g, max_of(type), type)})};
-  });
-  // aten::isfinite(Tensor self)  ⇒  Less(Abs(x), inf) (false for ±inf and NaN); ints: all true
-  r.add("aten::isfinite", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    if (!at::isFloatingType(type)) return {filled(g, a.tensor(0), 1, at::kBool)};
-    Value inf = scalar_like(g, std::numeric_limits<double>::infinity(), type);
-    return {g.op("Less", {g.op("Abs", {a.tensor(0)}), inf})};
-  });
-  // aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None)
-  //   ⇒  Where(IsNaN) then Where(x > max) / Where(x < lowest) for ±inf; defaults 0, the dtype's
-  //   max and lowest; integers: themselves
-  r.add("aten::nan_to_num", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    Value x = a.tensor(0);
-    if (!at::isFloatingType(type)) return {x};
-    const double max = max_of(type);
-    double nan = a.optional_float(1).value_or(0.0);
-    double posinf = a.optional_float(2).value_or(max);
-    double neginf = a.optional_float(3).value_or(-max);
-    Value y = g.op("Where", {g.op("IsNaN", {x}), scalar_like(g, nan, type), x});
-    y = g.op("Where",
-             {g.op("Greater", {y, scalar_like(g, max, type)}), scalar_like(g, posinf, type), y});
-    y = g.op("Where",
-             {g.op("Less", {y, scalar_like(g, -max, type)}), scalar_like(g, neginf, type), y});
-    return {y};
-  });
-
-  // ----- binary math --------------------------------------------------------------------------
-  // aten::remainder(Tensor|Scalar self, Tensor|Scalar other)  ⇒  Python remainder (sign of
-  // other): Mod (10+, integers); fmod + sign fix like ATen for floats and below 10
-  r.add("aten::remainder", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = compute_dtype(g, a);
-    return {floor_remainder(g, a.tensor_as(0, type), a.tensor_as(1, type), type)};
-  });
-  // aten::fmod(Tensor self, Tensor|Scalar other)  ⇒  Mod(fmod=1) (10+); x - trunc(x/y)*y below
-  r.add("aten::fmod", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = compute_dtype(g, a);
-    return {trunc_remainder(g, a.tensor_as(0, type), a.tensor_as(1, type), type)};
-  });
-  // aten::atan2(Tensor self, Tensor other)  ⇒  Atan(self/other), ±pi where other < 0 (the sign
-  // of self, -0 included via 1/self); atan2(±0, 0) = 0
-  r.add("aten::atan2", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = compute_dtype(g, a);
-    Value y = a.tensor_as(0, type), x = a.tensor_as(1, type);
-    Value zero = scalar_like(g, 0, type);
-    // |x| + |y| is 0 only when both are zero, NaN when either is NaN.
-    Value norm = g.op("Add", {g.op("Abs", {x}), g.op("Abs", {y})});
-    Value both_zero = g.op("And", {g.op("Not", {g.op("Greater", {norm, zero})}),
-                                   g.op("Not", {g.op("IsNaN", {norm})})});
-    Value one = scalar_like(g, 1, type);
-    Value safe_x = g.op("Where", {both_zero, one, x});
-    Value base = g.op("Atan", {g.op("Div", {y, safe_x})});
-    // The sign of a zero shows in its reciprocal: +0 → +inf, -0 → -inf.
-    Value y_positive = g.op("Greater", {g.op("Reciprocal", {y}), zero});
-    Value x_negative =
-        g.op("Or", {g.op("Less", {x, zero}), g.op("Less", {g.op("Reciprocal", {x}), zero})});
-    Value pi = g.op("Where", {y_positive, scalar_like(g, kPi, type), scalar_like(g, -kPi, type)});
-    return {g.op("Where", {x_negative, g.op("Add", {base, pi}), base})};
-  });
-  // aten::maximum / minimum(Tensor self, Tensor other)  ⇒  Max/Min in the promoted dtype
-  // (integers below 12: Where(Greater/Less); bool: Or/And)
-  for (bool max : {true, false}) {
-    r.add(max ? "aten::maximum" : "aten::minimum", {}, [max](GraphContext& g, const Args& a) {
-      at::ScalarType type = compute_dtype(g, a);
-      return Values{elementwise_extreme(g, max, a.tensor_as(0, type), a.tensor_as(1, type), type)};
-    });
-  }
-  // aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1)
-  //   ⇒  self + value * tensor1 * tensor2
-  r.add("aten::addcmul", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.output_dtype();
-    Value prod = g.op("Mul", {a.tensor_as(1, type), a.tensor_as(2, type)});
-    if (a.size() > 3 && !a.is_none(3)) {
-      double value = a.float_arg(3);
-      if (value != 1.0) prod = g.op("Mul", {scalar_like(g, value, type), prod});
-    }
-    return {g.op("Add", {a.tensor_as(0, type), prod})};
-  });
-  // aten::lerp(Tensor self, Tensor end, Scalar|Tensor weight)
-  //   ⇒  |w| < 0.5 ? self + w * (end - self) : end - (end - self) * (1 - w), as ATen
-  r.add("aten::lerp", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.output_dtype();
-    Value self = a.tensor_as(0, type), end = a.tensor_as(1, type);
-    Value diff = g.op("Sub", {end, self});
-    Value w = a.tensor_as(2, type);
-    Value one = scalar_like(g, 1, type);
-    auto low = [&] { return g.op("Add", {self, g.op("Mul", {w, diff})}); };
-    auto high = [&] { return g.op("Sub", {end, g.op("Mul", {diff, g.op("Sub", {one, w})})}); };
-    if (a.is_constant(2) && !a.constant(2).isTensor()) {
-      return {std::abs(a.float_arg(2)) < 0.5 ? low() : high()};
-    }
-    Value small = g.op("Less", {g.op("Abs", {w}), scalar_like(g, 0.5, type)});
-    return {g.op("Where", {small, low(), high()})};
-  });
-  // aten::floordiv(int|float a, int|float b)  ⇒  Python's a // b: exact integer floor division,
-  // Floor(Div) for floats
-  r.add("aten::floordiv", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = compute_dtype(g, a);
-    Value x = a.tensor_as(0, type), y = a.tensor_as(1, type);
-    if (at::isFloatingType(type)) return {g.op("Floor", {g.op("Div", {x, y})})};
-    return {int_floor_divide(g, x, y, type)};
-  });
-  // aten::clamp(Tensor self, Scalar? min, Scalar? max) / clamp.Tensor(Tensor? min, Tensor? max)
-  //   ⇒  Clip for 0-d bounds (attributes < 11, inputs 11+; integers from 12); Max/Min (or
-  //   Where for integers below 12) for tensor bounds
-  r.add("aten::clamp", {}, [](GraphContext& g, const Args& a) {
-    return clamp(g, a, size_t{1}, a.size() > 2 ? std::optional<size_t>(2) : std::nullopt);
-  });
-  // aten::clamp_min(Tensor self, Scalar|Tensor min)  ⇒  as clamp
-  r.add("aten::clamp_min", {},
-        [](GraphContext& g, const Args& a) { return clamp(g, a, size_t{1}, std::nullopt); });
-  // aten::clamp_max(Tensor self, Scalar|Tensor max)  ⇒  as clamp
-  r.add("aten::clamp_max", {},
-        [](GraphContext& g, const Args& a) { return clamp(g, a, std::nullopt, size_t{1}); });
+  r.add("aten::true_divide", from(9), binary("Div"));
+  r.add("aten::pow", {9, 11}, pow9);
+  r.add("aten::pow", from(12), pow12);
+  // aten::neg/abs/exp/log/sqrt/reciprocal/sin/cos/erf/acos/asin/atan/tan(Tensor self)  ⇒  the ONNX
+  // op of that name in the result dtype (ints cast to float where the result is)
+  r.add("aten::neg", from(9), unary("Neg"));
+  r.add("aten::abs", from(9), unary("Abs"));
+  r.add("aten::exp", from(9), unary("Exp"));
+  r.add("aten::log", from(9), unary("Log"));
+  r.add("aten::sqrt", from(9), unary("Sqrt"));
+  r.add("aten::reciprocal", from(9), unary("Reciprocal"));
+  r.add("aten::sin", from(9), unary("Sin"));
+  r.add("aten::cos", from(9), unary("Cos"));
+  r.add("aten::erf", from(9), unary("Erf"));
+  r.add("aten::acos", from(9), unary("Acos"));
+  r.add("aten::asin", from(9), unary("Asin"));
+  r.add("aten::atan", from(9), unary("Atan"));
+  r.add("aten::tan", from(9), unary("Tan"));
+  // aten::floor/ceil(Tensor self)  ⇒  Floor/Ceil (integers: themselves)
+  r.add("aten::floor", from(9), rounding("Floor"));
+  r.add("aten::ceil", from(9), rounding("Ceil"));
+  r.add("aten::rsqrt", from(9), rsqrt);
+  r.add("aten::log10", from(9), float_unary(log10));
+  r.add("aten::log2", from(9), float_unary(log2));
+  r.add("aten::log1p", from(9), float_unary(log1p));
+  r.add("aten::sign", from(9), sign);
+  r.add("aten::square", from(9), square);
+  r.add("aten::round", from(9), round);
+  r.add("aten::round.decimals", from(9), round_decimals);
+  r.add("aten::isnan", from(9), isnan);
+  r.add("aten::isinf", {9, 9}, isinf9);
+  r.add("aten::isinf", from(10), isinf10);
+  r.add("aten::isfinite", from(9), isfinite);
+  r.add("aten::nan_to_num", from(9), nan_to_num);
+  r.add("aten::remainder", from(9), remainder);
+  r.add("aten::fmod", from(9), fmod);
+  r.add("aten::atan2", from(9), atan2);
+  r.add("aten::maximum", from(9), maximum);
+  r.add("aten::minimum", from(9), minimum);
+  r.add("aten::addcmul", from(9), addcmul);
+  r.add("aten::lerp", from(9), lerp);
+  r.add("aten::floordiv", from(9), floordiv);
+  r.add("aten::clamp", from(9), clamp);
+  r.add("aten::clamp_min", from(9), clamp_min);
+  r.add("aten::clamp_max", from(9), clamp_max);
 }
 
 }  // namespace torchonnx::symbolic::ops

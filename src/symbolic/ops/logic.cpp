@@ -217,111 +217,122 @@ Converter shift(bool left) {
   };
 }
 
+// ----- casts -----------------------------------------------------------------------------------
+
+// aten::to(Tensor self, [Device device,] ScalarType dtype | Tensor other | Device? device,
+//   int? dtype, bool non_blocking, bool copy, MemoryFormat?) / aten::type_as(Tensor self,
+//   Tensor other)  ⇒  Cast to the result dtype (nothing when it is unchanged)
+Values to(GraphContext& g, const Args& a) {
+  at::ScalarType out = a.output_dtype();
+  if (out == kUndefined) g.fail("the target dtype is unknown");
+  return {a.tensor_as(0, out)};
+}
+
+// aten::_cast_X(Tensor self, bool non_blocking=False)  ⇒  Cast to X
+Converter cast_to(at::ScalarType type) {
+  return [type](GraphContext&, const Args& a) -> Values { return {a.tensor_as(0, type)}; };
+}
+
+// aten::is_floating_point(Tensor self) -> bool  ⇒  a bool constant (the dtype is static)
+Values is_floating_point(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  if (type == kUndefined) g.fail("the input's dtype is unknown");
+  return {g.constant_scalar(at::isFloatingType(type) ? 1 : 0, at::kBool)};
+}
+
+// ----- logical ---------------------------------------------------------------------------------
+
+// `y` (bool) in the node's result dtype.
+Value logical_result(GraphContext& g, const Args& a, const Value& y) {
+  at::ScalarType out = a.output_dtype();
+  return out == kUndefined || out == at::kBool ? y : g.cast(y, out);
+}
+
+// aten::logical_and/or/xor(Tensor self, Tensor other)  ⇒  And/Or/Xor of Cast(bool) (nonzero)
+Converter logical(const std::string& onnx_op) {
+  return [onnx_op](GraphContext& g, const Args& a) -> Values {
+    Value y = g.op(onnx_op, {a.tensor_as(0, at::kBool), a.tensor_as(1, at::kBool)});
+    return {logical_result(g, a, y)};
+  };
+}
+
+// aten::logical_not(Tensor self)  ⇒  Not(Cast(bool))
+Values logical_not(GraphContext& g, const Args& a) {
+  Value y = g.op("Not", {a.tensor_as(0, at::kBool)});
+  return {logical_result(g, a, y)};
+}
+
+// aten::bitwise_not(Tensor self)  ⇒  Not (bool); signed integers: -x - 1 (two's complement);
+// uint8: 255 - x (8/16-bit types computed in int64 and cast back)
+Values bitwise_not(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  Value x = a.tensor(0);
+  if (type == at::kBool) return {g.op("Not", {x})};
+  if (!at::isIntegralType(type, /*includeBool=*/false)) {
+    g.fail("bitwise_not takes bool and integer tensors only (as PyTorch)");
+  }
+  // Sub takes int32/int64 (not 8/16-bit types) below 14: those go through int64, where the
+  // result is in range of the original type.
+  at::ScalarType work = (type == at::kInt || type == at::kLong) ? type : at::kLong;
+  Value y = type == at::kByte
+                ? g.op("Sub", {g.constant_scalar(255, work), a.tensor_as(0, work)})
+                : g.op("Sub", {g.op("Neg", {a.tensor_as(0, work)}), g.constant_scalar(1, work)});
+  return {work == type ? y : g.cast(y, type)};
+}
+
 }  // namespace
 
 void register_logic(Registry& r) {
-  // ----- casts --------------------------------------------------------------------------------
-  // aten::to(Tensor self, [Device device,] ScalarType dtype | Tensor other | Device? device,
-  //   int? dtype, bool non_blocking, bool copy, MemoryFormat?) / aten::type_as(Tensor self,
-  //   Tensor other)  ⇒  Cast to the result dtype (nothing when it is unchanged)
-  for (const char* op : {"aten::to", "aten::type_as"}) {
-    r.add(op, {}, [](GraphContext& g, const Args& a) -> Values {
-      at::ScalarType out = a.output_dtype();
-      if (out == kUndefined) g.fail("the target dtype is unknown");
-      return {a.tensor_as(0, out)};
-    });
-  }
-  // aten::_cast_X(Tensor self, bool non_blocking=False)  ⇒  Cast to X
-  for (auto [name, type] :
-       std::vector<std::pair<const char*, at::ScalarType>>{{"aten::_cast_Byte", at::kByte},
-                                                           {"aten::_cast_Char", at::kChar},
-                                                           {"aten::_cast_Double", at::kDouble},
-                                                           {"aten::_cast_Float", at::kFloat},
-                                                           {"aten::_cast_Half", at::kHalf},
-                                                           {"aten::_cast_Int", at::kInt},
-                                                           {"aten::_cast_Long", at::kLong},
-                                                           {"aten::_cast_Short", at::kShort}}) {
-    r.add(name, {}, [type = type](GraphContext& g, const Args& a) -> Values {
-      return {a.tensor_as(0, type)};
-    });
-  }
-  // aten::is_floating_point(Tensor self) -> bool  ⇒  a bool constant (the dtype is static)
-  r.add("aten::is_floating_point", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    if (type == kUndefined) g.fail("the input's dtype is unknown");
-    return {g.constant_scalar(at::isFloatingType(type) ? 1 : 0, at::kBool)};
-  });
+  r.add("aten::to", from(9), to);
+  r.add("aten::type_as", from(9), to);
+  r.add("aten::_cast_Byte", from(9), cast_to(at::kByte));
+  r.add("aten::_cast_Char", from(9), cast_to(at::kChar));
+  r.add("aten::_cast_Double", from(9), cast_to(at::kDouble));
+  r.add("aten::_cast_Float", from(9), cast_to(at::kFloat));
+  r.add("aten::_cast_Half", from(9), cast_to(at::kHalf));
+  r.add("aten::_cast_Int", from(9), cast_to(at::kInt));
+  r.add("aten::_cast_Long", from(9), cast_to(at::kLong));
+  r.add("aten::_cast_Short", from(9), cast_to(at::kShort));
+  r.add("aten::is_floating_point", from(9), is_floating_point);
 
-  // ----- comparisons --------------------------------------------------------------------------
   // aten::eq/ne(Tensor|Scalar self, Tensor|Scalar other)  ⇒  Equal [+ Not] (floats below 11:
   // Not(Less or Greater or NaN))
-  r.add("aten::eq", {}, comparison("eq"));
-  r.add("aten::ne", {}, comparison("ne"));
+  r.add("aten::eq", from(9), comparison("eq"));
+  r.add("aten::ne", from(9), comparison("ne"));
   // aten::lt/gt(Tensor|Scalar self, Tensor|Scalar other)  ⇒  Less/Greater (bool as int32)
-  r.add("aten::lt", {}, comparison("lt"));
-  r.add("aten::gt", {}, comparison("gt"));
+  r.add("aten::lt", from(9), comparison("lt"));
+  r.add("aten::gt", from(9), comparison("gt"));
   // aten::le/ge(Tensor|Scalar self, Tensor|Scalar other)  ⇒  LessOrEqual/GreaterOrEqual (12+),
   // Or(Less/Greater, Equal) before
-  r.add("aten::le", {}, comparison("le"));
-  r.add("aten::ge", {}, comparison("ge"));
+  r.add("aten::le", from(9), comparison("le"));
+  r.add("aten::ge", from(9), comparison("ge"));
 
-  // ----- logical ------------------------------------------------------------------------------
-  // aten::logical_and/or/xor(Tensor self, Tensor other)  ⇒  And/Or/Xor of Cast(bool) (nonzero)
-  for (auto [name, onnx_op] :
-       std::vector<std::pair<const char*, const char*>>{{"aten::logical_and", "And"},
-                                                        {"aten::logical_or", "Or"},
-                                                        {"aten::logical_xor", "Xor"}}) {
-    r.add(name, {}, [onnx_op = std::string(onnx_op)](GraphContext& g, const Args& a) -> Values {
-      Value y = g.op(onnx_op, {a.tensor_as(0, at::kBool), a.tensor_as(1, at::kBool)});
-      at::ScalarType out = a.output_dtype();
-      return {out == kUndefined || out == at::kBool ? y : g.cast(y, out)};
-    });
-  }
-  // aten::logical_not(Tensor self)  ⇒  Not(Cast(bool))
-  r.add("aten::logical_not", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value y = g.op("Not", {a.tensor_as(0, at::kBool)});
-    at::ScalarType out = a.output_dtype();
-    return {out == kUndefined || out == at::kBool ? y : g.cast(y, out)};
-  });
+  r.add("aten::logical_and", from(9), logical("And"));
+  r.add("aten::logical_or", from(9), logical("Or"));
+  r.add("aten::logical_xor", from(9), logical("Xor"));
+  r.add("aten::logical_not", from(9), logical_not);
 
-  // ----- bitwise ------------------------------------------------------------------------------
   // aten::bitwise_and / __and__(Tensor|Scalar self, Tensor|Scalar other)  ⇒  And (bool);
   // integers: `& (2^k - 1)` as a remainder, else opset 18 (BitwiseAnd) is needed
-  r.add("aten::bitwise_and", {}, bitwise("And"));
-  r.add("aten::__and__", {}, bitwise("And"));
+  r.add("aten::bitwise_and", from(9), bitwise("And"));
+  r.add("aten::__and__", from(9), bitwise("And"));
   // aten::bitwise_or / __or__  ⇒  Or (bool); integers need opset 18 (BitwiseOr)
-  r.add("aten::bitwise_or", {}, bitwise("Or"));
-  r.add("aten::__or__", {}, bitwise("Or"));
+  r.add("aten::bitwise_or", from(9), bitwise("Or"));
+  r.add("aten::__or__", from(9), bitwise("Or"));
   // aten::bitwise_xor / __xor__  ⇒  Xor (bool); integers need opset 18 (BitwiseXor)
-  r.add("aten::bitwise_xor", {}, bitwise("Xor"));
-  r.add("aten::__xor__", {}, bitwise("Xor"));
-  // aten::bitwise_not(Tensor self)  ⇒  Not (bool); signed integers: -x - 1 (two's complement);
-  // uint8: 255 - x (8/16-bit types computed in int64 and cast back)
-  r.add("aten::bitwise_not", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    Value x = a.tensor(0);
-    if (type == at::kBool) return {g.op("Not", {x})};
-    if (!at::isIntegralType(type, /*includeBool=*/false)) {
-      g.fail("bitwise_not takes bool and integer tensors only (as PyTorch)");
-    }
-    // Sub takes int32/int64 (not 8/16-bit types) below 14: those go through int64, where the
-    // result is in range of the original type.
-    at::ScalarType work = (type == at::kInt || type == at::kLong) ? type : at::kLong;
-    Value y = type == at::kByte
-                  ? g.op("Sub", {g.constant_scalar(255, work), a.tensor_as(0, work)})
-                  : g.op("Sub", {g.op("Neg", {a.tensor_as(0, work)}), g.constant_scalar(1, work)});
-    return {work == type ? y : g.cast(y, type)};
-  });
+  r.add("aten::bitwise_xor", from(9), bitwise("Xor"));
+  r.add("aten::__xor__", from(9), bitwise("Xor"));
+  r.add("aten::bitwise_not", from(9), bitwise_not);
   // aten::__lshift__(Tensor self, Tensor|Scalar other)  ⇒  Mul(self, 2^other) (integers)
-  r.add("aten::__lshift__", {}, shift(/*left=*/true));
+  r.add("aten::__lshift__", from(9), shift(/*left=*/true));
   // aten::__rshift__(Tensor self, Tensor|Scalar other)  ⇒  floor(self / 2^other) (integers)
-  r.add("aten::__rshift__", {}, shift(/*left=*/false));
+  r.add("aten::__rshift__", from(9), shift(/*left=*/false));
   // aten::bitwise_left_shift.Tensor / .Tensor_Scalar / .Scalar_Tensor(self, other)  ⇒  as
   // __lshift__: Mul(self, 2^other) (integers; 2^other by BitShift of uint64 from 11, Pow below)
-  r.add("aten::bitwise_left_shift", {}, shift(/*left=*/true));
+  r.add("aten::bitwise_left_shift", from(9), shift(/*left=*/true));
   // aten::bitwise_right_shift.Tensor / .Tensor_Scalar / .Scalar_Tensor(self, other)  ⇒  as
   // __rshift__: floor(self / 2^other), the arithmetic shift of signed integers
-  r.add("aten::bitwise_right_shift", {}, shift(/*left=*/false));
+  r.add("aten::bitwise_right_shift", from(9), shift(/*left=*/false));
 }
 
 }  // namespace torchonnx::symbolic::ops

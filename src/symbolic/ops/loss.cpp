@@ -148,11 +148,13 @@ Value nll(GraphContext& g, const IndexLoss& l, const Value& logp) {
   return nll_composed(g, l, logp, pick(g, l));
 }
 
-// aten::nll_loss / nll_loss2d / nll_loss_nd
-Value nll_loss(GraphContext& g, const Args& a) {
+// aten::nll_loss{,2d,_nd}(Tensor self, Tensor target, Tensor? weight, int reduction,
+//   int ignore_index)  ⇒  NegativeLogLikelihoodLoss from 12 (float32); one-hot Equal + Where +
+//   ReduceSum before 12 and for other dtypes
+Values nll_loss(GraphContext& g, const Args& a) {
   at::ScalarType type = float_result(g, a);
   IndexLoss l = index_loss(g, a, a.tensor_as(0, type), type);
-  return finish(g, l, nll(g, l, l.input));
+  return {finish(g, l, nll(g, l, l.input))};
 }
 
 // aten::cross_entropy_loss with class-index targets: SoftmaxCrossEntropyLoss from opset 12, else
@@ -213,13 +215,16 @@ Value cross_entropy_prob(GraphContext& g, const Args& a, at::ScalarType type, do
   return reduce_loss(g, loss, reduction);
 }
 
-Value cross_entropy(GraphContext& g, const Args& a) {
+// aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight, int reduction,
+//   int ignore_index, float label_smoothing)  ⇒  SoftmaxCrossEntropyLoss from 12 (index targets,
+//   no smoothing); LogSoftmax + nll composition otherwise; probability targets composed
+Values cross_entropy_loss(GraphContext& g, const Args& a) {
   at::ScalarType type = float_result(g, a);
   double smoothing = a.size() > 5 ? a.float_arg(5) : 0.0;
   at::ScalarType target_type = a.dtype(1);
   if (target_type == at::ScalarType::Undefined) g.fail("the target's dtype is unknown");
-  if (at::isFloatingType(target_type)) return cross_entropy_prob(g, a, type, smoothing);
-  return cross_entropy_index(g, a, type, smoothing);
+  if (at::isFloatingType(target_type)) return {cross_entropy_prob(g, a, type, smoothing)};
+  return {cross_entropy_index(g, a, type, smoothing)};
 }
 
 // Elementwise losses of d = input - target.
@@ -243,8 +248,9 @@ Value quadratic_below(GraphContext& g, const Value& d, at::ScalarType type, doub
   return g.op("Where", {g.op("Less", {abs, scalar(g, beta, type)}), quad, lin});
 }
 
-// aten::binary_cross_entropy: (t - 1)·max(log(1 - x), -100) - t·max(log x, -100), · weight.
-Value binary_cross_entropy(GraphContext& g, const Args& a) {
+// aten::binary_cross_entropy(Tensor self, Tensor target, Tensor? weight, int reduction)  ⇒
+//   (t - 1)·max(log(1 - x), -100) - t·max(log x, -100), · weight; Reduce
+Values binary_cross_entropy(GraphContext& g, const Args& a) {
   at::ScalarType type = float_result(g, a);
   Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
   Value floor = scalar(g, -100, type), one = scalar(g, 1, type);
@@ -253,12 +259,13 @@ Value binary_cross_entropy(GraphContext& g, const Args& a) {
   Value loss =
       g.op("Sub", {g.op("Mul", {g.op("Sub", {t, one}), log_1mx}), g.op("Mul", {t, log_x})});
   if (!a.is_none(2)) loss = g.op("Mul", {loss, a.tensor_as(2, type)});
-  return reduce_loss(g, loss, a.int_arg(3));
+  return {reduce_loss(g, loss, a.int_arg(3))};
 }
 
-// aten::binary_cross_entropy_with_logits (ATen's stable form): m = max(-x, 0),
-// (1 - t)·x + lw·(m + log(exp(-m) + exp(-x - m))), lw = 1 + (pos_weight - 1)·t, · weight.
-Value bce_with_logits(GraphContext& g, const Args& a) {
+// aten::binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight,
+//   Tensor? pos_weight, int reduction)  ⇒  ATen's stable form: m = max(-x, 0),
+//   (1 - t)·x + lw·(m + log(exp(-m) + exp(-x - m))), lw = 1 + (pos_weight - 1)·t, · weight
+Values binary_cross_entropy_with_logits(GraphContext& g, const Args& a) {
   at::ScalarType type = float_result(g, a);
   Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
   Value one = scalar(g, 1, type);
@@ -273,12 +280,14 @@ Value bce_with_logits(GraphContext& g, const Args& a) {
   }
   Value loss = g.op("Add", {g.op("Mul", {g.op("Sub", {one, t}), x}), softplus});
   if (!a.is_none(2)) loss = g.op("Mul", {loss, a.tensor_as(2, type)});
-  return reduce_loss(g, loss, a.int_arg(4));
+  return {reduce_loss(g, loss, a.int_arg(4))};
 }
 
-// aten::kl_div: log_target ? exp(t)·(t - x) : xlogy(t, t) - t·x. xlogy(t, t) = t·log(t == 0 ? 1 :
-// t), with t == 0 as !(t < 0 || t > 0) (float Equal needs opset 11; NaN stays NaN).
-Value kl_div(GraphContext& g, const Args& a) {
+// aten::kl_div(Tensor self, Tensor target, int reduction, *, bool log_target)  ⇒
+//   log_target ? exp(t)·(t - x) : xlogy(t, t) - t·x, Reduce ('batchmean' reaches the graph as sum
+//   followed by a div). xlogy(t, t) = t·log(t == 0 ? 1 : t), with t == 0 as !(t < 0 || t > 0)
+//   (float Equal needs opset 11; NaN stays NaN).
+Values kl_div(GraphContext& g, const Args& a) {
   at::ScalarType type = float_result(g, a);
   Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
   bool log_target = a.size() > 3 && a.bool_arg(3);
@@ -291,59 +300,47 @@ Value kl_div(GraphContext& g, const Args& a) {
     Value safe = g.op("Where", {nonzero, t, scalar(g, 1, type)});
     loss = g.op("Sub", {g.op("Mul", {t, g.op("Log", {safe})}), g.op("Mul", {t, x})});
   }
-  return reduce_loss(g, loss, a.int_arg(2));
+  return {reduce_loss(g, loss, a.int_arg(2))};
+}
+
+// aten::mse_loss(Tensor self, Tensor target, int reduction)  ⇒  Sub, Mul, Reduce
+Value squared(GraphContext& g, const Value& d, at::ScalarType, const Args&) {
+  return g.op("Mul", {d, d});
+}
+
+// aten::l1_loss(Tensor self, Tensor target, int reduction)  ⇒  Sub, Abs, Reduce
+Value absolute(GraphContext& g, const Value& d, at::ScalarType, const Args&) {
+  return g.op("Abs", {d});
+}
+
+// aten::smooth_l1_loss(Tensor self, Tensor target, int reduction, float beta)  ⇒  Where of the
+//   quadratic and linear parts (beta = 0 is l1)
+Value smooth_l1(GraphContext& g, const Value& d, at::ScalarType type, const Args& a) {
+  double beta = a.float_arg(3);
+  if (beta == 0) return g.op("Abs", {d});
+  return quadratic_below(g, d, type, beta, 1 / beta, 1, beta / 2);
+}
+
+// aten::huber_loss(Tensor self, Tensor target, int reduction, float delta)  ⇒  Where
+Value huber(GraphContext& g, const Value& d, at::ScalarType type, const Args& a) {
+  double delta = a.float_arg(3);
+  return quadratic_below(g, d, type, delta, 1, delta, delta * delta / 2);
 }
 
 }  // namespace
 
 void register_loss(Registry& r) {
-  // aten::nll_loss{,2d,_nd}(Tensor self, Tensor target, Tensor? weight, int reduction,
-  //   int ignore_index)  ⇒  NegativeLogLikelihoodLoss from 12 (float32); one-hot Equal + Where +
-  //   ReduceSum before 12 and for other dtypes
-  for (const char* op : {"aten::nll_loss", "aten::nll_loss2d", "aten::nll_loss_nd"}) {
-    r.add(op, {}, [](GraphContext& g, const Args& a) -> Values { return {nll_loss(g, a)}; });
-  }
-  // aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight, int reduction,
-  //   int ignore_index, float label_smoothing)  ⇒  SoftmaxCrossEntropyLoss from 12 (index targets,
-  //   no smoothing); LogSoftmax + nll composition otherwise; probability targets composed
-  r.add("aten::cross_entropy_loss", {},
-        [](GraphContext& g, const Args& a) -> Values { return {cross_entropy(g, a)}; });
-  // aten::mse_loss(Tensor self, Tensor target, int reduction)  ⇒  Sub, Mul, Reduce
-  r.add("aten::mse_loss", {},
-        pointwise_loss([](GraphContext& g, const Value& d, at::ScalarType, const Args&) {
-          return g.op("Mul", {d, d});
-        }));
-  // aten::l1_loss(Tensor self, Tensor target, int reduction)  ⇒  Sub, Abs, Reduce
-  r.add("aten::l1_loss", {},
-        pointwise_loss([](GraphContext& g, const Value& d, at::ScalarType, const Args&) {
-          return g.op("Abs", {d});
-        }));
-  // aten::smooth_l1_loss(Tensor self, Tensor target, int reduction, float beta)  ⇒  Where of the
-  //   quadratic and linear parts (beta = 0 is l1)
-  r.add("aten::smooth_l1_loss", {},
-        pointwise_loss([](GraphContext& g, const Value& d, at::ScalarType type, const Args& a) {
-          double beta = a.float_arg(3);
-          if (beta == 0) return g.op("Abs", {d});
-          return quadratic_below(g, d, type, beta, 1 / beta, 1, beta / 2);
-        }));
-  // aten::huber_loss(Tensor self, Tensor target, int reduction, float delta)  ⇒  Where
-  r.add("aten::huber_loss", {},
-        pointwise_loss([](GraphContext& g, const Value& d, at::ScalarType type, const Args& a) {
-          double delta = a.float_arg(3);
-          return quadratic_below(g, d, type, delta, 1, delta, delta * delta / 2);
-        }));
-  // aten::binary_cross_entropy(Tensor self, Tensor target, Tensor? weight, int reduction)  ⇒
-  //   Log, Max(-100), Mul, Sub, Reduce
-  r.add("aten::binary_cross_entropy", {},
-        [](GraphContext& g, const Args& a) -> Values { return {binary_cross_entropy(g, a)}; });
-  // aten::binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight,
-  //   Tensor? pos_weight, int reduction)  ⇒  stable softplus composition
-  r.add("aten::binary_cross_entropy_with_logits", {},
-        [](GraphContext& g, const Args& a) -> Values { return {bce_with_logits(g, a)}; });
-  // aten::kl_div(Tensor self, Tensor target, int reduction, *, bool log_target)  ⇒  Exp/Log
-  //   composition, Reduce ('batchmean' reaches the graph as sum followed by a div)
-  r.add("aten::kl_div", {},
-        [](GraphContext& g, const Args& a) -> Values { return {kl_div(g, a)}; });
+  r.add("aten::nll_loss", from(9), nll_loss);
+  r.add("aten::nll_loss2d", from(9), nll_loss);
+  r.add("aten::nll_loss_nd", from(9), nll_loss);
+  r.add("aten::cross_entropy_loss", from(9), cross_entropy_loss);
+  r.add("aten::mse_loss", from(9), pointwise_loss(squared));
+  r.add("aten::l1_loss", from(9), pointwise_loss(absolute));
+  r.add("aten::smooth_l1_loss", from(9), pointwise_loss(smooth_l1));
+  r.add("aten::huber_loss", from(9), pointwise_loss(huber));
+  r.add("aten::binary_cross_entropy", from(9), binary_cross_entropy);
+  r.add("aten::binary_cross_entropy_with_logits", from(9), binary_cross_entropy_with_logits);
+  r.add("aten::kl_div", from(9), kl_div);
 }
 
 }  // namespace torchonnx::symbolic::ops

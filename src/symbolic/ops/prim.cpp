@@ -91,351 +91,441 @@ Values elements(GraphContext& g, const Args& a) {
   return out;
 }
 
+// ----- lists and tuples ------------------------------------------------------------------------
+
+// prim::ListConstruct(...) -> T[]  ⇒  its elements (Tensor[]), or Concat of 1-D ints (int[])
+Values list_construct(GraphContext& g, const Args& a) {
+  if (is_tensor_list(a.node()->output())) return elements(g, a);
+  if (is_optional_tensor_list(a.node()->output())) {
+    // Tensor?[] (the indices of x[:, idx]): None elements are "", ONNX's absent value; the
+    // consumers (index, index_put) read which entries are None.
+    Values items;
+    for (size_t i = 0; i < a.size(); ++i) items.push_back(a.is_none(i) ? "" : a.tensor(i));
+    return items;
+  }
+  Values parts;
+  for (size_t i = 0; i < a.size(); ++i) {
+    parts.push_back(unsqueeze(g, a.tensor_as(i, list_dtype(a.node()->output())), {0}));
+  }
+  if (parts.empty()) {
+    return {g.constant(at::empty({0}, at::TensorOptions().dtype(list_dtype(a.node()->output()))))};
+  }
+  if (parts.size() == 1) return {parts[0]};
+  return {g.op("Concat", parts, {{"axis", 0}})};
+}
+
+// prim::ListUnpack(T[] l) -> (T, ...)  ⇒  the list's element values (Gather of each element of
+// a scalar list, SequenceAt of a sequence)
+Values list_unpack(GraphContext& g, const Args& a) {
+  if (a.is_sequence(0)) {
+    Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+    Values items;
+    for (size_t i = 0; i < a.node()->outputs().size(); ++i) {
+      items.push_back(g.op(
+          "SequenceAt", {seq, g.constant(at::scalar_tensor(static_cast<int64_t>(i), at::kLong))}));
+    }
+    return items;
+  }
+  if (!is_tensor_list(a.jit(0))) {
+    Value list = a.tensor(0);
+    Values items;
+    for (size_t i = 0; i < a.node()->outputs().size(); ++i) {
+      items.push_back(list_element(g, list, static_cast<int64_t>(i)));
+    }
+    return items;
+  }
+  Values items = a.tensor_list(0);
+  if (items.size() != a.node()->outputs().size()) {
+    g.fail("the list has " + std::to_string(items.size()) + " elements but is unpacked into " +
+           std::to_string(a.node()->outputs().size()));
+  }
+  return items;
+}
+
+// prim::TupleUnpack(Any tup) -> (...)  ⇒  the tuple's element values
+Values tuple_unpack(GraphContext&, const Args& a) {
+  return a.tensor_list(0);
+}
+
+// ----- scalars ---------------------------------------------------------------------------------
+
+// prim::NumToTensor(Scalar) -> Tensor / aten::ScalarImplicit(Tensor) -> Scalar  ⇒  the value
+// itself (scalars are 0-d tensors already)
+Values same_value(GraphContext&, const Args& a) {
+  return {a.tensor(0)};
+}
+
+// aten::Int/Float/Bool(Tensor) and their implicit forms  ⇒  Cast to Long/Double/Bool
+Converter cast_to(at::ScalarType type) {
+  return [type](GraphContext&, const Args& a) -> Values { return {a.tensor_as(0, type)}; };
+}
+
+// aten::size.int(Tensor self, int dim) -> int  ⇒  Gather(Shape(self), dim)
+Values size_dim(GraphContext& g, const Args& a) {
+  Value shape = g.op("Shape", {a.tensor(0)});
+  int64_t dim = a.int_arg(1);
+  if (dim < 0) dim += a.require_rank(0);
+  return {g.op("Gather", {shape, g.constant(at::scalar_tensor(dim, at::kLong))}, {{"axis", 0}})};
+}
+
+// aten::size(Tensor self) -> int[]  ⇒  Shape (a node without a schema may carry a dim: size_dim)
+Values size(GraphContext& g, const Args& a) {
+  if (a.size() > 1) return size_dim(g, a);
+  return {g.op("Shape", {a.tensor(0)})};
+}
+
+// aten::dim(Tensor self) -> int  ⇒  a constant
+Values dim(GraphContext& g, const Args& a) {
+  return {g.constant(at::scalar_tensor(a.require_rank(0), at::kLong))};
+}
+
+// aten::numel(Tensor self) -> int  ⇒  ReduceProd(Shape(self))
+Values numel(GraphContext& g, const Args& a) {
+  return {reduce(g, "ReduceProd", g.op("Shape", {a.tensor(0)}), {}, false)};
+}
+
+// aten::__getitem__.t(t[] list, int idx) -> t  ⇒  the element (constant index); Gather for a
+// scalar list; SequenceAt for a sequence or an index known at run time only
+Values getitem(GraphContext& g, const Args& a) {
+  if (!is_tensor_list(a.jit(0))) {
+    if (!a.is_constant(1)) {  // an index computed at run time (a loop's i)
+      Value list = a.tensor(0);
+      Value i = a.tensor_as(1, at::kLong);
+      if (g.opset() < 11)
+        i = g.op("Where", {g.op("Less", {i, g.constant_scalar(0, at::kLong)}),
+                           g.op("Add", {i, g.op("Size", {list})}), i});
+      return {g.op("Gather", {list, i}, {{"axis", 0}})};
+    }
+    return {list_element(g, a.tensor(0), a.int_arg(1))};
+  }
+  if (a.is_sequence(0) || !a.is_constant(1)) {
+    // A list of run-time length, or an index known at run time only: SequenceAt.
+    return {
+        g.op("SequenceAt", {a.sequence(0, sequence_dtype(a.jit(0))), a.tensor_as(1, at::kLong)})};
+  }
+  Values items = a.tensor_list(0);
+  int64_t i = a.int_arg(1);
+  if (i < 0) i += static_cast<int64_t>(items.size());
+  if (i < 0 || i >= static_cast<int64_t>(items.size())) g.fail("list index out of range");
+  return {items[i]};
+}
+
+// prim::Constant of a Tensor  ⇒  Constant (scalar, list and None constants are made by their
+// consumers in the types these need; see convert_graph)
+Values constant(GraphContext& g, const Args& a) {
+  return {g.constant(torch::jit::toIValue(a.node()->output())->toTensor())};
+}
+
+// prim::unchecked_cast(t x) -> t / prim::data(Tensor a) -> Tensor  ⇒  the value itself
+Values passthrough(GraphContext& g, const Args& a) {
+  if (const Values* bound = g.lookup(a.jit(0))) return *bound;
+  return {a.tensor(0)};
+}
+
+// prim::dtype(Tensor a) -> int  ⇒  the ScalarType code, a constant (dtypes are static)
+Values dtype(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  if (type == at::ScalarType::Undefined) g.fail("the tensor's dtype is unknown");
+  return {g.constant(at::scalar_tensor(static_cast<int64_t>(type), at::kLong))};
+}
+
+// prim::layout(Tensor a) -> Layout  ⇒  the constant torch.strided (0)
+Values layout(GraphContext& g, const Args&) {
+  return {g.constant(at::scalar_tensor(static_cast<int64_t>(at::kStrided), at::kLong))};
+}
+
+// prim::device(Tensor a) -> Device  ⇒  a constant 0 (DeviceType CPU): ONNX has no devices, and
+// the ops taking a device (to, zeros, ...) ignore it.
+Values device(GraphContext& g, const Args&) {
+  return {g.constant(at::scalar_tensor(static_cast<int64_t>(c10::kCPU), at::kLong))};
+}
+
+// aten::is_pinned(Tensor self, Device? device) -> bool  ⇒  the constant False
+Values is_pinned(GraphContext& g, const Args&) {
+  return {g.constant(at::scalar_tensor(false, at::kBool))};
+}
+
+// prim::max/min.self_int/self_float/self_bool(t[] l) -> t  ⇒  ReduceMax/ReduceMin of the 1-D
+// list (in double)
+Converter list_extreme(const char* reduction) {
+  return [reduction](GraphContext& g, const Args& a) -> Values {
+    if (is_tensor_list(a.jit(0))) g.fail("max/min of a list of tensors is not a scalar op");
+    at::ScalarType out = a.output_dtype();
+    return {g.cast(reduce(g, reduction, a.tensor_as(0, at::kDouble), {}, false), out)};
+  };
+}
+
+// prim::max/min(a, b) -> scalar  ⇒  Max/Min (in double before opset 12, whose Max takes floats
+// only); a node of one argument (a list) as list_extreme
+Converter scalar_extreme(const char* binary, const char* reduction) {
+  return [binary, reduction](GraphContext& g, const Args& a) -> Values {
+    if (a.size() == 1) return list_extreme(reduction)(g, a);
+    at::ScalarType out = a.output_dtype();
+    at::ScalarType work = g.opset() < 12 ? at::kDouble : out;
+    Value r = g.op(binary, {a.tensor_as(0, work), a.tensor_as(1, work)});
+    return {work == out ? r : g.cast(r, out)};
+  };
+}
+
+// prim::tolist(Tensor a, int dim, int elem_type) -> list  ⇒  the tensor itself in the list's
+// element type (a scalar list is a 1-D tensor here; a 0-d tensor is a scalar)
+Values tolist(GraphContext& g, const Args& a) {
+  const int64_t dim = a.int_arg(1);
+  if (dim > 1) g.fail("tolist() of a tensor with more than one dimension is not supported");
+  at::ScalarType type = dim == 0 ? a.output_dtype() : list_dtype(a.node()->output());
+  if (type == at::ScalarType::Undefined) type = a.dtype(0);
+  return {a.tensor_as(0, type)};
+}
+
+// aten::__is__ / __isnot__(t1 self, t2 obj) -> bool  ⇒  a constant, decided from the types
+// (after inlining, `x is None` only survives on Optional values)
+Converter identity_test(bool negate) {
+  return [negate](GraphContext& g, const Args& a) -> Values {
+    auto is_none_type = [](const torch::jit::Value* v) {
+      return v->type()->kind() == c10::TypeKind::NoneType;
+    };
+    auto never_none = [](const torch::jit::Value* v) {
+      auto kind = v->type()->kind();
+      return kind != c10::TypeKind::NoneType && kind != c10::TypeKind::OptionalType &&
+             kind != c10::TypeKind::AnyType;
+    };
+    bool result;
+    if (is_none_type(a.jit(0)) && is_none_type(a.jit(1))) {
+      result = true;
+    } else if ((is_none_type(a.jit(0)) && never_none(a.jit(1))) ||
+               (is_none_type(a.jit(1)) && never_none(a.jit(0)))) {
+      result = false;
+    } else {
+      g.fail(
+          "`is` / `is not` can only be decided at export time against None; compare the "
+          "values instead");
+    }
+    return {g.constant(at::scalar_tensor(result != negate, at::kBool))};
+  };
+}
+
+// aten::__contains__.int_list(int[] l, int item) / .float_list / .str_list(str[] l, str item)
+//   -> bool  ⇒  a constant when list and item are constants (torch.onnx's only case); for a
+//   list of numbers and an item computed in the graph, Equal with every element, then Max
+Values contains(GraphContext& g, const Args& a) {
+  auto list = constant_value(a.jit(0));
+  auto item = constant_value(a.jit(1));
+  if (list && item && list->isList()) {
+    bool found = false;
+    for (const c10::IValue& e : list->toListRef()) {
+      if (e.isString() && item->isString()) {
+        found = found || e.toStringRef() == item->toStringRef();
+      } else if ((e.isInt() || e.isDouble() || e.isBool()) &&
+                 (item->isInt() || item->isDouble() || item->isBool())) {
+        found = found || e.toScalar().to<double>() == item->toScalar().to<double>();
+      }
+    }
+    return {g.constant(at::scalar_tensor(found, at::kBool))};
+  }
+  const at::ScalarType type = a.dtype(1);
+  if (type != at::kLong && type != at::kDouble && type != at::kBool) {
+    g.fail("`in` of a value computed at run time is exported for lists of numbers only");
+  }
+  const auto length = list_length(a, 0);
+  if (!length || a.is_sequence(0)) {
+    g.fail("`in` needs a list of static length (a list literal) when the item is computed");
+  }
+  if (*length == 0) return {g.constant(at::scalar_tensor(false, at::kBool))};
+  if (type == at::kDouble && g.opset() < 11) {
+    g.fail("`in` on floats computed at run time needs Equal of floats (opset 11)");
+  }
+  Value eq = g.op("Equal", {a.tensor_as(0, type), a.tensor_as(1, type)});
+  Value any = reduce(g, "ReduceMax", g.cast(eq, at::kFloat), {0}, false);
+  return {g.cast(any, at::kBool)};
+}
+
+// aten::__not__(bool self) -> bool  ⇒  Not
+Values not_(GraphContext& g, const Args& a) {
+  return {g.op("Not", {a.tensor_as(0, at::kBool)})};
+}
+
+// aten::__range_length(int lo, int hi, int step) -> int  ⇒  max(0, ceil((hi - lo) / step))
+Values range_length(GraphContext& g, const Args& a) {
+  Value lo = a.tensor_as(0, at::kDouble), hi = a.tensor_as(1, at::kDouble);
+  Value n = g.op("Ceil", {g.op("Div", {g.op("Sub", {hi, lo}), a.tensor_as(2, at::kDouble)})});
+  n = g.op("Max", {n, g.constant_scalar(0.0, at::kDouble)});
+  return {g.cast(n, at::kLong)};
+}
+
+// aten::__derive_index(int index, int start, int step) -> int  ⇒  start + index * step
+Values derive_index(GraphContext& g, const Args& a) {
+  Value step = g.op("Mul", {a.tensor_as(0, at::kLong), a.tensor_as(2, at::kLong)});
+  return {g.op("Add", {a.tensor_as(1, at::kLong), step})};
+}
+
+// aten::len.Tensor(Tensor t) -> int  ⇒  Shape(t)[0]
+Values len_tensor(GraphContext& g, const Args& a) {
+  Value shape = g.op("Shape", {a.tensor(0)});
+  return {
+      g.op("Gather", {shape, g.constant(at::scalar_tensor(int64_t{0}, at::kLong))}, {{"axis", 0}})};
+}
+
+// aten::len.t(t[] a) -> int  ⇒  a constant for a tensor list, SequenceLength of a sequence, Size
+// of a scalar list (a node without a schema may hold a Tensor: len_tensor)
+Values len(GraphContext& g, const Args& a) {
+  if (a.is_sequence(0)) return {g.op("SequenceLength", {a.sequence(0, at::kFloat)})};
+  if (is_tensor_list(a.jit(0))) {
+    return {
+        g.constant(at::scalar_tensor(static_cast<int64_t>(a.tensor_list(0).size()), at::kLong))};
+  }
+  if (a.jit(0)->type()->cast<c10::ListType>()) return {g.op("Size", {a.tensor(0)})};
+  return len_tensor(g, a);
+}
+
+// ----- list edits ------------------------------------------------------------------------------
+
+// aten::list(t[] l) -> t[]  ⇒  a copy: the same elements, bound to a new list
+Values list(GraphContext& g, const Args& a) {
+  if (a.is_sequence(0)) {
+    Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+    g.bind_sequence(a.node()->output(), seq);
+    return {seq};
+  }
+  if (is_tensor_list(a.jit(0))) return a.tensor_list(0);
+  return {a.tensor(0)};
+}
+
+// aten::append(t[] self, t el) -> t[]  ⇒  the list with el at the end (Concat for scalar lists,
+// SequenceInsert for sequences)
+Values append(GraphContext& g, const Args& a) {
+  if (!is_tensor_list(a.jit(0))) {
+    at::ScalarType type = list_dtype(a.jit(0));
+    Value list = g.op("Concat", {a.tensor_as(0, type), unsqueeze(g, a.tensor_as(1, type), {0})},
+                      {{"axis", 0}});
+    g.bind(a.jit(0), {list});
+    return {list};
+  }
+  if (a.is_sequence(0)) {
+    Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+    return rebind_sequence(g, a,
+                           g.op("SequenceInsert", {seq, sequence_element(g, a, 1, a.jit(0))}));
+  }
+  Values items = a.tensor_list(0);
+  items.push_back(a.tensor(1));
+  g.bind(a.jit(0), items);
+  return items;
+}
+
+// aten::insert(t[] self, int idx, t el) -> ()  ⇒  the list with el before idx
+Values insert(GraphContext& g, const Args& a) {
+  if (a.is_sequence(0)) {
+    // Python clamps the index to the list; ONNX wants it in [-n, n].
+    Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+    Value n = g.op("SequenceLength", {seq});
+    Value i = sequence_position(g, seq, a.tensor_as(1, at::kLong));
+    Value zero = g.constant(at::scalar_tensor(int64_t{0}, at::kLong));
+    i = g.op("Where", {g.op("Less", {i, zero}), zero, i});
+    i = g.op("Where", {g.op("Greater", {i, n}), n, i});
+    rebind_sequence(g, a, g.op("SequenceInsert", {seq, sequence_element(g, a, 2, a.jit(0)), i}));
+    return {};
+  }
+  Values items = mutable_tensor_list(g, a);
+  // Python's insert clamps the index to the list.
+  int64_t n = static_cast<int64_t>(items.size()), i = a.int_arg(1);
+  i = i < 0 ? std::max<int64_t>(0, i + n) : std::min(i, n);
+  items.insert(items.begin() + i, a.tensor(2));
+  g.bind(a.jit(0), items);
+  return {};
+}
+
+// aten::pop(t[] self, int idx=-1) -> t  ⇒  the element; the list without it
+Values pop(GraphContext& g, const Args& a) {
+  if (a.is_sequence(0)) {
+    Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+    Value i = a.tensor_as(1, at::kLong);
+    Value item = g.op("SequenceAt", {seq, i});
+    rebind_sequence(g, a, g.op("SequenceErase", {seq, i}));
+    return {item};
+  }
+  Values items = mutable_tensor_list(g, a);
+  size_t i = list_index(g, a.int_arg(1), items.size());
+  Value item = items[i];
+  items.erase(items.begin() + static_cast<int64_t>(i));
+  g.bind(a.jit(0), items);
+  return {item};
+}
+
+// aten::Delete(t[] self, int idx) -> ()  ⇒  the list without element idx
+Values delete_item(GraphContext& g, const Args& a) {
+  if (a.is_sequence(0)) {
+    Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+    rebind_sequence(g, a, g.op("SequenceErase", {seq, a.tensor_as(1, at::kLong)}));
+    return {};
+  }
+  Values items = mutable_tensor_list(g, a);
+  items.erase(items.begin() + static_cast<int64_t>(list_index(g, a.int_arg(1), items.size())));
+  g.bind(a.jit(0), items);
+  return {};
+}
+
+// aten::_set_item(t[] l, int idx, t el) -> t[]  ⇒  the list with element idx replaced
+Values set_item(GraphContext& g, const Args& a) {
+  if (a.is_sequence(0) || !a.is_constant(1)) {
+    Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
+    Value i = sequence_position(g, seq, a.tensor_as(1, at::kLong));
+    Value erased = g.op("SequenceErase", {seq, i});
+    return rebind_sequence(
+        g, a, g.op("SequenceInsert", {erased, sequence_element(g, a, 2, a.jit(0)), i}));
+  }
+  Values items = mutable_tensor_list(g, a);
+  items[list_index(g, a.int_arg(1), items.size())] = a.tensor(2);
+  g.bind(a.jit(0), items);
+  return items;
+}
+
 }  // namespace
 
 void register_prim(Registry& r) {
-  // prim::ListConstruct(...) -> T[]  ⇒  its elements (Tensor[]), or Concat of 1-D ints (int[])
-  r.add("prim::ListConstruct", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (is_tensor_list(a.node()->output())) return elements(g, a);
-    if (is_optional_tensor_list(a.node()->output())) {
-      // Tensor?[] (the indices of x[:, idx]): None elements are "", ONNX's absent value; the
-      // consumers (index, index_put) read which entries are None.
-      Values items;
-      for (size_t i = 0; i < a.size(); ++i) items.push_back(a.is_none(i) ? "" : a.tensor(i));
-      return items;
-    }
-    Values parts;
-    for (size_t i = 0; i < a.size(); ++i) {
-      parts.push_back(unsqueeze(g, a.tensor_as(i, list_dtype(a.node()->output())), {0}));
-    }
-    if (parts.empty()) {
-      return {
-          g.constant(at::empty({0}, at::TensorOptions().dtype(list_dtype(a.node()->output()))))};
-    }
-    if (parts.size() == 1) return {parts[0]};
-    return {g.op("Concat", parts, {{"axis", 0}})};
-  });
-  // prim::ListUnpack(T[] l) -> (T, ...)  ⇒  the list's element values (Gather of each element of
-  // a scalar list)
-  r.add("prim::ListUnpack", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.is_sequence(0)) {
-      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
-      Values items;
-      for (size_t i = 0; i < a.node()->outputs().size(); ++i) {
-        items.push_back(g.op("SequenceAt", {seq, g.constant(at::scalar_tensor(
-                                                     static_cast<int64_t>(i), at::kLong))}));
-      }
-      return items;
-    }
-    if (!is_tensor_list(a.jit(0))) {
-      Value list = a.tensor(0);
-      Values items;
-      for (size_t i = 0; i < a.node()->outputs().size(); ++i) {
-        items.push_back(list_element(g, list, static_cast<int64_t>(i)));
-      }
-      return items;
-    }
-    Values items = a.tensor_list(0);
-    if (items.size() != a.node()->outputs().size()) {
-      g.fail("the list has " + std::to_string(items.size()) + " elements but is unpacked into " +
-             std::to_string(a.node()->outputs().size()));
-    }
-    return items;
-  });
-  r.add("prim::TupleConstruct", {}, [](GraphContext& g, const Args& a) { return elements(g, a); });
-  r.add("prim::TupleUnpack", {}, [](GraphContext&, const Args& a) { return a.tensor_list(0); });
-  // prim::NumToTensor(Scalar) -> Tensor  ⇒  the scalar is already a 0-d tensor
-  r.add("prim::NumToTensor", {},
-        [](GraphContext&, const Args& a) -> Values { return {a.tensor(0)}; });
-  // aten::Int/Float/Bool(Tensor) and their implicit forms  ⇒  Cast to Long/Double/Bool
-  for (auto [op, type] : {std::pair{"aten::Int", at::kLong},
-                          {"aten::IntImplicit", at::kLong},
-                          {"aten::Float", at::kDouble},
-                          {"aten::FloatImplicit", at::kDouble},
-                          {"aten::Bool", at::kBool}}) {
-    r.add(op, {},
-          [type = type](GraphContext&, const Args& a) -> Values { return {a.tensor_as(0, type)}; });
+  r.add("prim::ListConstruct", from(9), list_construct);
+  r.add("prim::ListUnpack", from(9), list_unpack);
+  // prim::TupleConstruct(...) -> (...)  ⇒  its elements
+  r.add("prim::TupleConstruct", from(9), elements);
+  r.add("prim::TupleUnpack", from(9), tuple_unpack);
+  r.add("prim::NumToTensor", from(9), same_value);
+  r.add("aten::ScalarImplicit", from(9), same_value);
+  r.add("aten::Int", from(9), cast_to(at::kLong));
+  r.add("aten::IntImplicit", from(9), cast_to(at::kLong));
+  r.add("aten::Float", from(9), cast_to(at::kDouble));
+  r.add("aten::FloatImplicit", from(9), cast_to(at::kDouble));
+  r.add("aten::Bool", from(9), cast_to(at::kBool));
+  r.add("aten::size", from(9), size);
+  r.add("aten::size.int", from(9), size_dim);
+  r.add("aten::dim", from(9), dim);
+  r.add("aten::numel", from(9), numel);
+  r.add("aten::__getitem__", from(9), getitem);
+  r.add("prim::Constant", from(9), constant);
+  r.add("prim::unchecked_cast", from(9), passthrough);
+  r.add("prim::data", from(9), passthrough);
+  r.add("prim::dtype", from(9), dtype);
+  r.add("prim::layout", from(9), layout);
+  r.add("prim::device", from(9), device);
+  r.add("aten::is_pinned", from(9), is_pinned);
+  r.add("prim::max", from(9), scalar_extreme("Max", "ReduceMax"));
+  r.add("prim::min", from(9), scalar_extreme("Min", "ReduceMin"));
+  for (const char* list : {"self_int", "self_float", "self_bool"}) {
+    r.add(std::string("prim::max.") + list, from(9), list_extreme("ReduceMax"));
+    r.add(std::string("prim::min.") + list, from(9), list_extreme("ReduceMin"));
   }
-  r.add("aten::ScalarImplicit", {},
-        [](GraphContext&, const Args& a) -> Values { return {a.tensor(0)}; });
-  // aten::size(Tensor self, int? dim) -> int / int[]  ⇒  Shape, Gather
-  r.add("aten::size", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value shape = g.op("Shape", {a.tensor(0)});
-    if (a.size() == 1) return {shape};
-    int64_t dim = a.int_arg(1);
-    if (dim < 0) dim += a.require_rank(0);
-    return {g.op("Gather", {shape, g.constant(at::scalar_tensor(dim, at::kLong))}, {{"axis", 0}})};
-  });
-  // aten::dim(Tensor self) -> int  ⇒  a constant
-  r.add("aten::dim", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {g.constant(at::scalar_tensor(a.require_rank(0), at::kLong))};
-  });
-  // aten::numel(Tensor self) -> int  ⇒  ReduceProd(Shape(self))
-  r.add("aten::numel", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {reduce(g, "ReduceProd", g.op("Shape", {a.tensor(0)}), {}, false)};
-  });
-  // aten::__getitem__.t(t[] list, int idx) -> t  ⇒  the element (constant index); Gather for a
-  // scalar list
-  r.add("aten::__getitem__", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (!is_tensor_list(a.jit(0))) {
-      if (!a.is_constant(1)) {  // an index computed at run time (a loop's i)
-        Value list = a.tensor(0);
-        Value i = a.tensor_as(1, at::kLong);
-        if (g.opset() < 11)
-          i = g.op("Where", {g.op("Less", {i, g.constant_scalar(0, at::kLong)}),
-                             g.op("Add", {i, g.op("Size", {list})}), i});
-        return {g.op("Gather", {list, i}, {{"axis", 0}})};
-      }
-      return {list_element(g, a.tensor(0), a.int_arg(1))};
-    }
-    if (a.is_sequence(0) || !a.is_constant(1)) {
-      // A list of run-time length, or an index known at run time only: SequenceAt.
-      return {
-          g.op("SequenceAt", {a.sequence(0, sequence_dtype(a.jit(0))), a.tensor_as(1, at::kLong)})};
-    }
-    Values items = a.tensor_list(0);
-    int64_t i = a.int_arg(1);
-    if (i < 0) i += static_cast<int64_t>(items.size());
-    if (i < 0 || i >= static_cast<int64_t>(items.size())) g.fail("list index out of range");
-    return {items[i]};
-  });
-
-  // prim::Constant of a Tensor  ⇒  Constant (scalar, list and None constants are made by their
-  // consumers in the types these need; see convert_graph)
-  r.add("prim::Constant", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {g.constant(torch::jit::toIValue(a.node()->output())->toTensor())};
-  });
-  // prim::unchecked_cast(t x) -> t / prim::data(Tensor a) -> Tensor  ⇒  the value itself
-  for (const char* op : {"prim::unchecked_cast", "prim::data"}) {
-    r.add(op, {}, [](GraphContext& g, const Args& a) -> Values {
-      if (const Values* bound = g.lookup(a.jit(0))) return *bound;
-      return {a.tensor(0)};
-    });
-  }
-  // prim::dtype(Tensor a) -> int  ⇒  the ScalarType code, a constant (dtypes are static)
-  r.add("prim::dtype", {}, [](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = a.dtype(0);
-    if (type == at::ScalarType::Undefined) g.fail("the tensor's dtype is unknown");
-    return {g.constant(at::scalar_tensor(static_cast<int64_t>(type), at::kLong))};
-  });
-  // prim::layout(Tensor a) -> Layout  ⇒  the constant torch.strided (0)
-  r.add("prim::layout", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {g.constant(at::scalar_tensor(static_cast<int64_t>(at::kStrided), at::kLong))};
-  });
-  // prim::device(Tensor a) -> Device  ⇒  a constant 0 (DeviceType CPU): ONNX has no devices, and
-  // the ops taking a device (to, zeros, ...) ignore it.
-  r.add("prim::device", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {g.constant(at::scalar_tensor(static_cast<int64_t>(c10::kCPU), at::kLong))};
-  });
-  // aten::is_pinned(Tensor self, Device? device) -> bool  ⇒  the constant False
-  r.add("aten::is_pinned", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {g.constant(at::scalar_tensor(false, at::kBool))};
-  });
-  // prim::max/min(a, b) -> scalar  ⇒  Max/Min (in double before opset 12, whose Max takes floats
-  // only); prim::max/min(t[] l) -> t  ⇒  ReduceMax/ReduceMin of the 1-D list
-  for (auto [op, binary, reduction] :
-       {std::tuple{"prim::max", "Max", "ReduceMax"}, std::tuple{"prim::min", "Min", "ReduceMin"}}) {
-    r.add(op, {}, [binary = binary, reduction = reduction](GraphContext& g, const Args& a) {
-      at::ScalarType out = a.output_dtype();
-      if (a.size() == 1) {
-        if (is_tensor_list(a.jit(0))) g.fail("max/min of a list of tensors is not a scalar op");
-        return Values{g.cast(reduce(g, reduction, a.tensor_as(0, at::kDouble), {}, false), out)};
-      }
-      at::ScalarType work = g.opset() < 12 ? at::kDouble : out;
-      Value r = g.op(binary, {a.tensor_as(0, work), a.tensor_as(1, work)});
-      return Values{work == out ? r : g.cast(r, out)};
-    });
-  }
-  // prim::tolist(Tensor a, int dim, int elem_type) -> list  ⇒  the tensor itself in the list's
-  // element type (a scalar list is a 1-D tensor here; a 0-d tensor is a scalar)
-  r.add("prim::tolist", {}, [](GraphContext& g, const Args& a) -> Values {
-    const int64_t dim = a.int_arg(1);
-    if (dim > 1) g.fail("tolist() of a tensor with more than one dimension is not supported");
-    at::ScalarType type = dim == 0 ? a.output_dtype() : list_dtype(a.node()->output());
-    if (type == at::ScalarType::Undefined) type = a.dtype(0);
-    return {a.tensor_as(0, type)};
-  });
-  // aten::__is__ / __isnot__(t1 self, t2 obj) -> bool  ⇒  a constant, decided from the types
-  // (after inlining, `x is None` only survives on Optional values)
-  for (auto [op, negate] : {std::pair{"aten::__is__", false}, std::pair{"aten::__isnot__", true}}) {
-    r.add(op, {}, [negate = negate](GraphContext& g, const Args& a) -> Values {
-      auto is_none_type = [](const torch::jit::Value* v) {
-        return v->type()->kind() == c10::TypeKind::NoneType;
-      };
-      auto never_none = [](const torch::jit::Value* v) {
-        auto kind = v->type()->kind();
-        return kind != c10::TypeKind::NoneType && kind != c10::TypeKind::OptionalType &&
-               kind != c10::TypeKind::AnyType;
-      };
-      bool result;
-      if (is_none_type(a.jit(0)) && is_none_type(a.jit(1))) {
-        result = true;
-      } else if ((is_none_type(a.jit(0)) && never_none(a.jit(1))) ||
-                 (is_none_type(a.jit(1)) && never_none(a.jit(0)))) {
-        result = false;
-      } else {
-        g.fail(
-            "`is` / `is not` can only be decided at export time against None; compare the "
-            "values instead");
-      }
-      return {g.constant(at::scalar_tensor(result != negate, at::kBool))};
-    });
-  }
-  // aten::__contains__.int_list(int[] l, int item) / .float_list / .str_list(str[] l, str item)
-  //   -> bool  ⇒  a constant when list and item are constants (torch.onnx's only case); for a
-  //   list of numbers and an item computed in the graph, Equal with every element, then Max
-  r.add("aten::__contains__", {}, [](GraphContext& g, const Args& a) -> Values {
-    auto list = constant_value(a.jit(0));
-    auto item = constant_value(a.jit(1));
-    if (list && item && list->isList()) {
-      bool found = false;
-      for (const c10::IValue& e : list->toListRef()) {
-        if (e.isString() && item->isString()) {
-          found = found || e.toStringRef() == item->toStringRef();
-        } else if ((e.isInt() || e.isDouble() || e.isBool()) &&
-                   (item->isInt() || item->isDouble() || item->isBool())) {
-          found = found || e.toScalar().to<double>() == item->toScalar().to<double>();
-        }
-      }
-      return {g.constant(at::scalar_tensor(found, at::kBool))};
-    }
-    const at::ScalarType type = a.dtype(1);
-    if (type != at::kLong && type != at::kDouble && type != at::kBool) {
-      g.fail("`in` of a value computed at run time is exported for lists of numbers only");
-    }
-    const auto length = list_length(a, 0);
-    if (!length || a.is_sequence(0)) {
-      g.fail("`in` needs a list of static length (a list literal) when the item is computed");
-    }
-    if (*length == 0) return {g.constant(at::scalar_tensor(false, at::kBool))};
-    if (type == at::kDouble && g.opset() < 11) {
-      g.fail("`in` on floats computed at run time needs Equal of floats (opset 11)");
-    }
-    Value eq = g.op("Equal", {a.tensor_as(0, type), a.tensor_as(1, type)});
-    Value any = reduce(g, "ReduceMax", g.cast(eq, at::kFloat), {0}, false);
-    return {g.cast(any, at::kBool)};
-  });
-  // aten::__not__(bool self) -> bool  ⇒  Not
-  r.add("aten::__not__", {}, [](GraphContext& g, const Args& a) -> Values {
-    return {g.op("Not", {a.tensor_as(0, at::kBool)})};
-  });
-  // aten::__range_length(int lo, int hi, int step) -> int  ⇒  max(0, ceil((hi - lo) / step))
-  r.add("aten::__range_length", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value lo = a.tensor_as(0, at::kDouble), hi = a.tensor_as(1, at::kDouble);
-    Value n = g.op("Ceil", {g.op("Div", {g.op("Sub", {hi, lo}), a.tensor_as(2, at::kDouble)})});
-    n = g.op("Max", {n, g.constant_scalar(0.0, at::kDouble)});
-    return {g.cast(n, at::kLong)};
-  });
-  // aten::__derive_index(int index, int start, int step) -> int  ⇒  start + index * step
-  r.add("aten::__derive_index", {}, [](GraphContext& g, const Args& a) -> Values {
-    Value step = g.op("Mul", {a.tensor_as(0, at::kLong), a.tensor_as(2, at::kLong)});
-    return {g.op("Add", {a.tensor_as(1, at::kLong), step})};
-  });
-  // aten::len(t[] a) -> int  ⇒  a constant for a tensor list, Size of a scalar list;
-  // aten::len.Tensor(Tensor t) -> int  ⇒  Shape(t)[0]
-  r.add("aten::len", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.is_sequence(0)) return {g.op("SequenceLength", {a.sequence(0, at::kFloat)})};
-    if (is_tensor_list(a.jit(0))) {
-      return {
-          g.constant(at::scalar_tensor(static_cast<int64_t>(a.tensor_list(0).size()), at::kLong))};
-    }
-    if (a.jit(0)->type()->cast<c10::ListType>()) return {g.op("Size", {a.tensor(0)})};
-    Value shape = g.op("Shape", {a.tensor(0)});
-    return {g.op("Gather", {shape, g.constant(at::scalar_tensor(int64_t{0}, at::kLong))},
-                 {{"axis", 0}})};
-  });
-  // aten::list(t[] l) -> t[]  ⇒  a copy: the same elements, bound to a new list
-  r.add("aten::list", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.is_sequence(0)) {
-      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
-      g.bind_sequence(a.node()->output(), seq);
-      return {seq};
-    }
-    if (is_tensor_list(a.jit(0))) return a.tensor_list(0);
-    return {a.tensor(0)};
-  });
-  // aten::append(t[] self, t el) -> t[]  ⇒  the list with el at the end (Concat for scalar lists)
-  r.add("aten::append", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (!is_tensor_list(a.jit(0))) {
-      at::ScalarType type = list_dtype(a.jit(0));
-      Value list = g.op("Concat", {a.tensor_as(0, type), unsqueeze(g, a.tensor_as(1, type), {0})},
-                        {{"axis", 0}});
-      g.bind(a.jit(0), {list});
-      return {list};
-    }
-    if (a.is_sequence(0)) {
-      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
-      return rebind_sequence(g, a,
-                             g.op("SequenceInsert", {seq, sequence_element(g, a, 1, a.jit(0))}));
-    }
-    Values items = a.tensor_list(0);
-    items.push_back(a.tensor(1));
-    g.bind(a.jit(0), items);
-    return items;
-  });
-  // aten::insert(t[] self, int idx, t el) -> ()  ⇒  the list with el before idx
-  r.add("aten::insert", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.is_sequence(0)) {
-      // Python clamps the index to the list; ONNX wants it in [-n, n].
-      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
-      Value n = g.op("SequenceLength", {seq});
-      Value i = sequence_position(g, seq, a.tensor_as(1, at::kLong));
-      Value zero = g.constant(at::scalar_tensor(int64_t{0}, at::kLong));
-      i = g.op("Where", {g.op("Less", {i, zero}), zero, i});
-      i = g.op("Where", {g.op("Greater", {i, n}), n, i});
-      rebind_sequence(g, a, g.op("SequenceInsert", {seq, sequence_element(g, a, 2, a.jit(0)), i}));
-      return {};
-    }
-    Values items = mutable_tensor_list(g, a);
-    // Python's insert clamps the index to the list.
-    int64_t n = static_cast<int64_t>(items.size()), i = a.int_arg(1);
-    i = i < 0 ? std::max<int64_t>(0, i + n) : std::min(i, n);
-    items.insert(items.begin() + i, a.tensor(2));
-    g.bind(a.jit(0), items);
-    return {};
-  });
-  // aten::pop(t[] self, int idx=-1) -> t  ⇒  the element; the list without it
-  r.add("aten::pop", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.is_sequence(0)) {
-      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
-      Value i = a.tensor_as(1, at::kLong);
-      Value item = g.op("SequenceAt", {seq, i});
-      rebind_sequence(g, a, g.op("SequenceErase", {seq, i}));
-      return {item};
-    }
-    Values items = mutable_tensor_list(g, a);
-    size_t i = list_index(g, a.int_arg(1), items.size());
-    Value item = items[i];
-    items.erase(items.begin() + static_cast<int64_t>(i));
-    g.bind(a.jit(0), items);
-    return {item};
-  });
-  // aten::Delete(t[] self, int idx) -> ()  ⇒  the list without element idx
-  r.add("aten::Delete", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.is_sequence(0)) {
-      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
-      rebind_sequence(g, a, g.op("SequenceErase", {seq, a.tensor_as(1, at::kLong)}));
-      return {};
-    }
-    Values items = mutable_tensor_list(g, a);
-    items.erase(items.begin() + static_cast<int64_t>(list_index(g, a.int_arg(1), items.size())));
-    g.bind(a.jit(0), items);
-    return {};
-  });
-  // aten::_set_item(t[] l, int idx, t el) -> t[]  ⇒  the list with element idx replaced
-  r.add("aten::_set_item", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.is_sequence(0) || !a.is_constant(1)) {
-      Value seq = a.sequence(0, sequence_dtype(a.jit(0)));
-      Value i = sequence_position(g, seq, a.tensor_as(1, at::kLong));
-      Value erased = g.op("SequenceErase", {seq, i});
-      return rebind_sequence(
-          g, a, g.op("SequenceInsert", {erased, sequence_element(g, a, 2, a.jit(0)), i}));
-    }
-    Values items = mutable_tensor_list(g, a);
-    items[list_index(g, a.int_arg(1), items.size())] = a.tensor(2);
-    g.bind(a.jit(0), items);
-    return items;
-  });
+  r.add("prim::tolist", from(9), tolist);
+  r.add("aten::__is__", from(9), identity_test(/*negate=*/false));
+  r.add("aten::__isnot__", from(9), identity_test(/*negate=*/true));
+  r.add("aten::__contains__", from(9), contains);
+  r.add("aten::__not__", from(9), not_);
+  r.add("aten::__range_length", from(9), range_length);
+  r.add("aten::__derive_index", from(9), derive_index);
+  r.add("aten::len", from(9), len);
+  r.add("aten::len.Tensor", from(9), len_tensor);
+  r.add("aten::list", from(9), list);
+  r.add("aten::append", from(9), append);
+  r.add("aten::insert", from(9), insert);
+  r.add("aten::pop", from(9), pop);
+  r.add("aten::Delete", from(9), delete_item);
+  r.add("aten::_set_item", from(9), set_item);
 }
 
 }  // namespace torchonnx::symbolic::ops

@@ -386,168 +386,186 @@ Value fake_quantize(GraphContext& g, const Args& a, std::optional<int64_t> axis,
              : g.cast(y, a.output_dtype());
 }
 
+// aten::quantize_per_tensor(Tensor self, float scale, int zero_point, ScalarType dtype) /
+// .tensor_qparams(Tensor self, Tensor scale, Tensor zero_point, ScalarType dtype)  ⇒
+// QuantizeLinear (uint8 for quint8, int8 for qint8); the scale and zero point must be constants
+Values quantize_per_tensor(GraphContext& g, const Args& a) {
+  if (a.size() != 4 || a.jit(0)->type()->kind() == c10::TypeKind::ListType) {
+    g.fail("only quantize_per_tensor(Tensor, float scale, int zero_point, dtype) is supported");
+  }
+  if (!a.is_constant(1) || !a.is_constant(2)) {
+    g.fail("the scale and zero point must be constants");
+  }
+  double scale =
+      a.constant(1).isTensor() ? a.constant(1).toTensor().item<double>() : a.float_arg(1);
+  int64_t zp = a.constant(2).isTensor() ? a.constant(2).toTensor().item<int64_t>() : a.int_arg(2);
+  auto qtype = static_cast<at::ScalarType>(a.int_arg(3));
+  return {quantize(g, a.tensor_as(0, at::kFloat), scale, zp, zero_point_type(g, qtype))};
+}
+
+// aten::dequantize.self(Tensor self) -> Tensor  ⇒  DequantizeLinear
+Values dequantize_self(GraphContext& g, const Args& a) {
+  if (a.jit(0)->type()->kind() != c10::TypeKind::TensorType) {
+    g.fail("only dequantize(Tensor) is supported (not lists)");
+  }
+  return {dequantize(g, a.tensor(0))};
+}
+
+// quantized::cat(Tensor[] qx, int dim, float? scale, int? zero_point)  ⇒  DQ each → Concat → Q
+// (without scale/zero point: the first input's, as libtorch)
+Values cat(GraphContext& g, const Args& a) {
+  Values qs = a.tensor_list(0);
+  if (qs.empty()) g.fail("cat of an empty list");
+  const torch::jit::Node* list = a.jit(0)->node();
+  int64_t dim = a.int_arg(1);
+  if (dim < 0) {
+    if (list->kind() != c10::prim::ListConstruct) g.fail("negative dim on a list of unknown rank");
+    dim = normalize_dim(dim, q_rank(g, list->input(0)));
+  }
+  Values xs;
+  for (const Value& qx : qs) xs.push_back(dequantize(g, qx));
+  Value y = g.op("Concat", xs, {{"axis", dim}});
+  if (a.is_none(2) != a.is_none(3)) g.fail("scale and zero_point must be given together");
+  if (a.is_none(2)) {
+    QParams first = qparams_of(g, qs[0]);
+    return {g.op("QuantizeLinear", {y, first.scale, first.zero_point})};
+  }
+  return {requantize(g, a, y, 2, qs[0])};
+}
+
+// quantized::hardswish(Tensor input, float scale, int zp)  ⇒  DQ → x * HardSigmoid(x; 1/6, 1/2)
+// → Q
+Values hardswish10(GraphContext& g, const Args& a) {
+  Value qx = a.tensor(0);
+  Value x = dequantize(g, qx);
+  Value y = g.op("Mul", {x, g.op("HardSigmoid", {x}, {{"alpha", 1.0 / 6}, {"beta", 0.5}})});
+  return {requantize(g, a, y, 1, qx)};
+}
+
+// quantized::hardswish(Tensor input, float scale, int zp)  ⇒  DQ → HardSwish → Q
+Values hardswish14(GraphContext& g, const Args& a) {
+  Value qx = a.tensor(0);
+  Value y = g.op("HardSwish", {dequantize(g, qx)});
+  return {requantize(g, a, y, 1, qx)};
+}
+
+// quantized::sigmoid(Tensor qx, float scale, int zp)  ⇒  DQ → Sigmoid → Q
+Values sigmoid(GraphContext& g, const Args& a) {
+  Value qx = a.tensor(0);
+  return {requantize(g, a, g.op("Sigmoid", {dequantize(g, qx)}), 1, qx)};
+}
+
+// quantized::leaky_relu(Tensor qx, Scalar slope, bool inplace, float scale, int zp)  ⇒
+// DQ → LeakyRelu → Q
+Values leaky_relu(GraphContext& g, const Args& a) {
+  Value qx = a.tensor(0);
+  Value y = g.op("LeakyRelu", {dequantize(g, qx)}, {{"alpha", a.float_arg(1)}});
+  return {requantize(g, a, y, 3, qx)};
+}
+
+// quantized::layer_norm(Tensor x, int[] normalized_shape, Tensor? w, Tensor? b, float eps,
+// float scale, int zp)  ⇒  DQ → normalization over the last len(shape) dims, affine → Q
+Values layer_norm(GraphContext& g, const Args& a) {
+  Value qx = a.tensor(0);
+  const int64_t rank = q_rank(g, a.jit(0));
+  const auto k = static_cast<int64_t>(a.int_list(1).size());
+  std::vector<int64_t> axes;
+  for (int64_t d = rank - k; d < rank; ++d) axes.push_back(d);
+  Value y = normalize(g, dequantize(g, qx), axes, a.float_arg(4));
+  if (!a.is_none(2)) y = g.op("Mul", {y, a.tensor_as(2, at::kFloat)});
+  if (!a.is_none(3)) y = g.op("Add", {y, a.tensor_as(3, at::kFloat)});
+  return {requantize(g, a, y, 5, qx)};
+}
+
+// quantized::group_norm(Tensor x, int num_groups, Tensor? w, Tensor? b, float eps, float scale,
+// int zp)  ⇒  DQ → Reshape [N, G, -1], normalization over dim 2, Reshape back, affine → Q
+Values group_norm(GraphContext& g, const Args& a) {
+  Value qx = a.tensor(0);
+  const int64_t rank = q_rank(g, a.jit(0));
+  Value x = dequantize(g, qx);
+  Value grouped = g.op("Reshape", {x, g.constant_ints({0, a.int_arg(1), -1})});
+  Value y = normalize(g, grouped, {2}, a.float_arg(4));
+  y = g.op("Reshape", {y, shape_of(g, x)});
+  return {requantize(g, a, channel_affine(g, a, y, 2, 3, rank), 5, qx)};
+}
+
+// quantized::instance_norm(Tensor x, Tensor? w, Tensor? b, float eps, float scale, int zp)  ⇒
+// DQ → normalization over dims 2.., affine → Q
+Values instance_norm(GraphContext& g, const Args& a) {
+  Value qx = a.tensor(0);
+  const int64_t rank = q_rank(g, a.jit(0));
+  std::vector<int64_t> axes;
+  for (int64_t d = 2; d < rank; ++d) axes.push_back(d);
+  Value y = normalize(g, dequantize(g, qx), axes, a.float_arg(3));
+  return {requantize(g, a, channel_affine(g, a, y, 1, 2, rank), 4, qx)};
+}
+
+// aten::fake_quantize_per_tensor_affine(Tensor self, float|Tensor scale, int|Tensor zero_point,
+//   int quant_min, int quant_max)  ⇒  DequantizeLinear(QuantizeLinear(x)) in uint8 for
+//   [0, 255], int8 for [-128, 127]; other ranges are clipped in the integer domain (12+).
+Values fake_quantize_per_tensor(GraphContext& g, const Args& a) {
+  return {fake_quantize(g, a, /*axis=*/std::nullopt, 3)};
+}
+
+// aten::fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis,
+//   int quant_min, int quant_max)  ⇒  the same with a per-axis scale (DequantizeLinear's axis,
+//   opset 13)
+Values fake_quantize_per_channel(GraphContext& g, const Args& a) {
+  return {fake_quantize(g, a, normalize_dim(a.int_arg(3), a.require_rank(0)), 4)};
+}
+
 }  // namespace
 
+// QuantizeLinear/DequantizeLinear exist from opset 10: every converter here starts there.
 void register_quantized(Registry& r) {
-  const OpsetRange q{10, kMaxOpset};  // QuantizeLinear/DequantizeLinear are opset 10
-
-  // aten::quantize_per_tensor(Tensor self, float scale, int zero_point, ScalarType dtype)  ⇒
-  // QuantizeLinear (uint8 for quint8, int8 for qint8)
-  r.add("aten::quantize_per_tensor", q, [](GraphContext& g, const Args& a) -> Values {
-    if (a.size() != 4 || a.jit(0)->type()->kind() == c10::TypeKind::ListType) {
-      g.fail("only quantize_per_tensor(Tensor, float scale, int zero_point, dtype) is supported");
-    }
-    if (!a.is_constant(1) || !a.is_constant(2)) {
-      g.fail("the scale and zero point must be constants");
-    }
-    double scale =
-        a.constant(1).isTensor() ? a.constant(1).toTensor().item<double>() : a.float_arg(1);
-    int64_t zp = a.constant(2).isTensor() ? a.constant(2).toTensor().item<int64_t>() : a.int_arg(2);
-    auto qtype = static_cast<at::ScalarType>(a.int_arg(3));
-    return {quantize(g, a.tensor_as(0, at::kFloat), scale, zp, zero_point_type(g, qtype))};
-  });
-
-  // aten::dequantize.self(Tensor self) -> Tensor  ⇒  DequantizeLinear
-  r.add("aten::dequantize", q, [](GraphContext& g, const Args& a) -> Values {
-    if (a.jit(0)->type()->kind() != c10::TypeKind::TensorType) {
-      g.fail("only dequantize(Tensor) is supported (not lists)");
-    }
-    return {dequantize(g, a.tensor(0))};
-  });
+  r.add("aten::quantize_per_tensor", from(10), quantize_per_tensor);
+  r.add("aten::dequantize", from(10), dequantize_self);
 
   // quantized::conv1d/conv2d.new(Tensor qx, Conv2dPackedParamsBase w, float scale, int zp),
   // quantized::conv3d.new(Tensor qx, Conv3dPackedParamsBase w, float scale, int zp) (and the
   // legacy conv2d/conv3d(qx, w, stride, padding, dilation, groups, scale, zp))  ⇒
   // Dequantize → Conv → Quantize (per-channel weights: DequantizeLinear axis from 13)
-  r.add("quantized::conv1d", q, conv({1, false, false, "quantized::conv1d_unpack"}));
-  r.add("quantized::conv2d", q, conv({2, false, false, "quantized::conv2d_unpack"}));
-  r.add("quantized::conv3d", q, conv({3, false, false, "quantized::conv3d_unpack"}));
+  r.add("quantized::conv1d", from(10), conv({1, false, false, "quantized::conv1d_unpack"}));
+  r.add("quantized::conv2d", from(10), conv({2, false, false, "quantized::conv2d_unpack"}));
+  r.add("quantized::conv3d", from(10), conv({3, false, false, "quantized::conv3d_unpack"}));
   // quantized::conv{1,2,3}d_relu(...), the same arguments  ⇒  Dequantize → Conv → Relu → Quantize
-  r.add("quantized::conv1d_relu", q, conv({1, false, true, "quantized::conv1d_unpack"}));
-  r.add("quantized::conv2d_relu", q, conv({2, false, true, "quantized::conv2d_unpack"}));
-  r.add("quantized::conv3d_relu", q, conv({3, false, true, "quantized::conv3d_unpack"}));
+  r.add("quantized::conv1d_relu", from(10), conv({1, false, true, "quantized::conv1d_unpack"}));
+  r.add("quantized::conv2d_relu", from(10), conv({2, false, true, "quantized::conv2d_unpack"}));
+  r.add("quantized::conv3d_relu", from(10), conv({3, false, true, "quantized::conv3d_unpack"}));
   // quantized::conv_transpose{1,2}d(Tensor qx, Conv2dPackedParamsBase w, float scale, int zp),
   // quantized::conv_transpose3d(Tensor qx, Conv3dPackedParamsBase w, float scale, int zp)  ⇒
   // Dequantize → ConvTranspose (pads, output_padding from the packed params) → Quantize
-  r.add("quantized::conv_transpose1d", q,
+  r.add("quantized::conv_transpose1d", from(10),
         conv({1, true, false, "quantized::conv_transpose1d_unpack"}));
-  r.add("quantized::conv_transpose2d", q,
+  r.add("quantized::conv_transpose2d", from(10),
         conv({2, true, false, "quantized::conv_transpose2d_unpack"}));
-  r.add("quantized::conv_transpose3d", q,
+  r.add("quantized::conv_transpose3d", from(10),
         conv({3, true, false, "quantized::conv_transpose3d_unpack"}));
 
   // quantized::linear(Tensor X, LinearPackedParamsBase W, float scale, int zp)  ⇒
   // Dequantize → MatMul(x, Wᵀ) + b → Quantize
-  r.add("quantized::linear", q, linear(/*relu=*/false));
+  r.add("quantized::linear", from(10), linear(/*relu=*/false));
   // quantized::linear_relu(Tensor X, LinearPackedParamsBase W, float scale, int zp)  ⇒
   // Dequantize → MatMul(x, Wᵀ) + b → Relu → Quantize
-  r.add("quantized::linear_relu", q, linear(/*relu=*/true));
+  r.add("quantized::linear_relu", from(10), linear(/*relu=*/true));
 
   // quantized::add(Tensor qa, Tensor qb, float scale, int zero_point)  ⇒  DQ → Add → Q
-  r.add("quantized::add", q, binary("Add", false));
+  r.add("quantized::add", from(10), binary("Add", false));
   // quantized::add_relu(Tensor qa, Tensor qb, float scale, int zero_point)  ⇒  DQ → Add, Relu → Q
-  r.add("quantized::add_relu", q, binary("Add", true));
+  r.add("quantized::add_relu", from(10), binary("Add", true));
   // quantized::mul(Tensor qa, Tensor qb, float scale, int zero_point)  ⇒  DQ → Mul → Q
-  r.add("quantized::mul", q, binary("Mul", false));
+  r.add("quantized::mul", from(10), binary("Mul", false));
 
-  // quantized::cat(Tensor[] qx, int dim, float? scale, int? zero_point)  ⇒  DQ each → Concat → Q
-  // (without scale/zero point: the first input's, as libtorch)
-  r.add("quantized::cat", q, [](GraphContext& g, const Args& a) -> Values {
-    Values qs = a.tensor_list(0);
-    if (qs.empty()) g.fail("cat of an empty list");
-    const torch::jit::Node* list = a.jit(0)->node();
-    int64_t dim = a.int_arg(1);
-    if (dim < 0) {
-      if (list->kind() != c10::prim::ListConstruct)
-        g.fail("negative dim on a list of unknown rank");
-      dim = normalize_dim(dim, q_rank(g, list->input(0)));
-    }
-    Values xs;
-    for (const Value& qx : qs) xs.push_back(dequantize(g, qx));
-    Value y = g.op("Concat", xs, {{"axis", dim}});
-    if (a.is_none(2) != a.is_none(3)) g.fail("scale and zero_point must be given together");
-    if (a.is_none(2)) {
-      QParams first = qparams_of(g, qs[0]);
-      return {g.op("QuantizeLinear", {y, first.scale, first.zero_point})};
-    }
-    return {requantize(g, a, y, 2, qs[0])};
-  });
-
-  // quantized::hardswish(Tensor input, float scale, int zp)  ⇒  DQ → HardSwish (14+) or
-  // x * HardSigmoid(x; 1/6, 1/2) → Q
-  r.add("quantized::hardswish", q, [](GraphContext& g, const Args& a) -> Values {
-    Value qx = a.tensor(0);
-    Value x = dequantize(g, qx);
-    Value y = g.opset() >= 14
-                  ? g.op("HardSwish", {x})
-                  : g.op("Mul", {x, g.op("HardSigmoid", {x}, {{"alpha", 1.0 / 6}, {"beta", 0.5}})});
-    return {requantize(g, a, y, 1, qx)};
-  });
-
-  // quantized::sigmoid(Tensor qx, float scale, int zp)  ⇒  DQ → Sigmoid → Q
-  r.add("quantized::sigmoid", q, [](GraphContext& g, const Args& a) -> Values {
-    Value qx = a.tensor(0);
-    return {requantize(g, a, g.op("Sigmoid", {dequantize(g, qx)}), 1, qx)};
-  });
-
-  // quantized::leaky_relu(Tensor qx, Scalar slope, bool inplace, float scale, int zp)  ⇒
-  // DQ → LeakyRelu → Q
-  r.add("quantized::leaky_relu", q, [](GraphContext& g, const Args& a) -> Values {
-    Value qx = a.tensor(0);
-    Value y = g.op("LeakyRelu", {dequantize(g, qx)}, {{"alpha", a.float_arg(1)}});
-    return {requantize(g, a, y, 3, qx)};
-  });
-
-  // quantized::layer_norm(Tensor x, int[] normalized_shape, Tensor? w, Tensor? b, float eps,
-  // float scale, int zp)  ⇒  DQ → normalization over the last len(shape) dims, affine → Q
-  r.add("quantized::layer_norm", q, [](GraphContext& g, const Args& a) -> Values {
-    Value qx = a.tensor(0);
-    const int64_t rank = q_rank(g, a.jit(0));
-    const auto k = static_cast<int64_t>(a.int_list(1).size());
-    std::vector<int64_t> axes;
-    for (int64_t d = rank - k; d < rank; ++d) axes.push_back(d);
-    Value y = normalize(g, dequantize(g, qx), axes, a.float_arg(4));
-    if (!a.is_none(2)) y = g.op("Mul", {y, a.tensor_as(2, at::kFloat)});
-    if (!a.is_none(3)) y = g.op("Add", {y, a.tensor_as(3, at::kFloat)});
-    return {requantize(g, a, y, 5, qx)};
-  });
-
-  // quantized::group_norm(Tensor x, int num_groups, Tensor? w, Tensor? b, float eps, float scale,
-  // int zp)  ⇒  DQ → Reshape [N, G, -1], normalization over dim 2, Reshape back, affine → Q
-  r.add("quantized::group_norm", q, [](GraphContext& g, const Args& a) -> Values {
-    Value qx = a.tensor(0);
-    const int64_t rank = q_rank(g, a.jit(0));
-    Value x = dequantize(g, qx);
-    Value grouped = g.op("Reshape", {x, g.constant_ints({0, a.int_arg(1), -1})});
-    Value y = normalize(g, grouped, {2}, a.float_arg(4));
-    y = g.op("Reshape", {y, shape_of(g, x)});
-    return {requantize(g, a, channel_affine(g, a, y, 2, 3, rank), 5, qx)};
-  });
-
-  // quantized::instance_norm(Tensor x, Tensor? w, Tensor? b, float eps, float scale, int zp)  ⇒
-  // DQ → normalization over dims 2.., affine → Q
-  r.add("quantized::instance_norm", q, [](GraphContext& g, const Args& a) -> Values {
-    Value qx = a.tensor(0);
-    const int64_t rank = q_rank(g, a.jit(0));
-    std::vector<int64_t> axes;
-    for (int64_t d = 2; d < rank; ++d) axes.push_back(d);
-    Value y = normalize(g, dequantize(g, qx), axes, a.float_arg(3));
-    return {requantize(g, a, channel_affine(g, a, y, 1, 2, rank), 4, qx)};
-  });
-
-  // aten::fake_quantize_per_tensor_affine(Tensor self, float|Tensor scale, int|Tensor zero_point,
-  //   int quant_min, int quant_max)  ⇒  DequantizeLinear(QuantizeLinear(x)) in uint8 for
-  //   [0, 255], int8 for [-128, 127]; other ranges are clipped in the integer domain (12+).
-  r.add("aten::fake_quantize_per_tensor_affine", {10, kMaxOpset},
-        [](GraphContext& g, const Args& a) -> Values {
-          return {fake_quantize(g, a, /*axis=*/std::nullopt, 3)};
-        });
-  // aten::fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis,
-  //   int quant_min, int quant_max)  ⇒  the same with a per-axis scale (opset 13+)
-  r.add("aten::fake_quantize_per_channel_affine", {13, kMaxOpset},
-        [](GraphContext& g, const Args& a) -> Values {
-          return {fake_quantize(g, a, normalize_dim(a.int_arg(3), a.require_rank(0)), 4)};
-        });
+  r.add("quantized::cat", from(10), cat);
+  r.add("quantized::hardswish", {10, 13}, hardswish10);
+  r.add("quantized::hardswish", from(14), hardswish14);
+  r.add("quantized::sigmoid", from(10), sigmoid);
+  r.add("quantized::leaky_relu", from(10), leaky_relu);
+  r.add("quantized::layer_norm", from(10), layer_norm);
+  r.add("quantized::group_norm", from(10), group_norm);
+  r.add("quantized::instance_norm", from(10), instance_norm);
+  r.add("aten::fake_quantize_per_tensor_affine", from(10), fake_quantize_per_tensor);
+  r.add("aten::fake_quantize_per_channel_affine", from(13), fake_quantize_per_channel);
 }
 
 }  // namespace torchonnx::symbolic::ops

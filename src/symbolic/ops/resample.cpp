@@ -57,11 +57,6 @@ struct Resample {
   Value sizes_value;
 };
 
-bool is_vec_overload(const Args& a) {
-  const c10::FunctionSchema* schema = a.node()->maybeSchema();
-  return schema != nullptr && schema->overload_name() == "vec";
-}
-
 std::optional<std::vector<double>> optional_float_list(const Args& a, size_t i) {
   if (a.is_none(i)) return std::nullopt;
   return a.constant(i).toDoubleVector();
@@ -85,7 +80,30 @@ bool scale_maps(const Resample& r) {
   return r.mode == Mode::kNearest || !r.align_corners;
 }
 
-// aten::upsample_<mode><n>d, both overloads.
+// The arguments of aten::upsample_<mode><n>d.vec(input, output_size?, [align_corners,]
+// scale_factors?).
+Resample read_upsample_vec(GraphContext& g, const Args& a, Mode mode, int64_t n) {
+  Resample r;
+  r.mode = mode;
+  r.n = n;
+  const bool has_align = mode != Mode::kNearest;
+  if (has_align) r.align_corners = a.bool_arg(2);
+  const size_t scales_at = has_align ? 3 : 2;
+  if (!a.is_none(1)) {
+    read_sizes(g, a, 1, r);
+    return r;
+  }
+  if (a.is_none(scales_at)) g.fail("neither output_size nor scale_factors is given");
+  r.scales = a.constant(scales_at).toDoubleVector();
+  if (static_cast<int64_t>(r.scales->size()) != n) {
+    g.fail("scale_factors has " + std::to_string(r.scales->size()) + " elements; expected " +
+           std::to_string(n));
+  }
+  return r;
+}
+
+// The arguments of aten::upsample_<mode><n>d(self, output_size, [align_corners,] scales_0?, ...,
+// scales_{n-1}?).
 Resample read_upsample(GraphContext& g, const Args& a, Mode mode, int64_t n) {
   Resample r;
   r.mode = mode;
@@ -93,20 +111,6 @@ Resample read_upsample(GraphContext& g, const Args& a, Mode mode, int64_t n) {
   const bool has_align = mode != Mode::kNearest;
   if (has_align) r.align_corners = a.bool_arg(2);
   const size_t scales_at = has_align ? 3 : 2;
-  if (is_vec_overload(a)) {
-    // (input, output_size?, [align_corners,] scale_factors?)
-    if (!a.is_none(1)) {
-      read_sizes(g, a, 1, r);
-      return r;
-    }
-    if (a.is_none(scales_at)) g.fail("neither output_size nor scale_factors is given");
-    r.scales = a.constant(scales_at).toDoubleVector();
-    if (static_cast<int64_t>(r.scales->size()) != n) {
-      g.fail("scale_factors has " + std::to_string(r.scales->size()) + " elements; expected " +
-             std::to_string(n));
-    }
-    return r;
-  }
   // (self, output_size, [align_corners,] scales_0?, ..., scales_{n-1}?): PyTorch takes the output
   // size from output_size and maps coordinates with the scales that are given.
   read_sizes(g, a, 1, r);
@@ -306,37 +310,47 @@ Value resize_low_matmul(GraphContext& g, const Args& a, const Value& x, const Re
   return y;
 }
 
-Value resample(GraphContext& g, const Args& a, const Value& x, const Resample& r) {
-  if (g.opset() >= 11) {
-    // ONNX Runtime's Resize takes float (and 8-bit/int32) only: a double input takes the exact
-    // static lowerings when the sizes are known, else a round trip through float.
-    at::ScalarType type = a.dtype(0);
-    if (type == at::kDouble || type == at::kHalf || type == at::kBFloat16) {
-      if (a.sizes(0) && (r.sizes || r.scales)) {
-        return r.mode == Mode::kNearest ? resize_low_nearest(g, a, x, r)
-                                        : resize_low_matmul(g, a, x, r);
-      }
-      return g.cast(resize11(g, g.cast(x, at::kFloat), r), type);
-    }
-    return resize11(g, x, r);
-  }
+// ----- the lowerings of one Resample, by opset
+
+using Lowering = Value (*)(GraphContext& g, const Args& a, const Value& x, const Resample& r);
+
+// Below opset 11: the static lowerings (Upsample/Resize-10 for integer nearest factors).
+Value resample9(GraphContext& g, const Args& a, const Value& x, const Resample& r) {
   if (r.mode == Mode::kNearest) return resize_low_nearest(g, a, x, r);
   return resize_low_matmul(g, a, x, r);
 }
 
-Converter upsample(Mode mode, int64_t n) {
+// From opset 11: Resize. ONNX Runtime's Resize takes float (and 8-bit/int32) only: a double input
+// takes the exact static lowerings when the sizes are known, else a round trip through float.
+Value resample11(GraphContext& g, const Args& a, const Value& x, const Resample& r) {
+  at::ScalarType type = a.dtype(0);
+  if (type == at::kDouble || type == at::kHalf || type == at::kBFloat16) {
+    if (a.sizes(0) && (r.sizes || r.scales)) {
+      return r.mode == Mode::kNearest ? resize_low_nearest(g, a, x, r)
+                                      : resize_low_matmul(g, a, x, r);
+    }
+    return g.cast(resize11(g, g.cast(x, at::kFloat), r), type);
+  }
+  return resize11(g, x, r);
+}
+
+// aten::upsample_<mode><n>d[.vec]: the arguments read by `read` (one overload's), lowered by
+// `lower`.
+using Reader = Resample (*)(GraphContext& g, const Args& a, Mode mode, int64_t n);
+
+Converter upsample(Mode mode, int64_t n, Reader read, Lowering lower) {
   return [=](GraphContext& g, const Args& a) -> Values {
     if (a.require_rank(0) != 2 + n) {
       g.fail("expected a " + std::to_string(2 + n) + "-D input");
     }
-    Resample r = read_upsample(g, a, mode, n);
-    return {resample(g, a, a.tensor(0), r)};
+    Resample r = read(g, a, mode, n);
+    return {lower(g, a, a.tensor(0), r)};
   };
 }
 
 // aten::__interpolate(input, size?, scale_factor?, mode, align_corners?, recompute_scale_factor?,
 // antialias): F.interpolate in one op (size and scale_factor each a scalar or a list).
-Values interpolate(GraphContext& g, const Args& a) {
+Values interpolate(GraphContext& g, const Args& a, Lowering lower) {
   const int64_t rank = a.require_rank(0);
   Resample r;
   r.n = rank - 2;
@@ -392,7 +406,17 @@ Values interpolate(GraphContext& g, const Args& a) {
       r.scales = scales;
     }
   }
-  return {resample(g, a, a.tensor(0), r)};
+  return {lower(g, a, a.tensor(0), r)};
+}
+
+// aten::__interpolate below opset 11: the static lowerings
+Values interpolate9(GraphContext& g, const Args& a) {
+  return interpolate(g, a, resample9);
+}
+
+// aten::__interpolate from opset 11: Resize
+Values interpolate11(GraphContext& g, const Args& a) {
+  return interpolate(g, a, resample11);
 }
 
 // ----- grid_sampler / affine_grid_generator
@@ -467,36 +491,45 @@ Values affine_grid(GraphContext& g, const Args& a) {
 }  // namespace
 
 void register_resample(Registry& r) {
+  // Each upsample_* op: its two overloads, each below opset 11 (static lowerings) and from 11
+  // (Resize).
+  auto add_upsample = [&r](const std::string& op, Mode mode, int64_t n) {
+    r.add(op, {9, 10}, upsample(mode, n, read_upsample, resample9));
+    r.add(op, from(11), upsample(mode, n, read_upsample, resample11));
+    r.add(op + ".vec", {9, 10}, upsample(mode, n, read_upsample_vec, resample9));
+    r.add(op + ".vec", from(11), upsample(mode, n, read_upsample_vec, resample11));
+  };
   // aten::upsample_nearest1d(Tensor self, int[1] output_size, float? scales) /
   // .vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor  ⇒  Resize
   // (asymmetric, floor) from 11; Upsample/Resize-10 for integer factors, else Gather (static)
-  r.add("aten::upsample_nearest1d", {}, upsample(Mode::kNearest, 1));
+  add_upsample("aten::upsample_nearest1d", Mode::kNearest, 1);
   // aten::upsample_nearest2d(self, output_size, scales_h?, scales_w?) / .vec  ⇒  as nearest1d
-  r.add("aten::upsample_nearest2d", {}, upsample(Mode::kNearest, 2));
+  add_upsample("aten::upsample_nearest2d", Mode::kNearest, 2);
   // aten::upsample_nearest3d(self, output_size, scales_d?, scales_h?, scales_w?) / .vec  ⇒  as 1d
-  r.add("aten::upsample_nearest3d", {}, upsample(Mode::kNearest, 3));
+  add_upsample("aten::upsample_nearest3d", Mode::kNearest, 3);
   // aten::upsample_linear1d(self, output_size, align_corners, scales?) / .vec(input,
   // output_size?, align_corners, scale_factors?)  ⇒  Resize linear from 11 (half_pixel /
   // align_corners); below, MatMul with PyTorch's weights (static shape)
-  r.add("aten::upsample_linear1d", {}, upsample(Mode::kLinear, 1));
+  add_upsample("aten::upsample_linear1d", Mode::kLinear, 1);
   // aten::upsample_bilinear2d(self, output_size, align_corners, scales_h?, scales_w?) / .vec  ⇒
   // as linear1d
-  r.add("aten::upsample_bilinear2d", {}, upsample(Mode::kLinear, 2));
+  add_upsample("aten::upsample_bilinear2d", Mode::kLinear, 2);
   // aten::upsample_trilinear3d(self, output_size, align_corners, scales_d?, scales_h?, scales_w?)
   // / .vec  ⇒  as linear1d
-  r.add("aten::upsample_trilinear3d", {}, upsample(Mode::kLinear, 3));
+  add_upsample("aten::upsample_trilinear3d", Mode::kLinear, 3);
   // aten::upsample_bicubic2d(self, output_size, align_corners, scales_h?, scales_w?) / .vec  ⇒
   // Resize cubic (a = -0.75) from 11; below, MatMul with PyTorch's weights (static shape)
-  r.add("aten::upsample_bicubic2d", {}, upsample(Mode::kCubic, 2));
+  add_upsample("aten::upsample_bicubic2d", Mode::kCubic, 2);
   // aten::__interpolate(input, size?, scale_factor?, mode, align_corners?,
   // recompute_scale_factor?, antialias) (4 overloads)  ⇒  as the upsample_* of its mode
-  r.add("aten::__interpolate", {}, interpolate);
+  r.add("aten::__interpolate", {9, 10}, interpolate9);
+  r.add("aten::__interpolate", from(11), interpolate11);
   // aten::grid_sampler(input, grid, int interpolation_mode, int padding_mode, bool align_corners)
   // ⇒  GridSample (opset 16+, 4-D)
-  r.add("aten::grid_sampler", {16, kMaxOpset}, grid_sampler);
+  r.add("aten::grid_sampler", from(16), grid_sampler);
   // aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners)  ⇒  MatMul of a
   // constant base grid with theta^T
-  r.add("aten::affine_grid_generator", {}, affine_grid);
+  r.add("aten::affine_grid_generator", from(9), affine_grid);
 }
 
 }  // namespace torchonnx::symbolic::ops

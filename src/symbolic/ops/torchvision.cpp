@@ -5,7 +5,9 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
 #include <limits>
+#include <tuple>
 
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
@@ -39,71 +41,101 @@ ScalarType roi_type(ScalarType t) {
   return t == ScalarType::Double || t == ScalarType::Half ? t : ScalarType::Float;
 }
 
+// torchvision::nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor
+//   ⇒  NonMaxSuppression over one batch and one class (opset 11+: from 10 ONNX has it, but
+//      torchvision's lowering, like ours, needs opset 11's Squeeze/Gather forms only; ORT's
+//      order is torchvision's: kept boxes by decreasing score), the kept indices its column 2.
+//      Boxes (x1, y1, x2, y2) are corners, center_point_box = 0; IoU > threshold suppresses.
+Values nms(GraphContext& g, const Args& a) {
+  Value boxes = unsqueeze(g, cast_if(g, a.tensor(0), a.dtype(0), ScalarType::Float), {0});
+  Value scores = unsqueeze(g, cast_if(g, a.tensor(1), a.dtype(1), ScalarType::Float), {0, 1});
+  Value max_out = g.constant(at::tensor({std::numeric_limits<int64_t>::max()}, at::kLong));
+  Value selected = g.op("NonMaxSuppression", {boxes, scores, max_out, float_1d(g, a, 2)});
+  Value keep =
+      squeeze(g, g.op("Gather", {selected, g.constant_ints({2})}, {{"axis", int64_t{1}}}), {1});
+  return {keep};
+}
+
+// torchvision::roi_align's arguments (input, rois, spatial_scale, pooled_height, pooled_width,
+// sampling_ratio, aligned) as RoiAlign's inputs and attributes (mode "avg"; sampling_ratio <= 0 is
+// adaptive in both, ONNX's 0): boxes rois[:, 1:5], batch indices rois[:, 0].
+struct RoiAlign {
+  ScalarType type, compute_type;
+  Value input, boxes, indices;
+  double spatial_scale;
+  bool aligned;
+  ir::Attributes attrs;
+};
+
+RoiAlign roi_align_inputs(GraphContext& g, const Args& a) {
+  RoiAlign r;
+  r.type = a.dtype(0);
+  r.compute_type = roi_type(r.type);
+  r.input = cast_if(g, a.tensor(0), r.type, r.compute_type);
+  Value rois = cast_if(g, a.tensor(1), a.dtype(1), r.compute_type);
+  r.spatial_scale = a.float_arg(2);
+  r.aligned = a.bool_arg(6);
+  std::tie(r.boxes, r.indices) = split_rois(g, rois);
+  r.attrs = {{"spatial_scale", static_cast<float>(r.spatial_scale)},
+             {"output_height", a.int_arg(3)},
+             {"output_width", a.int_arg(4)},
+             {"sampling_ratio", std::max<int64_t>(a.int_arg(5), 0)},
+             {"mode", std::string("avg")}};
+  return r;
+}
+
+Value roi_align_output(GraphContext& g, const RoiAlign& r) {
+  Value out = g.op("RoiAlign", {r.input, r.boxes, r.indices}, r.attrs);
+  return cast_if(g, out, r.compute_type, r.type);
+}
+
+// torchvision::roi_align(Tensor input, Tensor rois, float spatial_scale, int pooled_height,
+// int pooled_width, int sampling_ratio, bool aligned) -> Tensor
+//   ⇒  RoiAlign-10 (output_half_pixel coordinates); aligned=True shifts the boxes by
+//      -0.5 / spatial_scale, exact except for rois narrower than one output pixel's sampling grid
+//      (ONNX then clamps their size to 1, torchvision does not with aligned)
+Values roi_align10(GraphContext& g, const Args& a) {
+  RoiAlign r = roi_align_inputs(g, a);
+  if (r.aligned) {
+    if (r.spatial_scale == 0) g.fail("roi_align with aligned=True and spatial_scale 0");
+    r.boxes = g.op("Sub", {r.boxes, g.constant_scalar(0.5 / r.spatial_scale, r.compute_type)});
+  }
+  return {roi_align_output(g, r)};
+}
+
+// torchvision::roi_align(...)  ⇒  RoiAlign-16, coordinate_transformation_mode "half_pixel" for
+//   aligned=True, "output_half_pixel" (which 16 no longer takes by default) for False
+Values roi_align16(GraphContext& g, const Args& a) {
+  RoiAlign r = roi_align_inputs(g, a);
+  r.attrs.emplace_back("coordinate_transformation_mode",
+                       std::string(r.aligned ? "half_pixel" : "output_half_pixel"));
+  return {roi_align_output(g, r)};
+}
+
+// torchvision::roi_pool(Tensor input, Tensor rois, float spatial_scale, int pooled_height,
+// int pooled_width) -> (Tensor output, Tensor argmax)
+//   ⇒  MaxRoiPool(pooled_shape, spatial_scale) on the K x 5 rois (batch index first, as ONNX
+//      takes them); the argmax output has no ONNX counterpart (torchvision's lowering drops it
+//      too): a model that uses it is refused.
+Values roi_pool(GraphContext& g, const Args& a) {
+  if (a.node()->outputs().size() > 1 && a.node()->output(1)->hasUses()) {
+    g.fail("the argmax output of roi_pool has no ONNX equivalent (MaxRoiPool gives none)");
+  }
+  const ScalarType t = a.dtype(0), ct = roi_type(t);
+  Value out =
+      g.op("MaxRoiPool", {cast_if(g, a.tensor(0), t, ct), cast_if(g, a.tensor(1), a.dtype(1), ct)},
+           {{"pooled_shape", std::vector<int64_t>{a.int_arg(3), a.int_arg(4)}},
+            {"spatial_scale", static_cast<float>(a.float_arg(2))}});
+  return {cast_if(g, out, ct, t), ""};
+}
+
 }  // namespace
 
 void register_torchvision(Registry& r) {
-  // torchvision::nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor
-  //   ⇒  NonMaxSuppression over one batch and one class (opset 11+: from 10 ONNX has it, but
-  //      torchvision's lowering, like ours, needs opset 11's Squeeze/Gather forms only; ORT's
-  //      order is torchvision's: kept boxes by decreasing score), the kept indices its column 2.
-  //      Boxes (x1, y1, x2, y2) are corners, center_point_box = 0; IoU > threshold suppresses.
-  r.add("torchvision::nms", {11, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
-    Value boxes = unsqueeze(g, cast_if(g, a.tensor(0), a.dtype(0), ScalarType::Float), {0});
-    Value scores = unsqueeze(g, cast_if(g, a.tensor(1), a.dtype(1), ScalarType::Float), {0, 1});
-    Value max_out = g.constant(at::tensor({std::numeric_limits<int64_t>::max()}, at::kLong));
-    Value selected = g.op("NonMaxSuppression", {boxes, scores, max_out, float_1d(g, a, 2)});
-    Value keep =
-        squeeze(g, g.op("Gather", {selected, g.constant_ints({2})}, {{"axis", int64_t{1}}}), {1});
-    return {keep};
-  });
-
-  // torchvision::roi_align(Tensor input, Tensor rois, float spatial_scale, int pooled_height,
-  // int pooled_width, int sampling_ratio, bool aligned) -> Tensor
-  //   ⇒  RoiAlign(mode="avg") on rois[:, 1:5] with batch indices rois[:, 0] (opset 10+).
-  //      sampling_ratio <= 0 is adaptive in both (ONNX's 0). aligned=True shifts the boxes by
-  //      half a pixel: from 16 coordinate_transformation_mode "half_pixel" (aligned=False is
-  //      "output_half_pixel", which 16 no longer takes by default); before 16 the boxes are
-  //      shifted by -0.5 / spatial_scale, exact except for rois narrower than one output pixel's
-  //      sampling grid (ONNX then clamps their size to 1, torchvision does not with aligned).
-  r.add("torchvision::roi_align", {10, kMaxOpset}, [](GraphContext& g, const Args& a) -> Values {
-    const ScalarType t = a.dtype(0), ct = roi_type(t);
-    Value input = cast_if(g, a.tensor(0), t, ct);
-    Value rois = cast_if(g, a.tensor(1), a.dtype(1), ct);
-    const double spatial_scale = a.float_arg(2);
-    const bool aligned = a.bool_arg(6);
-    auto [boxes, indices] = split_rois(g, rois);
-    ir::Attributes attrs{{"spatial_scale", static_cast<float>(spatial_scale)},
-                         {"output_height", a.int_arg(3)},
-                         {"output_width", a.int_arg(4)},
-                         {"sampling_ratio", std::max<int64_t>(a.int_arg(5), 0)},
-                         {"mode", std::string("avg")}};
-    if (g.opset() >= 16) {
-      attrs.emplace_back("coordinate_transformation_mode",
-                         std::string(aligned ? "half_pixel" : "output_half_pixel"));
-    } else if (aligned) {
-      if (spatial_scale == 0) g.fail("roi_align with aligned=True and spatial_scale 0");
-      boxes = g.op("Sub", {boxes, g.constant_scalar(0.5 / spatial_scale, ct)});
-    }
-    Value out = g.op("RoiAlign", {input, boxes, indices}, attrs);
-    return {cast_if(g, out, ct, t)};
-  });
-
-  // torchvision::roi_pool(Tensor input, Tensor rois, float spatial_scale, int pooled_height,
-  // int pooled_width) -> (Tensor output, Tensor argmax)
-  //   ⇒  MaxRoiPool(pooled_shape, spatial_scale) on the K x 5 rois (batch index first, as ONNX
-  //      takes them); the argmax output has no ONNX counterpart (torchvision's lowering drops it
-  //      too): a model that uses it is refused.
-  r.add("torchvision::roi_pool", {}, [](GraphContext& g, const Args& a) -> Values {
-    if (a.node()->outputs().size() > 1 && a.node()->output(1)->hasUses()) {
-      g.fail("the argmax output of roi_pool has no ONNX equivalent (MaxRoiPool gives none)");
-    }
-    const ScalarType t = a.dtype(0), ct = roi_type(t);
-    Value out = g.op("MaxRoiPool",
-                     {cast_if(g, a.tensor(0), t, ct), cast_if(g, a.tensor(1), a.dtype(1), ct)},
-                     {{"pooled_shape", std::vector<int64_t>{a.int_arg(3), a.int_arg(4)}},
-                      {"spatial_scale", static_cast<float>(a.float_arg(2))}});
-    return {cast_if(g, out, ct, t), ""};
-  });
+  r.add("torchvision::nms", from(11), nms);
+  r.add("torchvision::roi_align", {10, 15}, roi_align10);
+  r.add("torchvision::roi_align", from(16), roi_align16);
+  r.add("torchvision::roi_pool", from(9), roi_pool);
 }
 
 }  // namespace torchonnx::symbolic::ops
