@@ -8,32 +8,59 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace torchonnx::passes {
 
 namespace {
 
-// TORCHONNX_STAGE_TIMES=1: each pass's seconds on stderr (for bench/scale and profiling).
-class PassTimer {
+// Note [Graph lint between passes]
+// In builds with TORCHONNX_LINT_GRAPHS (the default of Debug and sanitizer builds, root
+// CMakeLists.txt), or with TORCHONNX_LINT_GRAPHS=1 in the environment, PrepareGraph runs
+// Graph::lint() on the captured graph and after every pass: a pass that leaves a use before its
+// definition, a value read outside its block or a node outside the graph fails there, named,
+// instead of in a converter or in ONNX Runtime much later.
+bool lint_enabled() {
+#ifdef TORCHONNX_LINT_GRAPHS
+  return true;
+#else
+  static const bool enabled = [] {
+    const char* v = std::getenv("TORCHONNX_LINT_GRAPHS");
+    return v != nullptr && *v != '\0' && std::string(v) != "0";
+  }();
+  return enabled;
+#endif
+}
+
+// Runs each pass; with TORCHONNX_STAGE_TIMES=1 prints its seconds on stderr (for bench/scale and
+// profiling), and lints the graph after it (Note [Graph lint between passes]).
+class PassRunner {
  public:
-  PassTimer() : enabled_(std::getenv("TORCHONNX_STAGE_TIMES") != nullptr) {}
+  explicit PassRunner(const torch::jit::Graph& graph)
+      : graph_(graph),
+        timed_(std::getenv("TORCHONNX_STAGE_TIMES") != nullptr),
+        lint_(lint_enabled()) {
+    if (lint_) LintGraph(graph_, "capture (before the passes)");
+  }
 
   template <typename F>
   void run(const char* name, F&& pass) {
-    if (!enabled_) {
-      pass();
-      return;
-    }
     const auto start = std::chrono::steady_clock::now();
     pass();
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "torchonnx: pass " << name << ": " << s << " s\n";
+    if (timed_) {
+      const double s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::cerr << "torchonnx: pass " << name << ": " << s << " s\n";
+    }
+    if (lint_) LintGraph(graph_, std::string("pass ") + name);
   }
 
  private:
-  bool enabled_;
+  const torch::jit::Graph& graph_;
+  bool timed_;
+  bool lint_;
 };
 
 // Note [Dead code elimination without AliasDb]
@@ -145,25 +172,37 @@ void eliminate_dead_code(const std::shared_ptr<torch::jit::Graph>& graph) {
 
 }  // namespace
 
+void LintGraph(const torch::jit::Graph& graph, const std::string& stage) {
+  try {
+    graph.lint();
+  } catch (const c10::Error& e) {
+    throw std::logic_error("torchonnx bug: the TorchScript graph fails Graph::lint() after " +
+                           stage + ": " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    throw std::logic_error("torchonnx bug: the TorchScript graph fails Graph::lint() after " +
+                           stage + ": " + e.what());
+  }
+}
+
 void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
                   const std::vector<c10::IValue>& inputs, const ExportOptions& options,
                   const DynamicDims& dynamic) {
-  PassTimer timer;
-  timer.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
+  PassRunner runner(*graph);
+  runner.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
   // Before RemoveEvalNoOps: clone() tells a copy from an alias (y = x.clone(); y[0] = v must
   // leave x unchanged), and writes through detach()/contiguous() views reach their base.
-  timer.run("RemoveInplaceOps", [&] { RemoveInplaceOps(*graph); });
-  timer.run("FunctionalizeLists", [&] { FunctionalizeLists(*graph); });
-  timer.run("RemoveEvalNoOps", [&] { RemoveEvalNoOps(*graph); });
-  timer.run("FlattenOutputs", [&] { FlattenOutputs(*graph); });
-  timer.run("LowerSimpleTuples", [&] {
+  runner.run("RemoveInplaceOps", [&] { RemoveInplaceOps(*graph); });
+  runner.run("FunctionalizeLists", [&] { FunctionalizeLists(*graph); });
+  runner.run("RemoveEvalNoOps", [&] { RemoveEvalNoOps(*graph); });
+  runner.run("FlattenOutputs", [&] { FlattenOutputs(*graph); });
+  runner.run("LowerSimpleTuples", [&] {
     // LowerSimpleTuples(graph) is this followed by EliminateDeadCode(graph).
     torch::jit::LowerSimpleTuples(graph->block());
     eliminate_dead_code(graph);
   });
-  timer.run("PropagateTypes",
-            [&] { PropagateTypes(*graph, inputs, options.do_constant_folding, dynamic); });
-  timer.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
+  runner.run("PropagateTypes",
+             [&] { PropagateTypes(*graph, inputs, options.do_constant_folding, dynamic); });
+  runner.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
 }
 
 }  // namespace torchonnx::passes

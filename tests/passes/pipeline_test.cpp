@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "passes/ir_test_util.h"
 #include "passes/pipeline.h"
 
@@ -59,6 +61,26 @@ graph(%x : Tensor):
     # CHECK-NOT: aten::detach
     # CHECK: return (%y)
   )");
+}
+
+TEST(LintGraph, AFailureNamesTheStage) {
+  // A node reading a value defined after it, as a pass that inserts at the wrong place leaves it.
+  auto p = parse_ir(R"IR(
+graph(%x : Tensor):
+  %a : Tensor = aten::relu(%x)
+  %b : Tensor = aten::neg(%a)
+  return (%b)
+)IR");
+  EXPECT_NO_THROW(passes::LintGraph(*p.graph, "pass RemoveEvalNoOps"));
+  p["a"]->node()->moveAfter(p["b"]->node());
+  try {
+    passes::LintGraph(*p.graph, "pass RemoveEvalNoOps");
+    ADD_FAILURE() << "lint() passed a use before its definition:\n" << p.graph->toString();
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("fails Graph::lint() after pass RemoveEvalNoOps"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
