@@ -109,9 +109,12 @@ Value needs_floor_fix(GraphContext& g, const Value& r, const Value& y, at::Scala
   return g.op("Or", {g.op("And", {r_neg, g.op("Not", {y_neg})}), g.op("And", {r_pos, y_neg})});
 }
 
-// C's fmod: the remainder of the division truncated toward zero (sign of x).
-Value trunc_remainder(GraphContext& g, const Value& x, const Value& y, at::ScalarType type) {
-  if (g.opset() >= 10) return g.op("Mod", {x, y}, {{"fmod", int64_t{1}}});
+// A remainder of x by y in `type`: one of the four below.
+using Remainder = Value (*)(GraphContext& g, const Value& x, const Value& y, at::ScalarType type);
+
+// C's fmod, the remainder of the division truncated toward zero (sign of x), below opset 10
+// (no Mod): x - trunc(x / y) * y.
+Value trunc_remainder9(GraphContext& g, const Value& x, const Value& y, at::ScalarType type) {
   Value q = g.op("Div", {x, y});  // integer Div truncates toward zero
   if (at::isFloatingType(type)) {
     q = g.op("Mul", {g.op("Sign", {q}), g.op("Floor", {g.op("Abs", {q})})});
@@ -119,10 +122,22 @@ Value trunc_remainder(GraphContext& g, const Value& x, const Value& y, at::Scala
   return g.op("Sub", {x, g.op("Mul", {q, y})});
 }
 
-// Python's remainder (sign of y): fmod, shifted by y where the signs differ (ATen's formula).
-Value floor_remainder(GraphContext& g, const Value& x, const Value& y, at::ScalarType type) {
-  if (g.opset() >= 10 && !at::isFloatingType(type)) return g.op("Mod", {x, y});
-  Value r = trunc_remainder(g, x, y, type);
+// C's fmod from opset 10: Mod(fmod=1).
+Value trunc_remainder10(GraphContext& g, const Value& x, const Value& y, at::ScalarType) {
+  return g.op("Mod", {x, y}, {{"fmod", int64_t{1}}});
+}
+
+// Python's remainder (sign of y) below opset 10: fmod, shifted by y where the signs differ
+// (ATen's formula).
+Value floor_remainder9(GraphContext& g, const Value& x, const Value& y, at::ScalarType type) {
+  Value r = trunc_remainder9(g, x, y, type);
+  return g.op("Where", {needs_floor_fix(g, r, y, type), g.op("Add", {r, y}), r});
+}
+
+// Python's remainder from opset 10: Mod for integers; Mod(fmod=1) shifted as above for floats.
+Value floor_remainder10(GraphContext& g, const Value& x, const Value& y, at::ScalarType type) {
+  if (!at::isFloatingType(type)) return g.op("Mod", {x, y});
+  Value r = trunc_remainder10(g, x, y, type);
   return g.op("Where", {needs_floor_fix(g, r, y, type), g.op("Add", {r, y}), r});
 }
 
@@ -134,10 +149,12 @@ Value int_floor_divide(GraphContext& g, const Value& x, const Value& y, at::Scal
               {needs_floor_fix(g, r, y, type), g.op("Sub", {q, scalar_like(g, 1, type)}), q});
 }
 
-// Round half to even. Round is opset 11+; below, exactly: f = floor(x), d = x - f (exact),
+// x rounded half to even: one of the two below.
+using Rounding = Value (*)(GraphContext& g, const Value& x, at::ScalarType type);
+
+// Round half to even below opset 11 (no Round), exactly: f = floor(x), d = x - f (exact),
 // f + 1 where d > 0.5 or (d == 0.5 and f odd). NaN/inf pass through (d is NaN there).
-Value round_half_even(GraphContext& g, const Value& x, at::ScalarType type) {
-  if (g.opset() >= 11) return g.op("Round", {x});
+Value round_half_even9(GraphContext& g, const Value& x, at::ScalarType type) {
   Value half = scalar_like(g, 0.5, type);
   Value f = g.op("Floor", {x});
   Value d = g.op("Sub", {x, f});
@@ -148,6 +165,11 @@ Value round_half_even(GraphContext& g, const Value& x, at::ScalarType type) {
       "And", {g.op("Not", {g.op("Less", {d, half})}), g.op("Not", {g.op("Greater", {d, half})})});
   Value up = g.op("Or", {g.op("Greater", {d, half}), g.op("And", {tie, odd})});
   return g.op("Add", {f, g.cast(up, type)});
+}
+
+// Round half to even from opset 11: Round.
+Value round_half_even11(GraphContext& g, const Value& x, at::ScalarType) {
+  return g.op("Round", {x});
 }
 
 // max/min of two tensors of `type`: Max/Min take integers from 12; Where(Greater) before.
@@ -303,7 +325,7 @@ Values square(GraphContext& g, const Args& a) {
 
 // x rounded half to even with `decimals` digits: ATen scales by 10^d (x * 10^d for d >= 0,
 // x / 10^-d for d < 0); integers are themselves.
-Values round_to(GraphContext& g, const Args& a, int64_t decimals) {
+Values round_to(GraphContext& g, const Args& a, int64_t decimals, Rounding round_half_even) {
   at::ScalarType type = a.dtype(0);
   if (at::isIntegralType(type, /*includeBool=*/true)) {
     if (decimals != 0) g.fail("round with decimals takes floating tensors only (as PyTorch)");
@@ -320,14 +342,16 @@ Values round_to(GraphContext& g, const Args& a, int64_t decimals) {
 }
 
 // aten::round.decimals(Tensor self, *, int decimals)  ⇒  round of x·10^d, scaled back
+template <Rounding round_half_even>
 Values round_decimals(GraphContext& g, const Args& a) {
-  return round_to(g, a, a.int_arg(1));
+  return round_to(g, a, a.int_arg(1), round_half_even);
 }
 
 // aten::round(Tensor self)  ⇒  Round (11+) or an exact Floor-based half-to-even below 11
 // (a node without a schema may carry decimals)
+template <Rounding round_half_even>
 Values round(GraphContext& g, const Args& a) {
-  return round_to(g, a, a.size() > 1 ? a.int_arg(1) : 0);
+  return round_to(g, a, a.size() > 1 ? a.int_arg(1) : 0, round_half_even);
 }
 
 // aten::isnan(Tensor self)  ⇒  IsNaN (floats; other dtypes: all false)
@@ -388,16 +412,13 @@ Values nan_to_num(GraphContext& g, const Args& a) {
 // ----- binary math -----------------------------------------------------------------------------
 
 // aten::remainder(Tensor|Scalar self, Tensor|Scalar other)  ⇒  Python remainder (sign of
-// other): Mod (10+, integers); fmod + sign fix like ATen for floats and below 10
-Values remainder(GraphContext& g, const Args& a) {
-  at::ScalarType type = compute_dtype(g, a);
-  return {floor_remainder(g, a.tensor_as(0, type), a.tensor_as(1, type), type)};
-}
-
+//   other): Mod (10+, integers); fmod + sign fix like ATen for floats and below 10
 // aten::fmod(Tensor self, Tensor|Scalar other)  ⇒  Mod(fmod=1) (10+); x - trunc(x/y)*y below
-Values fmod(GraphContext& g, const Args& a) {
+// Both: `remainder` of the operands in their promoted dtype.
+template <Remainder remainder>
+Values remainder_of(GraphContext& g, const Args& a) {
   at::ScalarType type = compute_dtype(g, a);
-  return {trunc_remainder(g, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+  return {remainder(g, a.tensor_as(0, type), a.tensor_as(1, type), type)};
 }
 
 // aten::atan2(Tensor self, Tensor other)  ⇒  Atan(self/other), ±pi where other < 0 (the sign
@@ -531,15 +552,19 @@ void register_elementwise(Registry& r) {
   r.add("aten::log1p", from(9), float_unary(log1p));
   r.add("aten::sign", from(9), sign);
   r.add("aten::square", from(9), square);
-  r.add("aten::round", from(9), round);
-  r.add("aten::round.decimals", from(9), round_decimals);
+  r.add("aten::round", {9, 10}, round<round_half_even9>);
+  r.add("aten::round", from(11), round<round_half_even11>);
+  r.add("aten::round.decimals", {9, 10}, round_decimals<round_half_even9>);
+  r.add("aten::round.decimals", from(11), round_decimals<round_half_even11>);
   r.add("aten::isnan", from(9), isnan);
   r.add("aten::isinf", {9, 9}, isinf9);
   r.add("aten::isinf", from(10), isinf10);
   r.add("aten::isfinite", from(9), isfinite);
   r.add("aten::nan_to_num", from(9), nan_to_num);
-  r.add("aten::remainder", from(9), remainder);
-  r.add("aten::fmod", from(9), fmod);
+  r.add("aten::remainder", {9, 9}, remainder_of<floor_remainder9>);
+  r.add("aten::remainder", from(10), remainder_of<floor_remainder10>);
+  r.add("aten::fmod", {9, 9}, remainder_of<trunc_remainder9>);
+  r.add("aten::fmod", from(10), remainder_of<trunc_remainder10>);
   r.add("aten::atan2", from(9), atan2);
   r.add("aten::maximum", from(9), maximum);
   r.add("aten::minimum", from(9), minimum);
