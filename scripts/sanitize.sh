@@ -19,8 +19,9 @@ install_missing sanitize clang libclang-rt-14-dev
 
 # The tests to run under the sanitizers (ctest names; each builds one binary): the API, error,
 # export and tracing tests, the ONNX graph passes and the external-data writer, and converter
-# families that go through most of the symbolic helpers.
-tests=(${SANITIZE_TESTS:-api bad_input optimize external_data ops_shape ops_index})
+# families that go through most of the symbolic helpers, and the stage tests (whose graphs are
+# linted after every pass in this build: TORCHONNX_LINT_GRAPHS).
+tests=(${SANITIZE_TESTS:-api bad_input optimize external_data ops_shape ops_index passes_stage onnx_stage frontend_stage})
 fuzz_targets=(${FUZZ_TARGETS:-tensor_proto input_spec dynamic_axes cli load_model})
 replay_targets=(tensor_proto input_spec dynamic_axes cli load_model)  # every corpus, always
 seconds=${FUZZ_SECONDS:-20}

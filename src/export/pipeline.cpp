@@ -18,7 +18,9 @@
 #include "frontend/frontend.h"
 #include "onnx/dot.h"
 #include "onnx/model_proto.h"
+#include "onnx/module_functions.h"
 #include "onnx/optimize.h"
+#include "onnx/share_initializers.h"
 #include "passes/pipeline.h"
 #include "symbolic/convert.h"
 #include "symbolic/functions.h"
@@ -73,7 +75,7 @@ ExportedModel finish(ir::Model& model, const ExportOptions& options, bool traini
                     "stored once",
                     shared, training ? "" : " or equal values"));
   }
-  symbolic::extract_module_functions(model, options.export_modules_as_functions);
+  extract_module_functions(model, options.export_modules_as_functions);
   name_dynamic_dims(model.graph, options.dynamic_axes);
   model.producer_version = kVersion;
   ExportedModel exported = to_exported_model(model);

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "onnx/ir.h"
-#include "onnx/share_initializers.h"  // share_duplicate_initializers, declared here before
 #include "torchonnx/export.h"
 
 namespace torchonnx {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "onnx/ir.h"
-#include "onnx/module_functions.h"
 #include "torchonnx/export.h"
 
 namespace torch::jit {
@@ -31,9 +30,5 @@ void tag_module_scope(ir::Graph& graph, size_t first, const torch::jit::Node* no
 // Throws ExportError (kInvalidArgument) when options.export_modules_as_functions is set with an
 // opset below 15 (ONNX local functions need IR version 8, opset 15), as torch.onnx does.
 void check_modules_as_functions(const ExportOptions& options);
-
-// extract_module_functions, the ONNX stage's part, is in onnx/module_functions.h; named here too
-// for the callers that know it as symbolic::extract_module_functions.
-using torchonnx::extract_module_functions;
 
 }  // namespace torchonnx::symbolic

@@ -1,10 +1,10 @@
-// share_duplicate_initializers (src/onnx/serialize.h): tied weights (one storage, same view) are
-// stored once; equal contents only when asked (eval mode); readers, subgraph readers and graph
-// inputs follow the kept name; graph outputs keep theirs.
+// share_duplicate_initializers (src/onnx/share_initializers.h): tied weights (one storage, same
+// view) are stored once; equal contents only when asked (eval mode); readers, subgraph readers and
+// graph inputs follow the kept name; graph outputs keep theirs.
 #include <gtest/gtest.h>
 
 #include "onnx/onnx_test_util.h"
-#include "onnx/serialize.h"
+#include "onnx/share_initializers.h"
 
 namespace torchonnx::testing {
 namespace {
