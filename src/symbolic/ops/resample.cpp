@@ -57,11 +57,6 @@ struct Resample {
   Value sizes_value;
 };
 
-std::optional<std::vector<double>> optional_float_list(const Args& a, size_t i) {
-  if (a.is_none(i)) return std::nullopt;
-  return a.constant(i).toDoubleVector();
-}
-
 // Output sizes from argument i (constant int[] or built in the graph).
 void read_sizes(GraphContext& g, const Args& a, size_t i, Resample& r) {
   if (a.is_constant(i)) {
