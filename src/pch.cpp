@@ -1,0 +1,1 @@
+// The translation unit that builds src/pch.h once for every target (torchonnx_pch).
