@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "torchonnx/export.h"
+
 namespace torchonnx::ir {
 
 struct Graph;
@@ -101,7 +103,7 @@ struct Function {
 struct Model {
   Graph graph;
   std::vector<Function> functions;
-  int opset = 17;
+  int opset = kDefaultOpset;
   std::map<std::string, int> extra_opsets;  // custom domains → version
   std::string producer_name = "torchonnx";
   std::string producer_version;

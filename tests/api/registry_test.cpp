@@ -61,6 +61,35 @@ TEST(Registry, NoConverterRangeEndsInALiteralMaximumOpset) {
   EXPECT_GT(files, 20u) << "no converter sources found in " << ops_dir;
 }
 
+// Nor is it written in messages, help texts or defaults: "exports opsets 9-17", "up to opset 17"
+// and `opset = 17` would go stale when kMaxOpset is raised.
+TEST(Registry, NoLiteralMaximumOpsetInSources) {
+  const std::string max = std::to_string(kMaxOpset);
+  const std::regex in_text("\"[^\"]*(opsets?|exports)[^\"]{0,24}\\b" + max + "\\b");
+  const std::regex in_code("opset\\w*\\s*=\\s*" + max + "\\b");
+  const std::regex comment("^\\s*//");
+  size_t files = 0;
+  for (const char* dir : {"src", "tools/cli"}) {
+    const auto root = std::filesystem::path(TORCHONNX_SOURCE_DIR) / dir;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+      const auto ext = entry.path().extension();
+      if (ext != ".cpp" && ext != ".h") continue;
+      ++files;
+      std::ifstream in(entry.path());
+      std::string line;
+      for (int n = 1; std::getline(in, line); ++n) {
+        if (std::regex_search(line, comment)) continue;
+        if (std::regex_search(line, in_text) || std::regex_search(line, in_code)) {
+          ADD_FAILURE() << entry.path().lexically_relative(TORCHONNX_SOURCE_DIR).string() << ":"
+                        << n << ": the literal " << max
+                        << " as the highest opset; use kMaxOpset\n  " << line;
+        }
+      }
+    }
+  }
+  EXPECT_GT(files, 50u);
+}
+
 TEST(Registry, AddRejectsOverlap) {
   Registry r;
   r.add("aten::foo", {9, 12}, nullptr);

@@ -615,7 +615,8 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
   if (mode == "amax" || mode == "amin") {
     g.fail("scatter_reduce with reduce='" + mode +
            "' needs ScatterElements reduction='max'/'min' of opset 18, above the highest "
-           "opset torchonnx exports (17)");
+           "opset torchonnx exports (" +
+           std::to_string(kMaxOpset) + ")");
   }
   g.fail("scatter_reduce with reduce='" + mode + "' is not supported (sum and prod are)");
 }

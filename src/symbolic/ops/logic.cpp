@@ -163,8 +163,9 @@ Converter bitwise(const std::string& onnx_bool_op) {
       if (auto masked = low_bits_mask(g, a, type)) return {*masked};
     }
     g.fail(short_name(a) + " on integer tensors needs ONNX Bitwise" + onnx_bool_op +
-           ", which exists from opset 18 (torchonnx exports opsets 9-17); only bool operands, or "
-           "`& (2**k - 1)` masks, export below 18");
+           ", which exists from opset 18 (torchonnx exports opsets " + std::to_string(kMinOpset) +
+           "-" + std::to_string(kMaxOpset) +
+           "); only bool operands, or `& (2**k - 1)` masks, export below 18");
   };
 }
 

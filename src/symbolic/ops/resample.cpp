@@ -422,7 +422,8 @@ Values grid_sampler(GraphContext& g, const Args& a) {
   if (a.require_rank(0) != 4) {
     g.fail(
         "grid sampling of a 5-D input (volumetric) needs ONNX GridSample-20; torchonnx "
-        "exports up to opset 17");
+        "exports up to opset " +
+        std::to_string(kMaxOpset));
   }
   static const char* modes[] = {"bilinear", "nearest", "bicubic"};
   static const char* paddings[] = {"zeros", "border", "reflection"};
