@@ -87,6 +87,36 @@ TEST(Errors, UnsupportedOpsAreAllListedAtOnce) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// An op that converts only from a higher opset is named with that opset (Registry::lowest_opset),
+// an op without any converter without one.
+TEST(Errors, UnsupportedOpsNameTheOpsetTheyConvertFrom) {
+  torch::jit::Module m("det");
+  m.define("def forward(self, x):\n  return torch.det(x) + torch.lgamma(x).sum()\n");
+  ExportOptions options;
+  options.opset_version = 9;
+  EXPECT_TRUE(ThrowsExportError(
+      [&] {
+        export_model_to_bytes(m, {at::rand({3, 3})}, options);
+      },
+      ErrorCode::kUnsupportedOp,
+      {"2 operators cannot be exported to ONNX opset 9", "det (1 node)", "(from opset 11)"}));
+  try {
+    export_model_to_bytes(m, {at::rand({3, 3})}, options);
+  } catch (const ExportError& e) {
+    const std::string what = e.what();
+    const auto lgamma = what.find("aten::lgamma");
+    ASSERT_NE(lgamma, std::string::npos);
+    const std::string line = what.substr(lgamma, what.find('\n', lgamma) - lgamma);
+    EXPECT_EQ(line.find("from opset"), std::string::npos) << what;
+  }
+  options.opset_version = 11;
+  EXPECT_TRUE(ThrowsExportError(
+      [&] {
+        export_model_to_bytes(m, {at::rand({3, 3})}, options);
+      },
+      ErrorCode::kUnsupportedOp, {"1 operator cannot be exported to ONNX opset 11"}));
+}
+
 TEST(Errors, OpsetOutOfRange) {
   std::string pt = save_module("relu", "def forward(self, x):\n  return x.relu()\n");
   torch::jit::Module m = load_model(pt);
@@ -94,10 +124,9 @@ TEST(Errors, OpsetOutOfRange) {
     ExportOptions options;
     options.opset_version = opset;
     // What is wrong and the remedy: the opsets torchonnx exports.
-    EXPECT_TRUE(ThrowsExportError([&] { export_model_to_bytes(m, {at::randn({2})}, options); },
-                                  ErrorCode::kInvalidArgument,
-                                  {fmt::format("opset {} is out of range", opset),
-                                   "torchonnx exports opsets 9 to 17"}));
+    EXPECT_TRUE(ThrowsExportError(
+        [&] { export_model_to_bytes(m, {at::randn({2})}, options); }, ErrorCode::kInvalidArgument,
+        {fmt::format("opset {} is out of range", opset), "torchonnx exports opsets 9 to 17"}));
   }
 }
 
