@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "onnx/ir.h"
 #include "common/named_parameter.h"
+#include "onnx/ir.h"
 #include "torchonnx/export.h"
 
 namespace torch::jit {
