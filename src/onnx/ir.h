@@ -54,7 +54,8 @@ struct Node {
   std::string origin;  // kind of the TorchScript node it was converted from ("aten::add")
   // The module instances the TorchScript node ran in, outermost first, each
   // "path:QualifiedType@callsite" ("encoder.layers.0:__torch__.torch.nn.modules.transformer.
-  // TransformerEncoderLayer@1234"); for export_modules_as_functions (symbolic/functions.cpp).
+  // TransformerEncoderLayer@1234"); set by symbolic/functions.cpp, read by
+  // onnx/module_functions.cpp (export_modules_as_functions).
   std::vector<std::string> scope;
 };
 

@@ -7,7 +7,7 @@
 //    A for-loop's M is its trip count, a while-loop's M is INT64_MAX and its cond the condition.
 //  - every subgraph output is produced inside the subgraph (an Identity where the block returns
 //    an input or an outer value), with the type type propagation found (merged over branches and
-//    iterations, Note [Types through control flow] in propagate_types.cpp);
+//    iterations, Note [Types through control flow] in passes/type_propagation/control_flow.cpp);
 //  - ints, floats and bools are 0-d Long/Double/Bool tensors; scalar lists are 1-D tensors;
 //    tensor lists that cross a block boundary are ONNX sequences (opset 11+).
 // Mutations of values defined outside a block were threaded through the blocks' inputs and
