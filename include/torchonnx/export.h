@@ -37,9 +37,16 @@ class Module;
 
 namespace torchonnx {
 
+// The opsets torchonnx's converters serve: kMinOpset to kMaxOpset. A build exports up to
+// highest_opset(), the highest its onnx library's checker knows (onnx 1.12, Debian 12's: 17).
+// The default is torch.onnx's.
 inline constexpr int kMinOpset = 9;
-inline constexpr int kMaxOpset = 17;
+inline constexpr int kMaxOpset = 21;
 inline constexpr int kDefaultOpset = 17;
+
+// The highest opset this build exports: kMaxOpset, or the highest opset of the default domain
+// its onnx library knows, when lower (17 with onnx 1.12; 21 with onnx >= 1.16).
+int highest_opset();
 
 // torch.onnx.OperatorExportTypes: how ops are exported.
 enum class OperatorExportType {

@@ -2,6 +2,8 @@
 // writes, serializes or prints its result.
 #include <torch/csrc/jit/api/module.h>
 
+#include <algorithm>
+
 #include "export/pipeline.h"
 #include "onnx/dot.h"
 #include "onnx/file_util.h"
@@ -71,6 +73,10 @@ void export_function(const TracedFunction& fn, const std::vector<c10::IValue>& a
   ExportedModel exported =
       pipeline::export_model(pipeline::TraceSource{&fn, &args, &parameters}, options, progress);
   write_model(exported, path, options, progress);
+}
+
+int highest_opset() {
+  return std::min(kMaxOpset, onnx_library_max_opset());
 }
 
 void check_export_options(const ExportOptions& options) {

@@ -31,12 +31,23 @@
 namespace torchonnx::pipeline {
 
 void check_options(const ExportOptions& options) {
-  if (options.opset_version < kMinOpset || options.opset_version > kMaxOpset) {
+  const int highest = highest_opset();
+  if (options.opset_version < kMinOpset || options.opset_version > highest) {
+    std::string remedy;
+    if (options.opset_version > highest && options.opset_version <= kMaxOpset) {
+      // torchonnx converts at this opset, but the build's onnx library cannot check the model.
+      remedy = fmt::format(
+          "; opsets {} to {} need a build of torchonnx with a newer onnx library (onnx 1.16 or "
+          "later knows them all; this build links onnx {}, whose checker knows opsets up to {}): "
+          "build torchonnx on Debian 13 (libonnx-dev 1.17; on Debian 12 in the root of "
+          "scripts/debian13.sh), or export at opset {}",
+          highest + 1, kMaxOpset, onnx_library_version(), onnx_library_max_opset(), highest);
+    }
     throw ExportError(
         ErrorCode::kInvalidArgument,
         fmt::format("opset {} is out of range (--opset, ExportOptions::opset_version): "
-                    "torchonnx exports opsets {} to {}",
-                    options.opset_version, kMinOpset, kMaxOpset));
+                    "torchonnx exports opsets {} to {}{}",
+                    options.opset_version, kMinOpset, highest, remedy));
   }
   symbolic::check_modules_as_functions(options);
   check_external_data_options(options.external_data);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <onnx/checker.h>
+#include <onnx/common/version.h>
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <sstream>
@@ -155,6 +157,16 @@ onnx::ModelProto build_model_proto(const ir::Model& model,
 }
 
 }  // namespace
+
+int onnx_library_max_opset() {
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto it = ranges.find(onnx::ONNX_DOMAIN);
+  return it == ranges.end() ? 0 : it->second.second;
+}
+
+const char* onnx_library_version() {
+  return onnx::LAST_RELEASE_VERSION;
+}
 
 onnx::ModelProto to_model_proto(const ir::Model& model) {
   return build_model_proto(model, nullptr);

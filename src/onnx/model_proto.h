@@ -11,6 +11,11 @@ namespace torchonnx {
 
 onnx::ModelProto to_model_proto(const ir::Model& model);
 
+// The highest opset of the default ONNX domain that the onnx library this build links knows (its
+// checker and shape inference reject models of later opsets), and its version ("1.12.0").
+int onnx_library_max_opset();
+const char* onnx_library_version();
+
 // Runs onnx's checker and strict shape inference (which adds value_info); throws ExportError
 // (kInvalidOnnx) naming the offending node.
 void validate_model(onnx::ModelProto& model);

@@ -194,7 +194,7 @@ TEST(TrainingMode, DropoutInTrainingRunsInOrtAtEveryOpset) {
   const at::Tensor yes = at::ones({}, at::kBool), no = at::zeros({}, at::kBool);
   const std::vector<at::Tensor> in_training = {yes, yes};
   const std::vector<at::Tensor> in_eval = {no, no};
-  for (int opset = kMinOpset; opset <= kMaxOpset; ++opset) {
+  for (int opset = kMinOpset; opset <= highest_opset(); ++opset) {
     ExportOptions options;
     options.opset_version = opset;
     options.training = TrainingMode::kTraining;
@@ -250,7 +250,7 @@ torch::jit::Module batch_norm_module(bool affine, bool running) {
 TEST(TrainingMode, BatchNormInTrainingFormMatchesLibtorchTrainForward) {
   at::Tensor x = at::randn({4, 3, 5, 5}) * 2 + 1;
   for (bool affine : {true, false}) {
-    for (int opset = kMinOpset; opset <= kMaxOpset; ++opset) {
+    for (int opset = kMinOpset; opset <= highest_opset(); ++opset) {
       torch::jit::Module m = batch_norm_module(affine, /*running=*/true);
       ExportOptions options;
       options.opset_version = opset;

@@ -63,7 +63,7 @@ TEST_F(Attention, MhaSelfAttentionAveragedWeights) {
     return tuple(out, weights);
   };
   expect_op_matches("aten::_native_multi_head_attention", fn, {at::randn({2, 5, kD})}, kMinOpset,
-                    kMaxOpset, w.params());
+                    highest_opset(), w.params());
 }
 
 TEST_F(Attention, MhaPerHeadWeights) {
@@ -75,7 +75,7 @@ TEST_F(Attention, MhaPerHeadWeights) {
     return tuple(out, weights);
   };
   expect_op_matches("aten::_native_multi_head_attention", fn, {at::randn({3, 4, kD})}, kMinOpset,
-                    kMaxOpset, w.params());
+                    highest_opset(), w.params());
 }
 
 TEST_F(Attention, MhaDistinctQueryKeyValueWeightsAsInputs) {
@@ -112,7 +112,7 @@ TEST_F(Attention, MhaKeyPaddingMaskBothMaskTypes) {
       return tuple(out, weights);
     };
     expect_op_matches("aten::_native_multi_head_attention", fn,
-                      {at::randn({3, 5, kD}), padding_mask(3, 5)}, kMinOpset, kMaxOpset,
+                      {at::randn({3, 5, kD}), padding_mask(3, 5)}, kMinOpset, highest_opset(),
                       w.params());
   }
 }
@@ -130,7 +130,7 @@ TEST_F(Attention, MhaFourDimMask) {
   mask.index_put_({1, 2, 3, 0}, true);
   mask.index_put_({0, 1, 2, 1}, true);
   expect_op_matches("aten::_native_multi_head_attention", fn, {at::randn({2, 4, kD}), mask},
-                    kMinOpset, kMaxOpset, w.params());
+                    kMinOpset, highest_opset(), w.params());
 }
 
 TEST_F(Attention, MhaFloatMaskIsConvertedToBool) {
@@ -145,7 +145,7 @@ TEST_F(Attention, MhaFloatMaskIsConvertedToBool) {
   mask.index_put_({0, 1}, -std::numeric_limits<float>::infinity());
   mask.index_put_({1, 4}, 1.0);
   expect_op_matches("aten::_native_multi_head_attention", fn, {at::randn({2, 5, kD}), mask},
-                    kMinOpset, kMaxOpset, w.params());
+                    kMinOpset, highest_opset(), w.params());
 }
 
 TEST_F(Attention, MhaWithoutWeightsOddHeadCount) {
@@ -157,7 +157,8 @@ TEST_F(Attention, MhaWithoutWeightsOddHeadCount) {
                                                         arg(in, 1), false, true, 1));
   };
   expect_op_matches("aten::_native_multi_head_attention", fn,
-                    {at::randn({2, 7, d}), padding_mask(2, 7)}, kMinOpset, kMaxOpset, w.params());
+                    {at::randn({2, 7, d}), padding_mask(2, 7)}, kMinOpset, highest_opset(),
+                    w.params());
 }
 
 TEST_F(Attention, MhaFullyMaskedBatchIsNaN) {
@@ -172,7 +173,7 @@ TEST_F(Attention, MhaFullyMaskedBatchIsNaN) {
   at::Tensor mask = padding_mask(2, 3);
   mask.index_put_({1}, true);
   expect_op_matches("aten::_native_multi_head_attention", fn, {at::randn({2, 3, kD}), mask},
-                    kMinOpset, kMaxOpset, w.params());
+                    kMinOpset, highest_opset(), w.params());
 }
 
 TEST_F(Attention, MhaDouble) {
@@ -184,8 +185,8 @@ TEST_F(Attention, MhaDouble) {
     return tuple(out, weights);
   };
   expect_op_matches("aten::_native_multi_head_attention", fn,
-                    {at::randn({2, 3, kD}, at::kDouble), padding_mask(2, 3)}, kMinOpset, kMaxOpset,
-                    w.params());
+                    {at::randn({2, 3, kD}, at::kDouble), padding_mask(2, 3)}, kMinOpset,
+                    highest_opset(), w.params());
 }
 
 TEST_F(Attention, MhaSingleTokenSingleBatch) {
@@ -197,7 +198,7 @@ TEST_F(Attention, MhaSingleTokenSingleBatch) {
     return tuple(out, weights);
   };
   expect_op_matches("aten::_native_multi_head_attention", fn, {at::randn({1, 1, kD})}, kMinOpset,
-                    kMaxOpset, w.params());
+                    highest_opset(), w.params());
 }
 
 // ----- _transformer_encoder_layer_fwd --------------------------------------------------------
@@ -238,7 +239,7 @@ TEST_F(Attention, EncoderLayerAllVariants) {
         return w(arg(in, 0), use_gelu, norm_first, {}, {});
       };
       expect_op_matches("aten::_transformer_encoder_layer_fwd", fn, {at::randn({2, 5, kD})},
-                        kMinOpset, kMaxOpset, w.params());
+                        kMinOpset, highest_opset(), w.params());
     }
   }
 }
@@ -251,7 +252,7 @@ TEST_F(Attention, EncoderLayerKeyPaddingMask) {
       return w(arg(in, 0), false, norm_first, arg(in, 1), 1);
     };
     expect_op_matches("aten::_transformer_encoder_layer_fwd", fn,
-                      {at::randn({3, 6, kD}), padding_mask(3, 6)}, kMinOpset, kMaxOpset,
+                      {at::randn({3, 6, kD}), padding_mask(3, 6)}, kMinOpset, highest_opset(),
                       w.params());
   }
 }
@@ -263,7 +264,7 @@ TEST_F(Attention, EncoderLayerFourDimMask) {
   };
   at::Tensor mask = at::ones({5, 5}, at::kBool).triu(1).expand({2, kH, 5, 5}).clone();
   expect_op_matches("aten::_transformer_encoder_layer_fwd", fn, {at::randn({2, 5, kD}), mask},
-                    kMinOpset, kMaxOpset, w.params());
+                    kMinOpset, highest_opset(), w.params());
 }
 
 // ----- _masked_softmax -----------------------------------------------------------------------

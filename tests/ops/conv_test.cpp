@@ -16,9 +16,9 @@ class Conv : public ::testing::Test {
 
 TEST_F(Conv, Conv2dWithBias) {
   at::Tensor w = at::randn({4, 3, 3, 3}), b = at::randn({4});
-  expect_op_matches("aten::_convolution",
-                    [w, b](const Inputs& in) { return at::conv2d(arg(in, 0), w, b); },
-                    {at::randn({2, 3, 8, 8})}, kMinOpset, kMaxOpset, {{"weight", w}, {"bias", b}});
+  expect_op_matches(
+      "aten::_convolution", [w, b](const Inputs& in) { return at::conv2d(arg(in, 0), w, b); },
+      {at::randn({2, 3, 8, 8})}, kMinOpset, highest_opset(), {{"weight", w}, {"bias", b}});
 }
 
 TEST_F(Conv, Conv2dStridePaddingDilation) {
@@ -27,7 +27,7 @@ TEST_F(Conv, Conv2dStridePaddingDilation) {
                     [w](const Inputs& in) {
                       return at::conv2d(arg(in, 0), w, {}, {2, 1}, {1, 2}, {2, 1});
                     },
-                    {at::randn({1, 3, 9, 7})}, kMinOpset, kMaxOpset, {{"weight", w}});
+                    {at::randn({1, 3, 9, 7})}, kMinOpset, highest_opset(), {{"weight", w}});
 }
 
 TEST_F(Conv, Conv2dGroups) {
@@ -36,25 +36,25 @@ TEST_F(Conv, Conv2dGroups) {
                     [grouped](const Inputs& in) {
                       return at::conv2d(arg(in, 0), grouped, {}, 1, 1, 1, /*groups=*/2);
                     },
-                    {at::randn({1, 4, 6, 6})}, kMinOpset, kMaxOpset, {{"weight", grouped}});
+                    {at::randn({1, 4, 6, 6})}, kMinOpset, highest_opset(), {{"weight", grouped}});
   expect_op_matches("aten::_convolution",
                     [depthwise](const Inputs& in) {
                       return at::conv2d(arg(in, 0), depthwise, {}, 2, 1, 1, /*groups=*/4);
                     },
-                    {at::randn({1, 4, 6, 6})}, kMinOpset, kMaxOpset, {{"weight", depthwise}});
+                    {at::randn({1, 4, 6, 6})}, kMinOpset, highest_opset(), {{"weight", depthwise}});
 }
 
 TEST_F(Conv, Conv1dAndConv3d) {
   at::Tensor w1 = at::randn({4, 2, 3}), b1 = at::randn({4});
   expect_op_matches("aten::_convolution",
                     [w1, b1](const Inputs& in) { return at::conv1d(arg(in, 0), w1, b1, 2, 1); },
-                    {at::randn({2, 2, 9})}, kMinOpset, kMaxOpset, {{"w", w1}, {"b", b1}});
+                    {at::randn({2, 2, 9})}, kMinOpset, highest_opset(), {{"w", w1}, {"b", b1}});
   at::Tensor w3 = at::randn({3, 2, 2, 3, 2});
   expect_op_matches("aten::_convolution",
                     [w3](const Inputs& in) {
                       return at::conv3d(arg(in, 0), w3, {}, {1, 2, 1}, {1, 0, 1});
                     },
-                    {at::randn({1, 2, 4, 5, 4})}, kMinOpset, kMaxOpset, {{"w", w3}});
+                    {at::randn({1, 2, 4, 5, 4})}, kMinOpset, highest_opset(), {{"w", w3}});
 }
 
 TEST_F(Conv, AtConvolution) {
@@ -64,7 +64,7 @@ TEST_F(Conv, AtConvolution) {
       [w](const Inputs& in) {
         return at::convolution(arg(in, 0), w, {}, {1, 2}, {1, 1}, {1, 1}, false, {0, 0}, 1);
       },
-      {at::randn({1, 3, 6, 6})}, kMinOpset, kMaxOpset, {{"weight", w}});
+      {at::randn({1, 3, 6, 6})}, kMinOpset, highest_opset(), {{"weight", w}});
 }
 
 TEST_F(Conv, ConvTranspose2d) {
@@ -75,7 +75,7 @@ TEST_F(Conv, ConvTranspose2d) {
                       return at::conv_transpose2d(arg(in, 0), w, b, /*stride=*/2, /*padding=*/1,
                                                   /*output_padding=*/1);
                     },
-                    {at::randn({1, 4, 5, 5})}, kMinOpset, kMaxOpset, {{"w", w}, {"b", b}});
+                    {at::randn({1, 4, 5, 5})}, kMinOpset, highest_opset(), {{"w", w}, {"b", b}});
 }
 
 TEST_F(Conv, ConvTranspose2dGroupsAndDilation) {
@@ -85,19 +85,19 @@ TEST_F(Conv, ConvTranspose2dGroupsAndDilation) {
                       return at::conv_transpose2d(arg(in, 0), w, {}, {2, 3}, {0, 1}, {1, 2},
                                                   /*groups=*/2, /*dilation=*/{2, 1});
                     },
-                    {at::randn({1, 4, 4, 3})}, kMinOpset, kMaxOpset, {{"w", w}});
+                    {at::randn({1, 4, 4, 3})}, kMinOpset, highest_opset(), {{"w", w}});
 }
 
 TEST_F(Conv, ConvTranspose1dAnd3d) {
   at::Tensor w1 = at::randn({2, 3, 4});
   expect_op_matches("aten::_convolution",
                     [w1](const Inputs& in) { return at::conv_transpose1d(arg(in, 0), w1, {}, 3); },
-                    {at::randn({1, 2, 5})}, kMinOpset, kMaxOpset, {{"w", w1}});
+                    {at::randn({1, 2, 5})}, kMinOpset, highest_opset(), {{"w", w1}});
   at::Tensor w3 = at::randn({2, 2, 2, 2, 2}), b3 = at::randn({2});
   expect_op_matches(
       "aten::_convolution",
       [w3, b3](const Inputs& in) { return at::conv_transpose3d(arg(in, 0), w3, b3, 2, 0, 1); },
-      {at::randn({1, 2, 3, 2, 3})}, kMinOpset, kMaxOpset, {{"w", w3}, {"b", b3}});
+      {at::randn({1, 2, 3, 2, 3})}, kMinOpset, highest_opset(), {{"w", w3}, {"b", b3}});
 }
 
 TEST_F(Conv, Conv2dPaddingSameAndValid) {
@@ -109,11 +109,11 @@ TEST_F(Conv, Conv2dPaddingSameAndValid) {
                       [w, b, padding](const Inputs& in) {
                         return at::conv2d(arg(in, 0), w, b, 1, padding, {2, 1});
                       },
-                      {at::randn({1, 3, 9, 8})}, kMinOpset, kMaxOpset, {{"w", w}, {"b", b}});
+                      {at::randn({1, 3, 9, 8})}, kMinOpset, highest_opset(), {{"w", w}, {"b", b}});
     expect_op_matches(
         "aten::_convolution_mode",
         [w, padding](const Inputs& in) { return at::conv2d(arg(in, 0), w, {}, 1, padding); },
-        {at::randn({1, 3, 7, 6})}, kMinOpset, kMaxOpset, {{"w", w}});
+        {at::randn({1, 3, 7, 6})}, kMinOpset, highest_opset(), {{"w", w}});
   }
 }
 
@@ -121,10 +121,10 @@ TEST_F(Conv, Conv1dAndConv3dPaddingSame) {
   at::Tensor w1 = at::randn({3, 2, 4}), w3 = at::randn({2, 2, 3, 2, 1});
   expect_op_matches("aten::_convolution_mode",
                     [w1](const Inputs& in) { return at::conv1d(arg(in, 0), w1, {}, 1, "same"); },
-                    {at::randn({1, 2, 7})}, kMinOpset, kMaxOpset, {{"w", w1}});
+                    {at::randn({1, 2, 7})}, kMinOpset, highest_opset(), {{"w", w1}});
   expect_op_matches("aten::_convolution_mode",
                     [w3](const Inputs& in) { return at::conv3d(arg(in, 0), w3, {}, 1, "same"); },
-                    {at::randn({1, 2, 4, 5, 3})}, kMinOpset, kMaxOpset, {{"w", w3}});
+                    {at::randn({1, 2, 4, 5, 3})}, kMinOpset, highest_opset(), {{"w", w3}});
 }
 
 TEST_F(Conv, ScriptedConvTranspose1d2d3d) {
@@ -167,7 +167,7 @@ TEST_F(Conv, ConvTbc) {
     SCOPED_TRACE(pad);
     expect_op_matches("aten::conv_tbc",
                       [w, b, pad](const Inputs& in) { return at::conv_tbc(arg(in, 0), w, b, pad); },
-                      {at::randn({7, 2, 4})}, kMinOpset, kMaxOpset, {{"w", w}, {"b", b}});
+                      {at::randn({7, 2, 4})}, kMinOpset, highest_opset(), {{"w", w}, {"b", b}});
   }
 }
 

@@ -19,7 +19,7 @@
 namespace torchonnx::testing {
 namespace {
 
-const ScriptOptions kUnfolded{kMinOpset, kMaxOpset, /*fold=*/false};
+const ScriptOptions kUnfolded{kMinOpset, highest_opset(), /*fold=*/false};
 
 c10::IValue tuple(std::vector<at::Tensor> parts) {
   return c10::ivalue::Tuple::create(std::vector<c10::IValue>(parts.begin(), parts.end()));

@@ -50,7 +50,7 @@ c10::IValue properties(const at::Tensor& x, const at::Tensor& y, double p, doubl
 
 void expect_training_properties(const std::string& op, const DropoutFn& dropout, double p,
                                 bool feature, bool alpha, const at::Tensor& x,
-                                int first = kMinOpset, int last = kMaxOpset) {
+                                int first = kMinOpset, int last = highest_opset()) {
   double scale = 1 / (1 - p), shift = 0, dropped_value = 0;
   if (alpha) {
     const double a = 1.0 / std::sqrt((kSeluAlpha * kSeluAlpha * p + 1) * (1 - p));

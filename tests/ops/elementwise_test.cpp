@@ -10,7 +10,7 @@
 namespace torchonnx::testing {
 namespace {
 
-const ScriptOptions kUnfolded{kMinOpset, kMaxOpset, /*fold=*/false};
+const ScriptOptions kUnfolded{kMinOpset, highest_opset(), /*fold=*/false};
 
 class Elementwise : public ::testing::Test {
  protected:

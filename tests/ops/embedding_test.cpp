@@ -31,10 +31,10 @@ TEST_F(Embedding, PaddingIdxDoesNotChangeTheForward) {
   expect_op_matches(
       "aten::embedding",
       [](const Inputs& in) { return at::embedding(arg(in, 1), arg(in, 0), 2, true, false); },
-      {longs({2, 1, 2, 5}), w}, kMinOpset, kMaxOpset);
+      {longs({2, 1, 2, 5}), w}, kMinOpset, highest_opset());
   expect_op_matches("aten::embedding",
                     [w](const Inputs& in) { return at::embedding(w, arg(in, 0), 0); },
-                    {longs({0, 1, 0})}, kMinOpset, kMaxOpset, {{"weight", w}});
+                    {longs({0, 1, 0})}, kMinOpset, highest_opset(), {{"weight", w}});
 }
 
 TEST_F(Embedding, MaxNormRenormalizesReferencedRows) {
@@ -52,7 +52,7 @@ TEST_F(Embedding, MaxNormRenormalizesReferencedRows) {
                                       F::EmbeddingFuncOptions().max_norm(1.5).norm_type(norm_type));
           return c10::ivalue::Tuple::create({y, weight});
         },
-        {w, longs({4, 1, 4, 6})}, 11, kMaxOpset);
+        {w, longs({4, 1, 4, 6})}, 11, highest_opset());
   }
 }
 
@@ -74,7 +74,7 @@ struct BagCase {
 };
 
 void expect_bag(const BagCase& c, const at::Tensor& indices, const at::Tensor& offsets,
-                int first = kMinOpset, int last = kMaxOpset) {
+                int first = kMinOpset, int last = highest_opset()) {
   SCOPED_TRACE(::testing::Message()
                << "mode " << c.mode << " include_last " << c.include_last << " psw "
                << c.per_sample_weights << " padding " << c.padding_idx.value_or(-1) << " indices "
@@ -127,14 +127,14 @@ TEST_F(Embedding, PrivateEmbeddingBagOps) {
                         return std::get<0>(at::_embedding_bag(w, arg(in, 0), arg(in, 1), false,
                                                               mode, false, {}, false, 3));
                       },
-                      {longs({0, 3, 5, 3, 2}), longs({0, 2})}, kMinOpset, kMaxOpset,
+                      {longs({0, 3, 5, 3, 2}), longs({0, 2})}, kMinOpset, highest_opset(),
                       {{"weight", w}});
     expect_op_matches("aten::_embedding_bag_forward_only",
                       [=](const Inputs& in) {
                         return std::get<0>(at::_embedding_bag_forward_only(
                             w, arg(in, 0), arg(in, 1), false, mode, false, {}, false, -1));
                       },
-                      {longs({0, 3, 5, 3, 2}), longs({0, 2})}, kMinOpset, kMaxOpset,
+                      {longs({0, 3, 5, 3, 2}), longs({0, 2})}, kMinOpset, highest_opset(),
                       {{"weight", w}});
   }
 }
@@ -148,7 +148,7 @@ TEST_F(Embedding, BagSizeAndOffset2bagOutputs) {
                           at::embedding_bag(w, arg(in, 0), arg(in, 1), false, 2, false, {}, false);
                       return c10::ivalue::Tuple::create({out, offset2bag, bag_size, max_indices});
                     },
-                    {longs({1, 4, 6, 9, 0, 2, 1}), longs({0, 3, 4})}, kMinOpset, kMaxOpset,
+                    {longs({1, 4, 6, 9, 0, 2, 1}), longs({0, 3, 4})}, kMinOpset, highest_opset(),
                     {{"weight", w}});
 }
 

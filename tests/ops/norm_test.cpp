@@ -40,7 +40,7 @@ TEST_F(Norm, BatchNormInference) {
           return at::batch_norm(arg(in, 0), p.weight, p.bias, p.mean, p.var, false, 0.1, 1e-5,
                                 false);
         },
-        {at::randn(shape)}, kMinOpset, kMaxOpset, p.named());
+        {at::randn(shape)}, kMinOpset, highest_opset(), p.named());
   }
 }
 
@@ -51,7 +51,7 @@ TEST_F(Norm, BatchNormWithoutAffineParamsAndCustomEps) {
                       return at::batch_norm(arg(in, 0), {}, {}, p.mean, p.var, false, 0.3, 1e-2,
                                             false);
                     },
-                    {at::randn({2, 4, 3, 3})}, kMinOpset, kMaxOpset,
+                    {at::randn({2, 4, 3, 3})}, kMinOpset, highest_opset(),
                     {{"running_mean", p.mean}, {"running_var", p.var}});
 }
 
@@ -67,7 +67,7 @@ TEST_F(Norm, BatchNormTrainingUsesBatchStatistics) {
                         return at::batch_norm(arg(in, 0), p.weight, p.bias, p.mean.clone(),
                                               p.var.clone(), true, 0.1, 1e-5, false);
                       },
-                      {at::randn(shape) * 2 + 1}, kMinOpset, kMaxOpset,
+                      {at::randn(shape) * 2 + 1}, kMinOpset, highest_opset(),
                       {{"weight", p.weight}, {"bias", p.bias}});
   }
 }
@@ -88,7 +88,7 @@ TEST_F(Norm, BatchNormDouble) {
       [=](const Inputs& in) {
         return at::batch_norm(arg(in, 0), d(p.weight), {}, {}, {}, true, 0.1, 1e-5, false);
       },
-      {at::randn({2, 3, 4}, at::kDouble)}, kMinOpset, kMaxOpset, {{"weight", d(p.weight)}});
+      {at::randn({2, 3, 4}, at::kDouble)}, kMinOpset, highest_opset(), {{"weight", d(p.weight)}});
 }
 
 TEST_F(Norm, InstanceNormWithInputStats) {
@@ -100,7 +100,7 @@ TEST_F(Norm, InstanceNormWithInputStats) {
                       [=](const Inputs& in) {
                         return at::instance_norm(arg(in, 0), w, b, {}, {}, true, 0.1, 1e-5, false);
                       },
-                      {at::randn(shape) * 2 + 1}, kMinOpset, kMaxOpset,
+                      {at::randn(shape) * 2 + 1}, kMinOpset, highest_opset(),
                       {{"weight", w}, {"bias", b}});
   }
   expect_op_matches("aten::instance_norm",
@@ -118,13 +118,13 @@ TEST_F(Norm, InstanceNormWithRunningStats) {
         return at::instance_norm(arg(in, 0), p.weight, p.bias, p.mean, p.var, false, 0.1, 1e-5,
                                  false);
       },
-      {at::randn({2, 3, 4, 5})}, kMinOpset, kMaxOpset, p.named());
+      {at::randn({2, 3, 4, 5})}, kMinOpset, highest_opset(), p.named());
   expect_op_matches("aten::instance_norm",
                     [=](const Inputs& in) {
                       return at::instance_norm(arg(in, 0), {}, {}, p.mean, p.var, false, 0.1, 1e-5,
                                                false);
                     },
-                    {at::randn({2, 3, 4})}, kMinOpset, kMaxOpset,
+                    {at::randn({2, 3, 4})}, kMinOpset, highest_opset(),
                     {{"running_mean", p.mean}, {"running_var", p.var}});
 }
 
@@ -163,7 +163,7 @@ TEST_F(Norm, LayerNormDecomposedBeforeOpset17) {
 }
 
 TEST_F(Norm, LayerNormalizationFromOpset17) {
-  expect_layer_norm(17, kMaxOpset);
+  expect_layer_norm(17, highest_opset());
 }
 
 }  // namespace
@@ -190,7 +190,7 @@ TEST_F(Norm, NativeLayerNormReturnsMeanAndRstd) {
               arg(in, 0), normalized, has_w ? w : at::Tensor(), has_b ? b : at::Tensor(), 1e-5);
           return c10::ivalue::Tuple::create({y, mean, rstd});
         },
-        {at::randn(c.input) * 2 + 0.5}, kMinOpset, kMaxOpset, params);
+        {at::randn(c.input) * 2 + 0.5}, kMinOpset, highest_opset(), params);
   }
 }
 
@@ -212,7 +212,7 @@ TEST_F(Norm, GroupNorm) {
       expect_op_matches(
           "aten::group_norm",
           [=](const Inputs& in) { return at::group_norm(arg(in, 0), groups, w, b, 1e-5); },
-          {at::randn(shape) * 2 + 1}, kMinOpset, kMaxOpset, {{"weight", w}, {"bias", b}});
+          {at::randn(shape) * 2 + 1}, kMinOpset, highest_opset(), {{"weight", w}, {"bias", b}});
     }
   }
   expect_op_matches("aten::group_norm",
@@ -222,13 +222,13 @@ TEST_F(Norm, GroupNorm) {
 
 TEST_F(Norm, NativeGroupNorm) {
   at::Tensor w = at::randn({4}), b = at::randn({4});
-  expect_op_matches("aten::native_group_norm",
-                    [=](const Inputs& in) {
-                      auto [y, mean, rstd] =
-                          at::native_group_norm(arg(in, 0), w, b, 2, 4, 15, 2, 1e-5);
-                      return c10::ivalue::Tuple::create({y, mean, rstd});
-                    },
-                    {at::randn({2, 4, 3, 5})}, kMinOpset, kMaxOpset, {{"weight", w}, {"bias", b}});
+  expect_op_matches(
+      "aten::native_group_norm",
+      [=](const Inputs& in) {
+        auto [y, mean, rstd] = at::native_group_norm(arg(in, 0), w, b, 2, 4, 15, 2, 1e-5);
+        return c10::ivalue::Tuple::create({y, mean, rstd});
+      },
+      {at::randn({2, 4, 3, 5})}, kMinOpset, highest_opset(), {{"weight", w}, {"bias", b}});
 }
 
 TEST_F(Norm, WeightNorm) {
@@ -293,7 +293,7 @@ TEST_F(Norm, LocalResponseNormDecomposition) {
   // No aten op: libtorch's functional decomposes into mul/unsqueeze/pad/avg_pool/pow/div.
   namespace F = torch::nn::functional;
   // The decomposition pads with F::pad, recorded as aten::_pad_enum (the padding family's).
-  if (symbolic::Registry::builtin().find("aten::_pad_enum", kMaxOpset) == nullptr) {
+  if (symbolic::Registry::builtin().find("aten::_pad_enum", highest_opset()) == nullptr) {
     GTEST_SKIP() << "aten::_pad_enum (F::pad in libtorch's local_response_norm) has no converter";
   }
   for (std::vector<int64_t> shape : {std::vector<int64_t>{2, 5, 4}, {2, 5, 3, 4}}) {

@@ -93,7 +93,7 @@ constexpr double kPerChannelBelow13StepFraction = 0.25;
 // Exports `name` at opsets [first, last] and compares with libtorch within one output step,
 // expecting each of `ops` among the converted nodes.
 void expect_model_matches(const torch::jit::Module& m, const std::vector<std::string>& ops,
-                          const Inputs& inputs, int first = 10, int last = kMaxOpset,
+                          const Inputs& inputs, int first = 10, int last = highest_opset(),
                           std::optional<double> known_step = std::nullopt) {
   const double step = known_step ? *known_step : output_scale(m);
   ASSERT_GT(step, 0);
@@ -129,7 +129,7 @@ void expect_per_channel_matches(const torch::jit::Module& m, const std::vector<s
   expect_script_matches(
       ops, m, inputs,
       {kPerChannelOrtFirst, 12, true, quantized_tolerance(step, kPerChannelBelow13StepFraction)});
-  expect_script_matches(ops, m, inputs, {13, kMaxOpset, true, quantized_tolerance(step)});
+  expect_script_matches(ops, m, inputs, {13, highest_opset(), true, quantized_tolerance(step)});
 }
 
 // The comparison itself: libtorch's output shifted by one step — what a zero-point off by one
@@ -294,7 +294,7 @@ TEST_F(Quantized, UnfrozenPackedParams) {
   // Packed weights as module attributes (a plain torch.jit.trace, not frozen).
   // Its output scale is a module attribute, not a constant of forward(): take the frozen twin's.
   auto m = load("conv_relu_unfrozen");
-  expect_model_matches(m, {"quantized::conv2d_relu"}, {randn({2, 3, 9, 8}, 1)}, 10, kMaxOpset,
+  expect_model_matches(m, {"quantized::conv2d_relu"}, {randn({2, 3, 9, 8}, 1)}, 10, highest_opset(),
                        output_scale(load("conv_relu")));
 }
 
@@ -309,7 +309,7 @@ TEST(FakeQuantize, PerTensorUint8Int8AndNarrowRanges) {
         [qmin = qmin, qmax = qmax, zp = zp](const Inputs& in) {
           return at::fake_quantize_per_tensor_affine(arg(in, 0), 0.05, zp, qmin, qmax);
         },
-        {x}, first, kMaxOpset);
+        {x}, first, highest_opset());
   }
   expect_export_fails(
       [](const Inputs& in) {
@@ -330,7 +330,7 @@ TEST(FakeQuantize, PerTensorWithTensorQParams) {
       [scale, zero_point](const Inputs& in) {
         return at::fake_quantize_per_tensor_affine(arg(in, 0), scale, zero_point, 0, 255);
       },
-      {at::randn({3, 5})}, 10, kMaxOpset);
+      {at::randn({3, 5})}, 10, highest_opset());
 }
 
 TEST(FakeQuantize, PerChannel) {
@@ -343,7 +343,7 @@ TEST(FakeQuantize, PerChannel) {
           return at::fake_quantize_per_channel_affine(arg(in, 0), scale, zero_point, axis, -128,
                                                       127);
         },
-        {at::randn(shape)}, 13, kMaxOpset);
+        {at::randn(shape)}, 13, highest_opset());
   }
 }
 

@@ -85,7 +85,7 @@ TEST_F(Rnn, LstmModule) {
                              : m.ptr()->forward(arg(in, 0));
           return tuple({y, std::get<0>(hc), std::get<1>(hc)});
         },
-        inputs, kMinOpset, kMaxOpset, params_of(*m));
+        inputs, kMinOpset, highest_opset(), params_of(*m));
   }
 }
 
@@ -107,7 +107,7 @@ TEST_F(Rnn, GruModule) {
                                      : m.ptr()->forward(arg(in, 0));
           return tuple({y, h});
         },
-        inputs, kMinOpset, kMaxOpset, params_of(*m));
+        inputs, kMinOpset, highest_opset(), params_of(*m));
   }
 }
 
@@ -130,7 +130,7 @@ void check_rnn_module(const std::string& op, torch::nn::RNNOptions::nonlinearity
                                      : m.ptr()->forward(arg(in, 0));
           return tuple({y, h});
         },
-        inputs, kMinOpset, kMaxOpset, params_of(*m));
+        inputs, kMinOpset, highest_opset(), params_of(*m));
   }
 }
 
@@ -210,7 +210,7 @@ TEST_F(Rnn, DoubleModules) {
         auto [y, hc] = lstm.ptr()->forward(arg(in, 0));
         return tuple({y, std::get<0>(hc), std::get<1>(hc)});
       },
-      {at::randn({kSeq, kBatch, kIn}, at::kDouble)}, kMinOpset, kMaxOpset, params_of(*lstm));
+      {at::randn({kSeq, kBatch, kIn}, at::kDouble)}, kMinOpset, highest_opset(), params_of(*lstm));
   GRU gru(GRUOptions(kIn, kHidden));
   gru->to(at::kDouble);
   gru->eval();
@@ -220,7 +220,7 @@ TEST_F(Rnn, DoubleModules) {
         auto [y, h] = gru.ptr()->forward(arg(in, 0));
         return tuple({y, h});
       },
-      {at::randn({kSeq, kBatch, kIn}, at::kDouble)}, kMinOpset, kMaxOpset, params_of(*gru));
+      {at::randn({kSeq, kBatch, kIn}, at::kDouble)}, kMinOpset, highest_opset(), params_of(*gru));
   RNN rnn(RNNOptions(kIn, kHidden));
   rnn->to(at::kDouble);
   rnn->eval();
@@ -230,7 +230,7 @@ TEST_F(Rnn, DoubleModules) {
         auto [y, h] = rnn.ptr()->forward(arg(in, 0));
         return tuple({y, h});
       },
-      {at::randn({kSeq, kBatch, kIn}, at::kDouble)}, kMinOpset, kMaxOpset, params_of(*rnn));
+      {at::randn({kSeq, kBatch, kIn}, at::kDouble)}, kMinOpset, highest_opset(), params_of(*rnn));
 }
 
 TEST_F(Rnn, LstmCell) {
@@ -289,7 +289,7 @@ TEST_F(Rnn, PackedSequences) {
   Inputs inputs{at::randn({kBatch, kSeq, kIn}), at::tensor({5, 3, 2}, at::kLong)};
   expect_converts_op("aten::_pack_padded_sequence", lstm_fn, inputs, params_of(*lstm));
   expect_converts_op("aten::_pad_packed_sequence", lstm_fn, inputs, params_of(*lstm));
-  expect_op_matches("aten::lstm", lstm_fn, inputs, kMinOpset, kMaxOpset, params_of(*lstm));
+  expect_op_matches("aten::lstm", lstm_fn, inputs, kMinOpset, highest_opset(), params_of(*lstm));
 
   // The longest sequence shorter than the input, padding value -1, time-major.
   GRU gru(GRUOptions(kIn, kHidden));
@@ -306,7 +306,7 @@ TEST_F(Rnn, PackedSequences) {
       },
       {at::randn({kSeq, kBatch, kIn}), at::tensor({4, 4, 1}, at::kLong),
        at::randn({1, kBatch, kHidden})},
-      kMinOpset, kMaxOpset, params_of(*gru));
+      kMinOpset, highest_opset(), params_of(*gru));
 }
 
 // Packing and unpacking alone: int64 [T, B] data (packed rows are scalars), float

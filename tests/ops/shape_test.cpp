@@ -252,7 +252,7 @@ TEST_F(Shape, BroadcastTo) {
   expect_script_matches("aten::broadcast_to",
                         "def forward(self, x, y):\n"
                         "  return torch.broadcast_to(x, (y.size(0), -1))\n",
-                        {at::randn({1, 3}), at::randn({4})}, {kMinOpset, kMaxOpset, false});
+                        {at::randn({1, 3}), at::randn({4})}, {kMinOpset, highest_opset(), false});
 }
 
 // ----- transpose / permute / t
@@ -386,7 +386,7 @@ TEST_F(Shape, SliceToTheEnd) {
 TEST_F(Shape, SliceWithStepNeedsOpset10) {
   auto fn = [](const Inputs& in) { return arg(in, 0).slice(-1, 1, 7, 2); };
   Inputs inputs{at::randn({3, 8})};
-  expect_op_matches("aten::slice", fn, inputs, 10, kMaxOpset);
+  expect_op_matches("aten::slice", fn, inputs, 10, highest_opset());
   expect_export_fails(fn, inputs, 9, "opset 10");
 }
 
@@ -499,10 +499,10 @@ TEST_F(Shape, FlattenWithAnEmptyDim) {
   // (exact from opset 14, where Reshape takes allowzero).
   expect_op_matches(
       "aten::flatten", [](const Inputs& in) { return arg(in, 0).flatten(1, 2); },
-      {at::randn({0, 3, 4, 2})}, 14, kMaxOpset);
+      {at::randn({0, 3, 4, 2})}, 14, highest_opset());
   expect_op_matches(
       "aten::flatten", [](const Inputs& in) { return arg(in, 0).flatten(0, 1); },
-      {at::randn({2, 3, 0})}, 14, kMaxOpset);
+      {at::randn({2, 3, 0})}, 14, highest_opset());
 }
 
 TEST_F(Shape, Unflatten) {
@@ -765,26 +765,26 @@ graph(%x : Tensor, %p : Tensor):
   return (%z))IR");
   const Inputs inputs{at::randn({2, 6, 4}), at::randn({3, 4})};
   expect_script_matches("aten::repeat_interleave", m, inputs);
-  expect_script_matches("aten::repeat_interleave", m, inputs, {11, kMaxOpset, false});
+  expect_script_matches("aten::repeat_interleave", m, inputs, {11, highest_opset(), false});
 }
 
 TEST_F(Shape, RepeatInterleaveRepeatsComputedInTheGraph) {
   auto fn = [](const Inputs& in) { return arg(in, 0).repeat_interleave(arg(in, 1), 0); };
   Inputs inputs{at::randn({3, 2}), at::tensor({2, 0, 3}, at::kLong)};
-  expect_op_matches("aten::repeat_interleave", fn, inputs, 11, kMaxOpset);
+  expect_op_matches("aten::repeat_interleave", fn, inputs, 11, highest_opset());
   expect_export_fails(fn, inputs, 10, "opset 11");
   // One repeat count for every element.
   expect_op_matches(
       "aten::repeat_interleave",
       [](const Inputs& in) { return arg(in, 0).repeat_interleave(arg(in, 1)); },
-      {at::randint(0, 9, {2, 2}), at::tensor({3}, at::kLong)}, 11, kMaxOpset);
+      {at::randint(0, 9, {2, 2}), at::tensor({3}, at::kLong)}, 11, highest_opset());
 }
 
 TEST_F(Shape, RepeatInterleaveOfRepeatsOnly) {
   expect_op_matches(
       "aten::repeat_interleave",
       [](const Inputs& in) { return at::repeat_interleave(arg(in, 0)) * 1; },
-      {at::tensor({1, 3, 0, 2}, at::kLong)}, 11, kMaxOpset);
+      {at::tensor({1, 3, 0, 2}, at::kLong)}, 11, highest_opset());
 }
 
 // ----- broadcast_tensors / meshgrid

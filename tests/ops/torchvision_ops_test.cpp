@@ -76,7 +76,7 @@ TEST_F(Torchvision, NmsKeepsTorchvisionsIndicesInScoreOrder) {
         return (%keep))IR",
                                    iou));
     expect_script_matches("torchvision::nms", m, {random_boxes(40), distinct_scores(40)},
-                          {.first = 11, .last = kMaxOpset});
+                          {.first = 11, .last = highest_opset()});
   }
 }
 
@@ -100,7 +100,7 @@ TEST_F(Torchvision, BatchedNmsByCoordinateOffsets) {
       return (%out))IR");
   expect_script_matches("torchvision::nms", m,
                         {random_boxes(30), distinct_scores(30), at::randint(3, {30})},
-                        {.first = 11, .last = kMaxOpset});
+                        {.first = 11, .last = highest_opset()});
 }
 
 TEST_F(Torchvision, RoiAlign) {
@@ -121,7 +121,7 @@ TEST_F(Torchvision, RoiAlign) {
           return (%out))IR",
                                      sampling, aligned ? 1 : 0));
       expect_script_matches("torchvision::roi_align", m, {x, rois},
-                            {.first = 10, .last = kMaxOpset, .tol = {1e-4, 1e-5}});
+                            {.first = 10, .last = highest_opset(), .tol = {1e-4, 1e-5}});
     }
   }
 }
@@ -137,7 +137,7 @@ TEST_F(Torchvision, RoiAlignOfDoubles) {
       %out : Tensor = torchvision::roi_align(%x, %rois, %scale, %two, %two, %two, %aligned)
       return (%out))IR");
   expect_script_matches("torchvision::roi_align", m, {x, rois},
-                        {.first = 10, .last = kMaxOpset, .tol = {1e-6, 1e-8}});
+                        {.first = 10, .last = highest_opset(), .tol = {1e-6, 1e-8}});
 }
 
 TEST_F(Torchvision, RoiPool) {
@@ -164,7 +164,7 @@ TEST_F(Torchvision, SplitBySizesComputedInTheGraph) {
       "    a, b = x.split([n, x.size(0) - n], 0)\n"
       "    return a * 2.0, b + 1.0\n";
   expect_script_matches("aten::split", source, {at::randn({7, 4}), at::randn({3})},
-                        {.first = 11, .last = kMaxOpset, .fold = false});
+                        {.first = 11, .last = highest_opset(), .fold = false});
 }
 
 // x1, y1, x2, y2 = boxes.unbind(1) on boxes whose sizes depend on data (boxes[mask]): as many
@@ -176,7 +176,7 @@ TEST_F(Torchvision, UnbindOfDataDependentRowsIntoUnpackedColumns) {
       "    x1, y1, x2, y2 = kept.unbind(1)\n"
       "    return (x2 - x1) * (y2 - y1)\n";
   expect_script_matches("aten::unbind", source, {random_boxes(12), distinct_scores(12)},
-                        {.first = 11, .last = kMaxOpset});
+                        {.first = 11, .last = highest_opset()});
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ void expect_export_matches(const TracedFunction& fn, const std::vector<c10::IVal
 
 // The same at every opset of [first, last] (default: all opsets torchonnx exports).
 void expect_matches_at_opsets(const TracedFunction& fn, const std::vector<c10::IValue>& inputs,
-                              int first = kMinOpset, int last = kMaxOpset,
+                              int first = kMinOpset, int last = highest_opset(),
                               const NamedTensors& params = {}, Tolerance tol = {});
 
 }  // namespace torchonnx::testing
