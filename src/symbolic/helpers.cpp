@@ -21,10 +21,17 @@ Values split(GraphContext& g, const Value& v, const std::vector<int64_t>& sizes,
   return g.op("Split", {v}, {{"axis", axis}, {"split", sizes}}, sizes.size());
 }
 
+Values split_equal(GraphContext& g, const Value& v, int64_t parts, int64_t axis) {
+  ir::Attributes attrs{{"axis", axis}};
+  if (g.opset() >= 18) attrs.emplace_back("num_outputs", parts);
+  return g.op("Split", {v}, attrs, parts);
+}
+
 Value reduce(GraphContext& g, const std::string& op, const Value& v,
              const std::vector<int64_t>& axes, bool keepdims) {
   ir::Attributes attrs{{"keepdims", static_cast<int64_t>(keepdims)}};
-  if (op == "ReduceSum" && g.opset() >= 13) {
+  // ReduceSum takes its axes as an input from opset 13, the other Reduce* ops from opset 18.
+  if (g.opset() >= (op == "ReduceSum" ? 13 : 18)) {
     if (axes.empty()) return g.op(op, {v}, attrs);
     return g.op(op, {v, g.constant_ints(axes)}, attrs);
   }

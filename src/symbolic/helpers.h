@@ -14,6 +14,9 @@ Value unsqueeze(GraphContext& g, const Value& v, const std::vector<int64_t>& axe
 Value squeeze(GraphContext& g, const Value& v, const std::vector<int64_t>& axes);
 // Split into pieces of `sizes` along `axis`: split attribute before 13, input from 13.
 Values split(GraphContext& g, const Value& v, const std::vector<int64_t>& sizes, int64_t axis);
+// Split into `parts` equal pieces along `axis` (the dim divides evenly): from opset 18 Split
+// names their count (num_outputs).
+Values split_equal(GraphContext& g, const Value& v, int64_t parts, int64_t axis);
 // ReduceX over `axes` (all axes when empty): ReduceSum takes axes as an input from 13, the others
 // from 18.
 Value reduce(GraphContext& g, const std::string& op, const Value& v,

@@ -224,7 +224,7 @@ Values glu(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
   if (rank == 0) g.fail("glu of a 0-d tensor (PyTorch rejects it)");
   const int64_t dim = normalize_dim(a.size() > 1 ? a.int_arg(1) : -1, rank);
-  Values halves = g.op("Split", {a.tensor(0)}, {{"axis", dim}}, 2);
+  Values halves = split_equal(g, a.tensor(0), 2, dim);
   return {g.op("Mul", {halves[0], g.op("Sigmoid", {halves[1]})})};
 }
 

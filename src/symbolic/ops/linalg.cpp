@@ -425,8 +425,13 @@ Values stft_of(GraphContext& g, const Args& a, bool has_center) {
   Value index = g.op("Add", {unsqueeze(g, starts, {1}), unsqueeze(g, offsets, {0})});
   Value framed = g.op("Gather", {x, index}, {{"axis", int64_t{1}}});  // [B, F, n_fft]
   if (auto w = stft_window(g, a, s, type)) framed = g.op("Mul", {framed, *w});
-  Value spectrum = g.op("DFT", {unsqueeze(g, framed, {3})},
-                        {{"axis", int64_t{2}}, {"onesided", int64_t{s.onesided}}});
+  // DFT along the frame: an attribute at opsets 17-19, an input (after dft_length) from 20.
+  Value signal = unsqueeze(g, framed, {3});  // [B, F, n_fft, 1]: real
+  Value spectrum =
+      g.opset() >= 20
+          ? g.op("DFT", {signal, "", g.constant_scalar(2, at::kLong)},
+                 {{"onesided", int64_t{s.onesided}}})
+          : g.op("DFT", {signal}, {{"axis", int64_t{2}}, {"onesided", int64_t{s.onesided}}});
   if (s.normalized) {
     spectrum = g.op("Mul", {spectrum, g.constant_scalar(1 / std::sqrt(double(s.n_fft)), type)});
   }

@@ -417,15 +417,10 @@ Values interpolate11(GraphContext& g, const Args& a) {
 // ----- grid_sampler / affine_grid_generator
 
 // aten::grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
-// bool align_corners) -> Tensor  ⇒  GridSample-16 (4-D input only).
-Values grid_sampler(GraphContext& g, const Args& a) {
-  if (a.require_rank(0) != 4) {
-    g.fail(
-        "grid sampling of a 5-D input (volumetric) needs ONNX GridSample-20; torchonnx "
-        "exports up to opset " +
-        std::to_string(kMaxOpset));
-  }
-  static const char* modes[] = {"bilinear", "nearest", "bicubic"};
+// bool align_corners) -> Tensor  ⇒  GridSample: 4-D input with modes bilinear/nearest/bicubic at
+// opsets 16-19; from opset 20 any spatial rank (5-D volumes: trilinear, nearest), the modes renamed
+// linear/nearest/cubic.
+Values grid_sample(GraphContext& g, const Args& a, const char* const (&modes)[3]) {
   static const char* paddings[] = {"zeros", "border", "reflection"};
   int64_t mode = a.int_arg(2), padding = a.int_arg(3);
   if (mode < 0 || mode > 2) g.fail("unknown interpolation_mode " + std::to_string(mode));
@@ -435,6 +430,23 @@ Values grid_sampler(GraphContext& g, const Args& a) {
                {{"mode", modes[mode]},
                 {"padding_mode", paddings[padding]},
                 {"align_corners", static_cast<int64_t>(a.bool_arg(4))}})};
+}
+
+Values grid_sampler16(GraphContext& g, const Args& a) {
+  if (a.require_rank(0) != 4) {
+    g.fail("grid sampling of a " + std::to_string(a.require_rank(0)) +
+           "-D input needs ONNX GridSample-20 (5-D volumes); export with opset >= 20");
+  }
+  static const char* const modes[] = {"bilinear", "nearest", "bicubic"};
+  return grid_sample(g, a, modes);
+}
+
+Values grid_sampler20(GraphContext& g, const Args& a) {
+  if (a.require_rank(0) == 5 && a.int_arg(2) == 2) {
+    g.fail("bicubic grid sampling takes a 4-D input (PyTorch rejects a 5-D one)");
+  }
+  static const char* const modes[] = {"linear", "nearest", "cubic"};
+  return grid_sample(g, a, modes);
 }
 
 // PyTorch's linspace_from_neg_one: the normalized coordinates of `steps` pixels.
@@ -522,7 +534,8 @@ void register_resample(Registry& r) {
   r.add("aten::__interpolate", from(11), interpolate11);
   // aten::grid_sampler(input, grid, int interpolation_mode, int padding_mode, bool align_corners)
   // ⇒  GridSample (opset 16+, 4-D)
-  r.add("aten::grid_sampler", from(16), grid_sampler);
+  r.add("aten::grid_sampler", {16, 19}, grid_sampler16);
+  r.add("aten::grid_sampler", from(20), grid_sampler20);
   // aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners)  ⇒  MatMul of a
   // constant base grid with theta^T
   r.add("aten::affine_grid_generator", from(9), affine_grid);
