@@ -483,13 +483,41 @@ TEST_F(Index, ScatterReduceTwo) {
       return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), "prod", include_self);
     };
     Inputs p{at::randn({2, 3}), idx, at::randn({2, 3})};
-    expect_op_matches("aten::scatter_reduce", prod, p, 16, 17);
+    expect_op_matches("aten::scatter_reduce", prod, p, 16);
     expect_export_fails(prod, p, 15, "needs opset 16");
   }
   auto amax = [](const Inputs& in) {
     return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), "amax");
   };
-  expect_export_fails(amax, {at::randn({2, 3}), idx, at::randn({2, 3})}, 17, "opset 18");
+  expect_export_fails(amax, {at::randn({2, 3}), idx, at::randn({2, 3})}, 17,
+                      "needs opset 18 (ScatterElements reduction='max')");
+}
+
+// amax/amin: ScatterElements reduction max/min (opset 18). Without self, positions no index hits
+// keep self and hit ones reduce only src (the identity -inf/+inf, or the dtype's extremes, first).
+TEST_F(Index, ScatterReduceMaxMinFromOpset18) {
+  TORCHONNX_SKIP_BELOW_OPSET(18);
+  at::Tensor idx = longs({0, 2, 0, 1, 1, 1, 3, 3}).view({2, 4});
+  for (const char* mode : {"amax", "amin"}) {
+    for (bool include_self : {true, false}) {
+      auto fn = [mode, include_self](const Inputs& in) {
+        return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), mode, include_self);
+      };
+      expect_op_matches("aten::scatter_reduce", fn, {at::randn({2, 5}), idx, at::randn({2, 4})},
+                        18);
+      expect_op_matches("aten::scatter_reduce", fn,
+                        {at::randint(-9, 9, {2, 5}), idx, at::randint(-9, 9, {2, 4})}, 18);
+      expect_op_matches(
+          "aten::scatter_reduce", fn,
+          {at::randint(-9, 9, {2, 5}).to(at::kInt), idx, at::randint(-9, 9, {2, 4}).to(at::kInt)},
+          18);
+    }
+  }
+  auto mean = [](const Inputs& in) {
+    return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), "mean");
+  };
+  expect_export_fails(mean, {at::randn({2, 5}), idx, at::randn({2, 4})}, 18,
+                      "ONNX has no mean reduction");
 }
 
 // ----- index_copy / index_fill / index_add ------------------------------------------------------

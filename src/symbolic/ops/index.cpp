@@ -12,9 +12,11 @@
 // Equal(index, arange) selects, for every target position, the updates that land there, and a
 // ReduceSum adds them (duplicate indices add up as in PyTorch; memory is |updates| x |dim|).
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "symbolic/context.h"
@@ -583,7 +585,7 @@ Values scatter_add_op(GraphContext& g, const Args& a) {
 
 // aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *,
 //   bool include_self=True)  ⇒  sum: as scatter_add; prod: ScatterElements reduction="mul"
-//   (opset 16); amax/amin: ScatterElements max/min needs opset 18 (error); include_self=False:
+//   (opset 16); amax/amin: ScatterElements reduction="max"/"min" (opset 18); include_self=False:
 //   the hit positions are first set to the reduction's identity
 Values scatter_reduce(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
@@ -594,8 +596,9 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
   Value index = a.tensor_as(2, at::kLong);
   Value src = fit_to_index(g, a, 3, 2);
   Value self = a.tensor(0);
-  auto reset = [&](double identity) {
-    Value fill = g.op("Expand", {g.constant_scalar(identity, type), shape_of(g, index)});
+  auto reset = [&](const at::Scalar& identity) {
+    Value fill =
+        g.op("Expand", {g.constant(at::scalar_tensor(identity, type)), shape_of(g, index)});
     return scatter_elements(g, self, index, fill, dim);
   };
   if (mode == "sum") {
@@ -603,22 +606,36 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
     return {scatter_add(g, self, index, src, dim, rank, type,
                         !same_except(a.sizes(0), a.sizes(2), dim))};
   }
-  if (mode == "prod") {
-    if (g.opset() < 16) {
-      g.fail(
-          "scatter_reduce with reduce='prod' needs opset 16 (ScatterElements "
-          "reduction='mul'); export with opset >= 16");
+  auto require = [&](int opset, const char* reduction) {
+    if (g.opset() < opset) {
+      g.fail(fmt::format(
+          "scatter_reduce with reduce='{}' needs opset {} (ScatterElements reduction='{}'); "
+          "export with opset >= {}",
+          mode, opset, reduction, opset));
     }
+  };
+  if (mode == "prod") {
+    require(16, "mul");
     if (!include_self) self = reset(1);
     return {scatter_elements(g, self, index, src, dim, "mul")};
   }
   if (mode == "amax" || mode == "amin") {
-    g.fail("scatter_reduce with reduce='" + mode +
-           "' needs ScatterElements reduction='max'/'min' of opset 18, above the highest "
-           "opset torchonnx exports (" +
-           std::to_string(kMaxOpset) + ")");
+    const bool max = mode == "amax";
+    require(18, max ? "max" : "min");
+    if (!include_self) {
+      // The identity of max is the lowest value of the dtype (-inf for floats), of min the highest.
+      at::Scalar identity = AT_DISPATCH_ALL_TYPES_AND2(
+          at::kHalf, at::kBFloat16, type, "scatter_reduce_identity", [&]() -> at::Scalar {
+            using Limits = std::numeric_limits<scalar_t>;
+            if (Limits::has_infinity) return max ? -Limits::infinity() : Limits::infinity();
+            return max ? Limits::lowest() : Limits::max();
+          });
+      self = reset(identity);
+    }
+    return {scatter_elements(g, self, index, src, dim, max ? "max" : "min")};
   }
-  g.fail("scatter_reduce with reduce='" + mode + "' is not supported (sum and prod are)");
+  g.fail("scatter_reduce with reduce='" + mode +
+         "' is not supported (sum, prod, amax and amin are; ONNX has no mean reduction)");
 }
 
 // aten::index_copy(Tensor self, int dim, Tensor index, Tensor source)  ⇒  ScatterElements
