@@ -118,7 +118,7 @@ TEST_F(Logic, CompareInScript) {
 
 TEST_F(Logic, CompareIntAndFloatScalars) {
   // Comparisons of sizes are int/float scalar ops: unfolded, they reach the converters.
-  const ScriptOptions unfolded{kMinOpset, kMaxOpset, /*fold=*/false};
+  const ScriptOptions unfolded{kMinOpset, highest_opset(), /*fold=*/false};
   for (const char* cmp : {"==", "!=", "<", "<=", ">", ">="}) {
     SCOPED_TRACE(cmp);
     static const std::map<std::string, std::string> kOps = {{"==", "aten::eq"}, {"!=", "aten::ne"},
@@ -197,14 +197,42 @@ TEST_F(Logic, BitwiseAndWithLowBitMaskOnIntegers) {
   expect_script_matches("aten::__and__", "def forward(self, x):\n  return x & 3\n", {x});
 }
 
+// From opset 18: BitwiseAnd/Or/Xor/Not on every integer type (signed values, uint8 wrapping).
+TEST_F(Logic, BitwiseOnIntegerTensorsFromOpset18) {
+  TORCHONNX_SKIP_BELOW_OPSET(18);
+  for (at::ScalarType type : {at::kLong, at::kInt, at::kShort, at::kChar, at::kByte}) {
+    const bool is_unsigned = type == at::kByte;
+    at::Tensor x =
+        (is_unsigned ? longs({0, 1, 7, 200, 255, 96}) : longs({-9, -1, 0, 7, 100, -128})).to(type);
+    at::Tensor y =
+        (is_unsigned ? longs({255, 3, 8, 55, 15, 33}) : longs({6, -3, 5, -8, 27, 127})).to(type);
+    Inputs in{x, y};
+    expect_op_matches(
+        "aten::bitwise_and",
+        [](const Inputs& in) { return at::bitwise_and(arg(in, 0), arg(in, 1)); }, in, 18);
+    expect_op_matches(
+        "aten::bitwise_or", [](const Inputs& in) { return at::bitwise_or(arg(in, 0), arg(in, 1)); },
+        in, 18);
+    expect_op_matches(
+        "aten::bitwise_xor", [](const Inputs& in) { return at::bitwise_xor(arg(in, 0), 6); }, in,
+        18);
+    expect_op_matches(
+        "aten::bitwise_not", [](const Inputs& in) { return at::bitwise_not(arg(in, 0)); }, in, 18);
+  }
+  const Inputs in{longs({5, -3}), longs({6, 1})};
+  expect_script_matches({"aten::__and__", "aten::__or__", "aten::__xor__"},
+                        script_module("def forward(self, x, y):\n  return (x & y) | (x ^ 6)\n"), in,
+                        {18});
+}
+
 TEST_F(Logic, BitwiseOnIntegerTensorsNeedsOpset18) {
   Inputs in{longs({5, 3}), longs({6, 1})};
   for (int opset : {9, 17}) {
     expect_export_fails([](const Inputs& in) { return at::bitwise_and(arg(in, 0), arg(in, 1)); },
                         in, opset, "bitwise_and on integer tensors needs ONNX BitwiseAnd");
     expect_export_fails([](const Inputs& in) { return arg(in, 0) | arg(in, 1); }, in, opset,
-                        "bitwise_or on integer tensors needs ONNX BitwiseOr, which exists from "
-                        "opset 18");
+                        "bitwise_or on integer tensors needs ONNX BitwiseOr of opset 18; export "
+                        "with opset >= 18");
     expect_export_fails([](const Inputs& in) { return at::bitwise_xor(arg(in, 0), 6); }, in, opset,
                         "bitwise_xor on integer tensors needs ONNX BitwiseXor");
     // 6 is not a low-bit mask.
@@ -347,7 +375,7 @@ TEST_F(Logic, ToDeviceAndDtype) {
   expect_op_matches(
       "aten::to",
       [](const Inputs& in) { return arg(in, 0).to(at::kCPU, at::kHalf).to(at::kFloat); },
-      {at::randn({2, 3})}, kMinOpset, kMaxOpset, {}, {1e-2, 1e-3});  // half precision
+      {at::randn({2, 3})}, kMinOpset, highest_opset(), {}, {1e-2, 1e-3});  // half precision
   expect_op_matches(
       "aten::to", [](const Inputs& in) { return arg(in, 0).to(at::kCPU, at::kLong, false, true); },
       {floats({1.5, -2.5})});
@@ -410,7 +438,7 @@ TEST_F(Logic, IsFloatingPoint) {
   const char* source =
       "def forward(self, x):\n  return torch.tensor(x.is_floating_point()) | (x > 1)\n";
   // The dtype is static, so folding replaces the call by a constant: exported unfolded.
-  const ScriptOptions unfolded{kMinOpset, kMaxOpset, /*fold=*/false};
+  const ScriptOptions unfolded{kMinOpset, highest_opset(), /*fold=*/false};
   expect_script_matches("aten::is_floating_point", source, {at::randn({2})}, unfolded);
   expect_script_matches("aten::is_floating_point", source, {longs({0, 3})}, unfolded);
 }

@@ -149,9 +149,9 @@ std::optional<Value> low_bits_mask(GraphContext& g, const Args& a, at::ScalarTyp
   return std::nullopt;
 }
 
-// bitwise and/or/xor: bool ⇒ And/Or/Xor. Integers need BitwiseAnd/Or/Xor (opset 18), except a
-// `& (2^k - 1)` mask, which is exact as a remainder.
-Converter bitwise(const std::string& onnx_bool_op) {
+// bitwise and/or/xor: bool ⇒ And/Or/Xor. Integers: BitwiseAnd/Or/Xor from opset 18; below, only
+// a `& (2^k - 1)` mask, which is exact as a remainder.
+Converter bitwise(const std::string& onnx_bool_op, bool has_bitwise_ops) {
   return [=](GraphContext& g, const Args& a) -> Values {
     at::ScalarType type = result_type(g, a, {0, 1});
     if (type == at::kBool)
@@ -159,13 +159,15 @@ Converter bitwise(const std::string& onnx_bool_op) {
     if (at::isFloatingType(type)) {
       g.fail(short_name(a) + " is not defined for floating tensors (PyTorch rejects them too)");
     }
+    if (has_bitwise_ops) {
+      return {g.op("Bitwise" + onnx_bool_op, {a.tensor_as(0, type), a.tensor_as(1, type)})};
+    }
     if (onnx_bool_op == "And") {
       if (auto masked = low_bits_mask(g, a, type)) return {*masked};
     }
     g.fail(short_name(a) + " on integer tensors needs ONNX Bitwise" + onnx_bool_op +
-           ", which exists from opset 18 (torchonnx exports opsets " + std::to_string(kMinOpset) +
-           "-" + std::to_string(kMaxOpset) +
-           "); only bool operands, or `& (2**k - 1)` masks, export below 18");
+           " of opset 18; export with opset >= 18 (below it only bool operands, or `& (2**k - "
+           "1)` masks, export)");
   };
 }
 
@@ -281,6 +283,16 @@ Values bitwise_not(GraphContext& g, const Args& a) {
   return {work == type ? y : g.cast(y, type)};
 }
 
+// aten::bitwise_not from opset 18  ⇒  Not (bool), BitwiseNot (integers)
+Values bitwise_not18(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.dtype(0);
+  if (type == at::kBool) return {g.op("Not", {a.tensor(0)})};
+  if (!at::isIntegralType(type, /*includeBool=*/false)) {
+    g.fail("bitwise_not takes bool and integer tensors only (as PyTorch)");
+  }
+  return {g.op("BitwiseNot", {a.tensor(0)})};
+}
+
 }  // namespace
 
 void register_logic(Registry& r) {
@@ -314,16 +326,25 @@ void register_logic(Registry& r) {
   r.add("aten::logical_not", from(9), logical_not);
 
   // aten::bitwise_and / __and__(Tensor|Scalar self, Tensor|Scalar other)  ⇒  And (bool);
-  // integers: `& (2^k - 1)` as a remainder, else opset 18 (BitwiseAnd) is needed
-  r.add("aten::bitwise_and", from(9), bitwise("And"));
-  r.add("aten::__and__", from(9), bitwise("And"));
-  // aten::bitwise_or / __or__  ⇒  Or (bool); integers need opset 18 (BitwiseOr)
-  r.add("aten::bitwise_or", from(9), bitwise("Or"));
-  r.add("aten::__or__", from(9), bitwise("Or"));
-  // aten::bitwise_xor / __xor__  ⇒  Xor (bool); integers need opset 18 (BitwiseXor)
-  r.add("aten::bitwise_xor", from(9), bitwise("Xor"));
-  r.add("aten::__xor__", from(9), bitwise("Xor"));
-  r.add("aten::bitwise_not", from(9), bitwise_not);
+  // integers: BitwiseAnd from opset 18, below only `& (2^k - 1)` as a remainder
+  for (const char* op : {"aten::bitwise_and", "aten::__and__"}) {
+    r.add(op, {9, 17}, bitwise("And", false));
+    r.add(op, from(18), bitwise("And", true));
+  }
+  // aten::bitwise_or / __or__  ⇒  Or (bool); integers: BitwiseOr (18)
+  // aten::bitwise_xor / __xor__  ⇒  Xor (bool); integers: BitwiseXor (18)
+  for (const char* op : {"aten::bitwise_or", "aten::__or__"}) {
+    r.add(op, {9, 17}, bitwise("Or", false));
+    r.add(op, from(18), bitwise("Or", true));
+  }
+  for (const char* op : {"aten::bitwise_xor", "aten::__xor__"}) {
+    r.add(op, {9, 17}, bitwise("Xor", false));
+    r.add(op, from(18), bitwise("Xor", true));
+  }
+  // aten::bitwise_not(Tensor self)  ⇒  Not (bool); integers: -x - 1 (255 - x for uint8) below
+  // opset 18, BitwiseNot from 18
+  r.add("aten::bitwise_not", {9, 17}, bitwise_not);
+  r.add("aten::bitwise_not", from(18), bitwise_not18);
   // aten::__lshift__(Tensor self, Tensor|Scalar other)  ⇒  Mul(self, 2^other) (integers)
   r.add("aten::__lshift__", from(9), shift(/*left=*/true));
   // aten::__rshift__(Tensor self, Tensor|Scalar other)  ⇒  floor(self / 2^other) (integers)
