@@ -1,6 +1,6 @@
 // Numeric tests of the padding and spatial rearrangement converters: constant/reflect/replicate/
-// circular padding (negative pads crop), pixel_(un)shuffle, im2col/col2im and the distances
-// (pairwise_distance, cosine_similarity, cdist).
+// circular padding (negative pads crop), pixel_(un)shuffle, im2col/col2im (Col2Im from opset 18)
+// and the distances (pairwise_distance, cosine_similarity, cdist).
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +13,14 @@ namespace torchonnx::testing {
 namespace {
 
 using Ints = std::vector<int64_t>;
+
+// The op types of an export and their counts, without the Constant nodes of small constants.
+std::map<std::string, int> computing_ops(const TracedFunction& fn, const Inputs& inputs,
+                                         int opset) {
+  auto counts = onnx_op_counts(fn, inputs, opset);
+  counts.erase("Constant");
+  return counts;
+}
 
 class Pad : public ::testing::Test {
  protected:
@@ -280,6 +288,30 @@ TEST_F(Pad, Col2im) {
                       return at::col2im(arg(in, 0), {5, 6}, {2, 2}, {1, 1}, {1, 1}, {2, 2});
                     },
                     {at::randn(cols.sizes())});
+}
+
+// From opset 18 col2im is one Col2Im (ConvTranspose with one-hot kernels and Reshapes below); the
+// output size may then be computed in the graph.
+TEST_F(Pad, Col2imIsCol2ImFromOpset18) {
+  TORCHONNX_SKIP_BELOW_OPSET(18);
+  const TracedFunction fn = [](const Inputs& in) {
+    return at::col2im(arg(in, 0), {7, 8}, {3, 2}, {1, 2}, {1, 0}, {2, 1});
+  };
+  const Inputs x{
+      at::randn(at::im2col(at::randn({2, 3, 7, 8}), {3, 2}, {1, 2}, {1, 0}, {2, 1}).sizes())};
+  expect_op_matches("aten::col2im", fn, x, 18);
+  EXPECT_EQ(computing_ops(fn, x, 18), (std::map<std::string, int>{{"Col2Im", 1}}));
+  EXPECT_EQ(computing_ops(fn, x, 17),
+            (std::map<std::string, int>{{"ConvTranspose", 1}, {"Reshape", 2}}));
+  const std::string source =
+      "def forward(self, x, like):\n"
+      "  return torch.col2im(x, [like.size(2), like.size(3)], [2, 2], [1, 1], [1, 1], [2, 2])\n";
+  const Inputs dynamic{at::randn({2, 12, 12}), at::randn({1, 1, 5, 6})};
+  expect_script_matches("aten::col2im", source, dynamic, {18, highest_opset(), /*fold=*/false});
+  expect_script_fails(source, dynamic, 17, "aten::col2im", ErrorCode::kConversion,
+                      /*fold=*/false);
+  expect_export_fails(fn, {at::randn(x[0].toTensor().sizes(), at::kDouble)}, 18,
+                      "float32 inputs only (ONNX Runtime's Col2Im)");
 }
 
 TEST_F(Pad, Im2colNeedsFloat) {

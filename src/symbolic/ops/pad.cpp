@@ -195,12 +195,13 @@ at::Tensor one_hot_kernels(int64_t kh, int64_t kw, at::ScalarType type) {
   return k;
 }
 
-at::ScalarType conv_type(GraphContext& g, const Args& a) {
+// The input's dtype, float32: the only one ONNX Runtime's `kernel` (Conv, ConvTranspose, Col2Im)
+// takes.
+at::ScalarType conv_type(GraphContext& g, const Args& a, const std::string& kernel = "Conv") {
   at::ScalarType type = a.dtype(0);
   if (type != at::kFloat) {
-    g.fail(
-        "im2col/col2im are exported for float32 inputs only (ONNX Runtime's Conv); cast the "
-        "input to float");
+    g.fail("im2col/col2im are exported for float32 inputs only (ONNX Runtime's " + kernel +
+           "); cast the input to float");
   }
   return type;
 }
@@ -258,6 +259,25 @@ Value col2im(GraphContext& g, const Args& a) {
   Value img = g.op("ConvTranspose", {planes, g.constant(one_hot_kernels(k[0], k[1], type))}, attrs);
   Value y = g.op("Reshape",
                  {img, concat_1d(g, {dims_of(g, x, {0}), g.constant_ints({-1, out[0], out[1]})})});
+  if (rank == 2) y = squeeze(g, y, {0});
+  return y;
+}
+
+// aten::col2im from opset 18: Col2Im sums the blocks into the image as nn.Fold does (ONNX pads
+// are [begin_h, begin_w, end_h, end_w]); the output size may be computed in the graph.
+Value col2im_onnx(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank != 2 && rank != 3) g.fail("col2im needs a 2-D or 3-D input");
+  conv_type(g, a, "Col2Im");
+  Ints k = expand_param(a.int_list(2), 2), dil = expand_param(a.int_list(3), 2),
+       pad = expand_param(a.int_list(4), 2), stride = expand_param(a.int_list(5), 2);
+  Value image = a.is_constant(1) ? g.constant_ints(expand_param(a.int_list(1), 2))
+                                 : a.tensor_as(1, at::kLong);
+  Value x = a.tensor(0);
+  if (rank == 2) x = unsqueeze(g, x, {0});
+  Value y = g.op(
+      "Col2Im", {x, image, g.constant_ints(k)},
+      {{"dilations", dil}, {"pads", Ints{pad[0], pad[1], pad[0], pad[1]}}, {"strides", stride}});
   if (rank == 2) y = squeeze(g, y, {0});
   return y;
 }
@@ -402,8 +422,14 @@ Values im2col_op(GraphContext& g, const Args& a) {
 
 // aten::col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation,
 //   int[2] padding, int[2] stride) -> Tensor  ⇒  ConvTranspose with one-hot kernels + Reshape
+//   (9-17)
 Values col2im_op(GraphContext& g, const Args& a) {
   return {col2im(g, a)};
+}
+
+// aten::col2im  ⇒  Col2Im (18+)
+Values col2im18(GraphContext& g, const Args& a) {
+  return {col2im_onnx(g, a)};
 }
 
 // aten::pairwise_distance(Tensor x1, Tensor x2, float p, float eps, bool keepdim) -> Tensor
@@ -438,7 +464,8 @@ void register_pad(Registry& r) {
   r.add("aten::pixel_shuffle", from(9), pixel_shuffle_op);
   r.add("aten::pixel_unshuffle", from(9), pixel_unshuffle_op);
   r.add("aten::im2col", from(9), im2col_op);
-  r.add("aten::col2im", from(9), col2im_op);
+  r.add("aten::col2im", {9, 17}, col2im_op);
+  r.add("aten::col2im", from(18), col2im18);
   r.add("aten::pairwise_distance", from(9), pairwise_distance_op);
   r.add("aten::cosine_similarity", from(9), cosine_similarity_op);
   r.add("aten::cdist", from(9), cdist_op);
