@@ -1,6 +1,6 @@
 // Numeric tests of the padding and spatial rearrangement converters: constant/reflect/replicate/
-// circular padding (negative pads crop), pixel_(un)shuffle, im2col/col2im (Col2Im from opset 18)
-// and the distances (pairwise_distance, cosine_similarity, cdist).
+// circular padding (negative pads crop; Pad wrap from opset 19), pixel_(un)shuffle, im2col/col2im
+// (Col2Im from opset 18) and the distances (pairwise_distance, cosine_similarity, cdist).
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -160,6 +160,57 @@ TEST_F(Pad, PadCircularModeNegativeAndInt64) {
                       return at::pad(arg(in, 0), {-1, 2, 1, 1}, "circular", c10::nullopt);
                     },
                     {at::randint(-100, 100, {2, 3, 4, 5})});
+}
+
+// From opset 19 circular padding is one Pad in mode wrap (Slice + Concat per padded side below);
+// negative pads still crop with a Slice first.
+TEST_F(Pad, CircularIsPadWrapFromOpset19) {
+  TORCHONNX_SKIP_BELOW_OPSET(19);
+  const TracedFunction fn = [](const Inputs& in) {
+    return at::pad(arg(in, 0), {1, 2, 2, 1}, "circular", c10::nullopt);
+  };
+  const Inputs x{at::randn({2, 3, 4, 5})};
+  expect_op_matches("aten::pad", fn, x, 19);
+  EXPECT_EQ(computing_ops(fn, x, 19), (std::map<std::string, int>{{"Pad", 1}}));
+  EXPECT_EQ(computing_ops(fn, x, 18), (std::map<std::string, int>{{"Concat", 2}, {"Slice", 4}}));
+  const TracedFunction crop = [](const Inputs& in) {
+    return at::_pad_circular(arg(in, 0), {-1, 2, 1, -2});
+  };
+  expect_op_matches("aten::_pad_circular", crop, x, 19);
+  EXPECT_EQ(computing_ops(crop, x, 19), (std::map<std::string, int>{{"Pad", 1}, {"Slice", 1}}));
+  for (const at::Tensor& t : {at::randint(-100, 100, {2, 3, 4}, at::kLong),
+                              at::randint(0, 2, {2, 3, 4}, at::kLong).to(at::kBool)}) {
+    expect_op_matches(
+        "aten::_pad_enum",
+        [](const Inputs& in) {
+          return at::_pad_enum(arg(in, 0), {2, 1, 0, 1}, 2, c10::nullopt);
+        },
+        {t}, 19);
+  }
+}
+
+// Circular pads computed in the graph: Pad wrap takes them as an input (19+); ONNX Runtime crops
+// the negative ones first, as PyTorch does. Below 19 the export names the remedy.
+TEST_F(Pad, CircularPadsComputedInTheGraph) {
+  const char* ir = R"IR(
+graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %m1 : int = prim::Constant[value=-1]()
+  %n : int = aten::size(%x, %0)
+  %pad : int[] = prim::ListConstruct(%n, %m1, %m1, %n)
+  %mode : str = prim::Constant[value="circular"]()
+  %v : NoneType = prim::Constant()
+  %y : Tensor = aten::pad(%x, %pad, %mode, %v)
+  return (%y))IR";
+  const Inputs in{at::randn({2, 3, 4, 5})};
+  expect_module_export_fails(ir_module(ir), in, 11, "export with opset >= 19",
+                             ErrorCode::kConversion, /*fold=*/false);
+  TORCHONNX_SKIP_BELOW_OPSET(19);
+  expect_module_export_fails(ir_module(ir), in, 18,
+                             "circular padding with pads computed in the graph needs Pad's wrap "
+                             "mode (opset 19)",
+                             ErrorCode::kConversion, /*fold=*/false);
+  expect_script_matches("aten::pad", ir_module(ir), in, {19, highest_opset(), /*fold=*/false});
 }
 
 TEST_F(Pad, PadsComputedInTheGraph) {

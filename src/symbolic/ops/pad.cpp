@@ -3,7 +3,7 @@
 // PyTorch lists pads from the last dim backwards ([last_begin, last_end, prev_begin, ...]); ONNX
 // Pad takes [begin of every dim..., end of every dim...]. Negative pads crop: they become a Slice
 // (exact for every mode), the non-negative part a Pad (constant/reflect/edge) or, for circular
-// padding, Slice + Concat of the wrapped borders.
+// padding, Pad's wrap mode from opset 19 and Slice + Concat of the wrapped borders below.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -83,6 +83,10 @@ Value onnx_pad(GraphContext& g, const Value& x, const DimPads& p, const std::str
   return cast_if(g, out, work, type);
 }
 
+// How circular padding is lowered: Slice + Concat of the wrapped borders (every opset), or one
+// Pad in mode wrap (opset 19).
+enum class Circular { kSliceConcat, kWrap };
+
 // Circular padding of the (non-negative) pads: each padded dim gets its last `begin` elements
 // prepended and its first `end` elements appended (PyTorch wraps the cropped tensor).
 Value circular_pad(GraphContext& g, Value x, const DimPads& p) {
@@ -100,9 +104,16 @@ Value circular_pad(GraphContext& g, Value x, const DimPads& p) {
 
 // Pads computed in the graph (opset 11: Pad takes them as an input, negative ones crop): the
 // reversed [begin, end] pairs of the last n dims become ONNX's [begins..., ends...] for all dims.
-Value dynamic_pad(GraphContext& g, const Args& a, const std::string& mode, double value) {
+// Circular padding needs Pad's wrap mode (opset 19): ONNX Runtime crops the negative pads first
+// and wraps the cropped tensor, as PyTorch does.
+Value dynamic_pad(GraphContext& g, const Args& a, const std::string& mode, double value,
+                  Circular circular) {
   if (g.opset() < 11) g.fail("pads computed in the graph need opset 11; export with opset >= 11");
-  if (mode == "circular") g.fail("circular padding needs constant pads");
+  if (mode == "circular" && circular != Circular::kWrap) {
+    g.fail(
+        "circular padding with pads computed in the graph needs Pad's wrap mode (opset 19); "
+        "export with opset >= 19");
+  }
   const int64_t rank = a.require_rank(0);
   auto len = list_length(a, 1);
   if (!len || *len % 2 != 0 || *len / 2 > rank) g.fail("the pad list's length is unknown or odd");
@@ -120,19 +131,22 @@ Value dynamic_pad(GraphContext& g, const Args& a, const std::string& mode, doubl
   Value pads = g.op("Reshape", {ordered, g.constant_ints({-1})});
   at::ScalarType work = type == at::kBool && g.opset() < 13 ? at::kByte : type;
   Values inputs{cast_if(g, a.tensor(0), type, work), pads};
-  std::string onnx_mode = mode == "replicate" ? "edge" : mode;
+  std::string onnx_mode = mode == "replicate" ? "edge" : mode == "circular" ? "wrap" : mode;
   if (onnx_mode == "constant") inputs.push_back(g.constant_scalar(value, work));
   return cast_if(g, g.op("Pad", inputs, {{"mode", onnx_mode}}), work, type);
 }
 
 Value pad_tensor(GraphContext& g, const Args& a, const Ints& pad, const std::string& mode,
-                 double value) {
+                 double value, Circular circular) {
   const int64_t rank = a.require_rank(0);
   at::ScalarType type = a.dtype(0);
   if (type == at::ScalarType::Undefined) g.fail("the input's dtype is unknown");
   DimPads p = dim_pads(g, pad, rank);
   Value x = crop_negative(g, a.tensor(0), p);
-  if (mode == "circular") return circular_pad(g, x, p);
+  if (mode == "circular") {
+    return circular == Circular::kWrap ? onnx_pad(g, x, p, "wrap", 0.0, type)
+                                       : circular_pad(g, x, p);
+  }
   if (mode == "reflect") {
     for (size_t d = 0; d < p.begin.size(); ++d) {
       auto sizes = a.sizes(0);
@@ -363,44 +377,72 @@ Value cdist(GraphContext& g, const Args& a) {
 //   (+ Slice for negative pads); pads/value attributes before 11, inputs from 11
 Values constant_pad_nd(GraphContext& g, const Args& a) {
   double value = a.is_none(2) ? 0.0 : a.constant(2).toScalar().toDouble();
-  if (!a.is_constant(1)) return {dynamic_pad(g, a, "constant", value)};
-  return {pad_tensor(g, a, a.int_list(1), "constant", value)};
+  if (!a.is_constant(1)) return {dynamic_pad(g, a, "constant", value, Circular::kSliceConcat)};
+  return {pad_tensor(g, a, a.int_list(1), "constant", value, Circular::kSliceConcat)};
 }
 
-// aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) -> Tensor  ⇒  Pad
-//   constant/reflect/edge, or Slice + Concat for circular
-Values pad(GraphContext& g, const Args& a) {
+// aten::pad and aten::_pad_enum in `mode` (value: argument 3).
+Values pad_mode(GraphContext& g, const Args& a, const std::string& mode, Circular circular) {
+  std::optional<double> value = a.optional_float(3);
+  if (value && mode != "constant") g.fail("padding mode '" + mode + "' takes no value");
+  if (!a.is_constant(1)) return {dynamic_pad(g, a, mode, value.value_or(0.0), circular)};
+  return {pad_tensor(g, a, a.int_list(1), mode, value.value_or(0.0), circular)};
+}
+
+std::string pad_str_mode(GraphContext& g, const Args& a) {
   std::string mode = a.str_arg(2);
   if (mode != "constant" && mode != "reflect" && mode != "replicate" && mode != "circular") {
     g.fail("unknown padding mode '" + mode + "'");
   }
-  std::optional<double> value = a.optional_float(3);
-  if (value && mode != "constant") g.fail("padding mode '" + mode + "' takes no value");
-  if (!a.is_constant(1)) return {dynamic_pad(g, a, mode, value.value_or(0.0))};
-  return {pad_tensor(g, a, a.int_list(1), mode, value.value_or(0.0))};
+  return mode;
 }
 
-// aten::_pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor  ⇒  as aten::pad;
-//   what libtorch's C++ F::pad records. mode is at::padding_mode: reflect, replicate, circular,
-//   constant.
-Values pad_enum(GraphContext& g, const Args& a) {
+// aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) -> Tensor  ⇒  Pad
+//   constant/reflect/edge, or Slice + Concat for circular (9-18)
+Values pad(GraphContext& g, const Args& a) {
+  return pad_mode(g, a, pad_str_mode(g, a), Circular::kSliceConcat);
+}
+
+// aten::pad  ⇒  Pad constant/reflect/edge/wrap (19+): circular is one Pad in mode wrap
+Values pad19(GraphContext& g, const Args& a) {
+  return pad_mode(g, a, pad_str_mode(g, a), Circular::kWrap);
+}
+
+// at::padding_mode: reflect, replicate, circular, constant.
+std::string pad_enum_mode(GraphContext& g, const Args& a) {
   static const char* const kModes[] = {"reflect", "replicate", "circular", "constant"};
   const int64_t m = a.int_arg(2);
   if (m < 0 || m > 3) g.fail("unknown padding mode " + std::to_string(m));
-  const std::string mode = kModes[m];
-  std::optional<double> value = a.optional_float(3);
-  if (value && mode != "constant") g.fail("padding mode '" + mode + "' takes no value");
-  if (!a.is_constant(1)) return {dynamic_pad(g, a, mode, value.value_or(0.0))};
-  return {pad_tensor(g, a, a.int_list(1), mode, value.value_or(0.0))};
+  return kModes[m];
+}
+
+// aten::_pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor  ⇒  as aten::pad;
+//   what libtorch's C++ F::pad records (9-18)
+Values pad_enum(GraphContext& g, const Args& a) {
+  return pad_mode(g, a, pad_enum_mode(g, a), Circular::kSliceConcat);
+}
+
+// aten::_pad_enum  ⇒  as aten::pad from 19 (circular: Pad wrap)
+Values pad_enum19(GraphContext& g, const Args& a) {
+  return pad_mode(g, a, pad_enum_mode(g, a), Circular::kWrap);
 }
 
 // aten::reflection_pad{1,2,3}d(Tensor self, int[2n] padding) -> Tensor  ⇒  Pad reflect
 // aten::replication_pad{1,2,3}d(Tensor self, int[2n] padding) -> Tensor  ⇒  Pad edge
-// aten::_pad_circular(Tensor self, int[] pad) -> Tensor  ⇒  Slice + Concat per padded dim
 Converter pad_in_mode(const std::string& mode) {
   return [mode](GraphContext& g, const Args& a) -> Values {
-    return {pad_tensor(g, a, a.int_list(1), mode, 0.0)};
+    return {pad_tensor(g, a, a.int_list(1), mode, 0.0, Circular::kSliceConcat)};
   };
+}
+
+// aten::_pad_circular(Tensor self, int[] pad) -> Tensor  ⇒  Slice + Concat per padded dim (9-18)
+Values pad_circular(GraphContext& g, const Args& a) {
+  return {pad_tensor(g, a, a.int_list(1), "circular", 0.0, Circular::kSliceConcat)};
+}
+
+// aten::_pad_circular  ⇒  Pad wrap (19+; negative pads crop first, a Slice)
+Values pad_circular19(GraphContext& g, const Args& a) {
+  return {pad_tensor(g, a, a.int_list(1), "circular", 0.0, Circular::kWrap)};
 }
 
 // aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor  ⇒  Reshape, Transpose, Reshape
@@ -454,13 +496,16 @@ Values cdist_op(GraphContext& g, const Args& a) {
 
 void register_pad(Registry& r) {
   r.add("aten::constant_pad_nd", from(9), constant_pad_nd);
-  r.add("aten::pad", from(9), pad);
-  r.add("aten::_pad_enum", from(9), pad_enum);
+  r.add("aten::pad", {9, 18}, pad);
+  r.add("aten::pad", from(19), pad19);
+  r.add("aten::_pad_enum", {9, 18}, pad_enum);
+  r.add("aten::_pad_enum", from(19), pad_enum19);
   for (const std::string d : {"1d", "2d", "3d"}) {
     r.add("aten::reflection_pad" + d, from(9), pad_in_mode("reflect"));
     r.add("aten::replication_pad" + d, from(9), pad_in_mode("replicate"));
   }
-  r.add("aten::_pad_circular", from(9), pad_in_mode("circular"));
+  r.add("aten::_pad_circular", {9, 18}, pad_circular);
+  r.add("aten::_pad_circular", from(19), pad_circular19);
   r.add("aten::pixel_shuffle", from(9), pixel_shuffle_op);
   r.add("aten::pixel_unshuffle", from(9), pixel_unshuffle_op);
   r.add("aten::im2col", from(9), im2col_op);
