@@ -1,8 +1,10 @@
 // Numeric tests of the resampling converters: upsample_nearest/linear/bilinear/bicubic/trilinear
 // (both overloads, sizes and scale factors, align_corners, up- and down-sampling) at every opset,
-// aten::__interpolate, grid_sampler and affine_grid_generator.
+// aten::__interpolate, grid_sampler (GridSample; 5-D from 20) and affine_grid_generator.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "ops/op_test_util.h"
 #include "support/expect_error.h"
@@ -343,7 +345,29 @@ TEST_F(Resample, GridSampler) {
             [mode, padding, ac](const Inputs& in) {
               return at::grid_sampler(arg(in, 0), arg(in, 1), mode, padding, ac);
             },
-            inputs, 16, 17);
+            inputs, 16);
+      }
+    }
+  }
+}
+
+// Volumes (5-D input, 5-D grid): GridSample-20 (trilinear as "linear", nearest).
+TEST_F(Resample, GridSampler3d) {
+  TORCHONNX_SKIP_BELOW_OPSET(20);
+  static const char* modes[] = {"bilinear", "nearest"};
+  static const char* paddings[] = {"zeros", "border", "reflection"};
+  for (int64_t mode : {0, 1}) {
+    for (int64_t padding : {0, 1, 2}) {
+      for (bool ac : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << modes[mode] << " " << paddings[padding] << " align " << ac);
+        Inputs inputs{at::randn({2, 3, 4, 5, 6}), at::rand({2, 3, 4, 2, 3}) * 2.6 - 1.3};
+        expect_op_matches(
+            "aten::grid_sampler",
+            [mode, padding, ac](const Inputs& in) {
+              return at::grid_sampler(arg(in, 0), arg(in, 1), mode, padding, ac);
+            },
+            inputs, 20);
       }
     }
   }
@@ -351,8 +375,10 @@ TEST_F(Resample, GridSampler) {
 
 TEST_F(Resample, GridSampler3dFails) {
   auto fn = [](const Inputs& in) { return at::grid_sampler(arg(in, 0), arg(in, 1), 0, 0, false); };
-  expect_export_fails(fn, {at::randn({1, 2, 3, 4, 5}), at::rand({1, 2, 2, 2, 3})}, 17,
-                      "GridSample-20");
+  for (int opset = 16; opset <= std::min(19, highest_opset()); ++opset) {
+    expect_export_fails(fn, {at::randn({1, 2, 3, 4, 5}), at::rand({1, 2, 2, 2, 3})}, opset,
+                        "GridSample-20 (5-D volumes); export with opset >= 20");
+  }
 }
 
 // ----- affine_grid_generator
@@ -378,7 +404,7 @@ TEST_F(Resample, AffineGrid) {
   }
 }
 
-// Spatial transformer: affine_grid then grid_sample.
+// Spatial transformer: affine_grid then grid_sample (2-D; 3-D from opset 20).
 TEST_F(Resample, AffineGridThenGridSample) {
   expect_op_matches(
       "aten::grid_sampler",
@@ -386,7 +412,15 @@ TEST_F(Resample, AffineGridThenGridSample) {
         auto grid = at::affine_grid_generator(arg(in, 1), {2, 3, 6, 5}, false);
         return at::grid_sampler(arg(in, 0), grid, 0, 0, false);
       },
-      {at::randn({2, 3, 6, 5}), at::randn({2, 2, 3}) * 0.5}, 16, 17);
+      {at::randn({2, 3, 6, 5}), at::randn({2, 2, 3}) * 0.5}, 16);
+  TORCHONNX_SKIP_BELOW_OPSET(20);
+  expect_op_matches(
+      "aten::grid_sampler",
+      [](const Inputs& in) {
+        auto grid = at::affine_grid_generator(arg(in, 1), {2, 3, 4, 6, 5}, false);
+        return at::grid_sampler(arg(in, 0), grid, 0, 1, false);
+      },
+      {at::randn({2, 3, 4, 6, 5}), at::randn({2, 3, 4}) * 0.5}, 20);
 }
 
 }  // namespace
