@@ -1,6 +1,7 @@
 // Numeric tests of the resampling converters: upsample_nearest/linear/bilinear/bicubic/trilinear
 // (both overloads, sizes and scale factors, align_corners, up- and down-sampling) at every opset,
-// aten::__interpolate, grid_sampler (GridSample; 5-D from 20) and affine_grid_generator.
+// aten::__interpolate, the antialiased _upsample_bilinear2d_aa / _upsample_bicubic2d_aa (Resize
+// antialias, 18+), grid_sampler (GridSample; 5-D from 20) and affine_grid_generator.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -80,6 +81,14 @@ at::Tensor call_base(const Kind& k, const at::Tensor& x, const Ints& size, bool 
 Ints first_n(Ints v, int n) {
   v.resize(n);
   return v;
+}
+
+// The op types of an export and their counts, without the Constant nodes of small constants.
+std::map<std::string, int> computing_ops(const TracedFunction& fn, const Inputs& inputs,
+                                         int opset) {
+  auto counts = onnx_op_counts(fn, inputs, opset);
+  counts.erase("Constant");
+  return counts;
 }
 
 class Resample : public ::testing::Test {
@@ -327,6 +336,73 @@ TEST_F(Resample, Interpolate) {
     SCOPED_TRACE(ir);
     expect_script_matches("aten::__interpolate", ir_module(ir), {at::randn(c.input)});
   }
+}
+
+// ----- antialiased interpolation (Resize antialias, opset 18)
+
+// _upsample_<mode>2d_aa(x, size, align_corners) when only a size is given, else the .vec overload
+// (x, size?, align_corners, scale_factors?).
+at::Tensor call_aa(bool cubic, const at::Tensor& x, c10::optional<Ints> size,
+                   c10::optional<Scales> scales, bool ac = false) {
+  if (size && !scales) {
+    return cubic ? at::_upsample_bicubic2d_aa(x, *size, ac)
+                 : at::_upsample_bilinear2d_aa(x, *size, ac);
+  }
+  at::OptionalIntArrayRef s = size ? at::OptionalIntArrayRef(*size) : c10::nullopt;
+  c10::optional<at::ArrayRef<double>> f =
+      scales ? c10::optional<at::ArrayRef<double>>(*scales) : c10::nullopt;
+  return cubic ? at::_upsample_bicubic2d_aa(x, s, ac, f) : at::_upsample_bilinear2d_aa(x, s, ac, f);
+}
+
+const char* aa_op(bool cubic) {
+  return cubic ? "aten::_upsample_bicubic2d_aa" : "aten::_upsample_bilinear2d_aa";
+}
+
+TEST_F(Resample, AntialiasedDownsampling) {
+  TORCHONNX_SKIP_BELOW_OPSET(18);
+  for (bool cubic : {false, true}) {
+    // Output sizes (down, uneven, down in one dim and up in the other, the same size).
+    for (const Ints& size : {Ints{4, 5}, Ints{3, 7}, Ints{16, 3}, Ints{10, 12}}) {
+      SCOPED_TRACE(::testing::Message() << aa_op(cubic) << " size " << at::IntArrayRef(size));
+      expect_op_matches(
+          aa_op(cubic),
+          [cubic, size](const Inputs& in) {
+            return call_aa(cubic, arg(in, 0), size, c10::nullopt);
+          },
+          {at::randn({2, 3, 10, 12})}, 18);
+    }
+    // Scale factors (.vec): PyTorch maps coordinates and sizes its filter with them.
+    for (const Scales& sc : {Scales{0.4, 0.5}, Scales{0.3, 1.5}}) {
+      SCOPED_TRACE(::testing::Message() << aa_op(cubic) << " scales " << at::ArrayRef<double>(sc));
+      expect_op_matches(
+          aa_op(cubic),
+          [cubic, sc](const Inputs& in) { return call_aa(cubic, arg(in, 0), c10::nullopt, sc); },
+          {at::randn({2, 3, 10, 12})}, 18);
+    }
+  }
+  // One Resize (antialias 1).
+  const TracedFunction fn = [](const Inputs& in) {
+    return call_aa(false, arg(in, 0), Ints{4, 5}, c10::nullopt);
+  };
+  EXPECT_EQ(computing_ops(fn, {at::randn({1, 2, 10, 12})}, 18),
+            (std::map<std::string, int>{{"Resize", 1}}));
+}
+
+// Below opset 18 the antialiased ops have no converter (the error names opset 18);
+// align_corners=True fails from 18 too (PyTorch's filter centres are not a Resize coordinate
+// mode). aten::__interpolate takes no antialias: libtorch's refuses it ("not yet supported").
+TEST_F(Resample, AntialiasedFailures) {
+  const Inputs x{at::randn({1, 2, 10, 12})};
+  const TracedFunction fn = [](const Inputs& in) {
+    return call_aa(false, arg(in, 0), Ints{4, 5}, c10::nullopt);
+  };
+  expect_export_fails(fn, x, 17, "from opset 18", ErrorCode::kUnsupportedOp);
+  TORCHONNX_SKIP_BELOW_OPSET(18);
+  expect_export_fails(
+      [](const Inputs& in) {
+        return call_aa(true, arg(in, 0), Ints{4, 5}, c10::nullopt, true);
+      },
+      x, 18, "align_corners=True");
 }
 
 // ----- grid_sampler

@@ -11,6 +11,13 @@
 // formula, pytorch_half_pixel maps it to 0.) Cubic uses cubic_coeff_a -0.75 and clamps its taps to
 // the border (exclude_outside 0), as PyTorch does.
 //
+// Antialiased interpolation (F.interpolate(antialias=True): _upsample_bilinear2d_aa /
+// _upsample_bicubic2d_aa, PIL's filters) is Resize-18 with antialias 1, half_pixel, exclude_outside
+// 1 (the taps that fall outside are dropped and the weights renormalized) and, for cubic, a = -0.5:
+// ONNX Runtime matches libtorch to float rounding, down- and upsampling. With align_corners=True
+// PyTorch centres its filter at (dst + 0.5) * (in-1)/(out-1), which no Resize coordinate mode
+// expresses (every mode tried is off by up to ~1 on N(0, 1) data): that case fails.
+//
 // Below opset 11 ONNX has only Upsample-9/Resize-10 with asymmetric coordinates: exact for nearest
 // upsampling by integer factors. Other cases are lowered with static shapes: nearest as a Gather
 // of PyTorch's source indices, linear/cubic as a MatMul per spatial dim with the interpolation
@@ -55,6 +62,7 @@ struct Resample {
   std::optional<std::vector<double>> scales;
   std::optional<Ints> sizes;
   Value sizes_value;
+  bool antialias = false;  // linear/cubic with PyTorch's antialiasing filter
 };
 
 // Output sizes from argument i (constant int[] or built in the graph).
@@ -146,10 +154,38 @@ Resample read_upsample(GraphContext& g, const Args& a, Mode mode, int64_t n) {
   return r;
 }
 
+// The arguments of the antialiased overloads: those of upsample_bilinear2d / bicubic2d.
+Resample read_upsample_aa(GraphContext& g, const Args& a, Mode mode, int64_t n) {
+  Resample r = read_upsample(g, a, mode, n);
+  r.antialias = true;
+  return r;
+}
+
+Resample read_upsample_vec_aa(GraphContext& g, const Args& a, Mode mode, int64_t n) {
+  Resample r = read_upsample_vec(g, a, mode, n);
+  r.antialias = true;
+  return r;
+}
+
 // ----- opset 11+: Resize
 
 Value empty_float(GraphContext& g) {
   return g.constant(at::empty({0}, at::kFloat));
+}
+
+// Resize of `x` to the scales or sizes of `r`, with `attrs`.
+Value resize(GraphContext& g, const Value& x, const Resample& r, ir::Attributes attrs) {
+  const bool optional_inputs = g.opset() >= 13;
+  Value roi = optional_inputs ? "" : empty_float(g);
+  if (r.scales) {
+    std::vector<float> s{1.0f, 1.0f};
+    for (double v : *r.scales) s.push_back(static_cast<float>(v));
+    return g.op("Resize", {x, roi, g.constant(at::tensor(s, at::kFloat))}, attrs);
+  }
+  Value spatial = r.sizes ? g.constant_ints(*r.sizes) : r.sizes_value;
+  Value sizes = g.op("Concat", {dims_of(g, x, {0, 1}), spatial}, {{"axis", 0}});
+  Value scales = optional_inputs ? "" : empty_float(g);
+  return g.op("Resize", {x, roi, scales, sizes}, attrs);
 }
 
 Value resize11(GraphContext& g, const Value& x, const Resample& r) {
@@ -162,17 +198,18 @@ Value resize11(GraphContext& g, const Value& x, const Resample& r) {
                        r.align_corners ? "align_corners" : "half_pixel");
   }
   if (r.mode == Mode::kCubic) attrs.emplace_back("cubic_coeff_a", -0.75);
-  const bool optional_inputs = g.opset() >= 13;
-  Value roi = optional_inputs ? "" : empty_float(g);
-  if (r.scales) {
-    std::vector<float> s{1.0f, 1.0f};
-    for (double v : *r.scales) s.push_back(static_cast<float>(v));
-    return g.op("Resize", {x, roi, g.constant(at::tensor(s, at::kFloat))}, attrs);
-  }
-  Value spatial = r.sizes ? g.constant_ints(*r.sizes) : r.sizes_value;
-  Value sizes = g.op("Concat", {dims_of(g, x, {0, 1}), spatial}, {{"axis", 0}});
-  Value scales = optional_inputs ? "" : empty_float(g);
-  return g.op("Resize", {x, roi, scales, sizes}, attrs);
+  return resize(g, x, r, attrs);
+}
+
+// Resize-18 antialiased as PyTorch's _upsample_*_aa (see the header). The caller has checked
+// align_corners.
+Value resize_antialias18(GraphContext& g, const Value& x, const Resample& r) {
+  ir::Attributes attrs{{"mode", onnx_mode(r.mode)},
+                       {"coordinate_transformation_mode", "half_pixel"},
+                       {"antialias", int64_t{1}},
+                       {"exclude_outside", int64_t{1}}};
+  if (r.mode == Mode::kCubic) attrs.emplace_back("cubic_coeff_a", -0.5);
+  return resize(g, x, r, attrs);
 }
 
 // ----- below opset 11: static lowerings
@@ -329,6 +366,21 @@ Value resample11(GraphContext& g, const Args& a, const Value& x, const Resample&
   return resize11(g, x, r);
 }
 
+// From opset 18: antialiased interpolation is Resize antialias (float: a double or half input
+// goes through float, as ONNX Runtime's Resize takes no other); the rest as from 11.
+Value resample18(GraphContext& g, const Args& a, const Value& x, const Resample& r) {
+  if (!r.antialias) return resample11(g, a, x, r);
+  if (r.align_corners) {
+    g.fail(
+        "antialiased interpolation with align_corners=True: PyTorch centres its filter at "
+        "(dst + 0.5) * (in-1)/(out-1), which ONNX Resize cannot express; use "
+        "align_corners=False");
+  }
+  at::ScalarType type = a.dtype(0);
+  if (type != at::kFloat) return g.cast(resize_antialias18(g, g.cast(x, at::kFloat), r), type);
+  return resize_antialias18(g, x, r);
+}
+
 // aten::upsample_<mode><n>d[.vec]: the arguments read by `read` (one overload's), lowered by
 // `lower`.
 using Reader = Resample (*)(GraphContext& g, const Args& a, Mode mode, int64_t n);
@@ -351,6 +403,8 @@ Values interpolate(GraphContext& g, const Args& a, Lowering lower) {
   r.n = rank - 2;
   if (r.n < 1 || r.n > 3) g.fail("interpolate takes a 3-D, 4-D or 5-D input");
   std::string mode = a.str_arg(3);
+  // libtorch's __interpolate refuses antialias ("not yet supported"); scripted F.interpolate calls
+  // _upsample_bilinear2d_aa / _upsample_bicubic2d_aa instead.
   if (a.size() > 6 && a.bool_arg(6)) g.fail("antialias interpolation is not supported");
   if (mode == "nearest") {
     r.mode = Mode::kNearest;
@@ -532,6 +586,15 @@ void register_resample(Registry& r) {
   // recompute_scale_factor?, antialias) (4 overloads)  ⇒  as the upsample_* of its mode
   r.add("aten::__interpolate", {9, 10}, interpolate9);
   r.add("aten::__interpolate", from(11), interpolate11);
+  // aten::_upsample_bilinear2d_aa(self, output_size, align_corners, scales_h?, scales_w?) /
+  // .vec(input, output_size?, align_corners, scale_factors?)  ⇒  Resize linear, antialias 1,
+  // exclude_outside 1 (18+); align_corners=True fails
+  // aten::_upsample_bicubic2d_aa (the same arguments)  ⇒  Resize cubic (a = -0.5), as bilinear
+  for (auto [op, mode] : {std::pair{"aten::_upsample_bilinear2d_aa", Mode::kLinear},
+                          std::pair{"aten::_upsample_bicubic2d_aa", Mode::kCubic}}) {
+    r.add(op, from(18), upsample(mode, 2, read_upsample_aa, resample18));
+    r.add(std::string(op) + ".vec", from(18), upsample(mode, 2, read_upsample_vec_aa, resample18));
+  }
   // aten::grid_sampler(input, grid, int interpolation_mode, int padding_mode, bool align_corners)
   // ⇒  GridSample (opset 16+, 4-D)
   r.add("aten::grid_sampler", {16, 19}, grid_sampler16);
