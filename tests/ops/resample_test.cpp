@@ -1,7 +1,8 @@
 // Numeric tests of the resampling converters: upsample_nearest/linear/bilinear/bicubic/trilinear
 // (both overloads, sizes and scale factors, align_corners, up- and down-sampling) at every opset,
 // aten::__interpolate, the antialiased _upsample_bilinear2d_aa / _upsample_bicubic2d_aa (Resize
-// antialias, 18+), grid_sampler (GridSample; 5-D from 20) and affine_grid_generator.
+// antialias, 18+), grid_sampler (GridSample; 5-D from 20) and affine_grid_generator (AffineGrid
+// from 20).
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -478,6 +479,61 @@ TEST_F(Resample, AffineGrid) {
                       },
                       {at::randn({1, 2, 3}, at::kDouble)});
   }
+}
+
+// From opset 20 one AffineGrid (MatMul with a constant base grid, Transpose and Reshape below);
+// a spatial dim of size 1 with align_corners=True keeps the MatMul form (AffineGrid puts it at -1,
+// PyTorch at 0).
+TEST_F(Resample, AffineGridIsAffineGridFromOpset20) {
+  TORCHONNX_SKIP_BELOW_OPSET(20);
+  for (bool ac : {false, true}) {
+    for (const Ints& size : {Ints{2, 3, 4, 5}, Ints{2, 1, 3, 4, 5}, Ints{2, 3, 1, 6}}) {
+      SCOPED_TRACE(::testing::Message() << "size " << at::IntArrayRef(size) << " align " << ac);
+      const TracedFunction fn = [ac, size](const Inputs& in) {
+        return at::affine_grid_generator(arg(in, 0), size, ac);
+      };
+      const int64_t n = static_cast<int64_t>(size.size()) - 2;
+      const Inputs theta{at::randn({2, n, n + 1})};
+      expect_op_matches("aten::affine_grid_generator", fn, theta, 20);
+      const auto counts = computing_ops(fn, theta, 20);
+      if (ac && size[2] == 1) {
+        EXPECT_EQ(counts.count("AffineGrid"), 0u);
+        EXPECT_EQ(counts.at("MatMul"), 1);
+      } else {
+        EXPECT_EQ(counts, (std::map<std::string, int>{{"AffineGrid", 1}}));
+      }
+      EXPECT_EQ(computing_ops(fn, theta, 19),
+                (std::map<std::string, int>{{"MatMul", 1}, {"Reshape", 1}, {"Transpose", 1}}));
+    }
+  }
+  expect_op_matches(
+      "aten::affine_grid_generator",
+      [](const Inputs& in) {
+        return at::affine_grid_generator(arg(in, 0), {1, 2, 3, 4}, true);
+      },
+      {at::randn({1, 2, 3}, at::kDouble)}, 20);
+}
+
+// A size computed in the graph: AffineGrid takes it as an input (20+, align_corners=False).
+TEST_F(Resample, AffineGridOfComputedSize) {
+  auto ir = [](bool ac) {
+    return fmt::format(R"IR(
+graph(%theta : Tensor, %x : Tensor):
+  %ac : bool = prim::Constant[value={}]()
+  %size : int[] = aten::size(%x)
+  %y : Tensor = aten::affine_grid_generator(%theta, %size, %ac)
+  return (%y))IR",
+                       ac ? 1 : 0);
+  };
+  const Inputs in{at::randn({2, 2, 3}), at::randn({2, 3, 5, 4})};
+  expect_module_export_fails(ir_module(ir(false)), in, 17, "argument 1 must be a constant",
+                             ErrorCode::kConversion, /*fold=*/false);
+  TORCHONNX_SKIP_BELOW_OPSET(20);
+  expect_script_matches("aten::affine_grid_generator", ir_module(ir(false)), in,
+                        {20, highest_opset(), /*fold=*/false});
+  expect_module_export_fails(ir_module(ir(true)), in, 20,
+                             "align_corners=True needs a constant size", ErrorCode::kConversion,
+                             /*fold=*/false);
 }
 
 // Spatial transformer: affine_grid then grid_sample (2-D; 3-D from opset 20).

@@ -25,6 +25,7 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -513,7 +514,7 @@ at::Tensor neg_one_to_one(int64_t steps, bool align_corners, at::ScalarType type
 
 // aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor  ⇒
 // MatMul(base grid, theta^T): base grid (H*W, 3) rows (x, y, 1), or (D*H*W, 4) rows (x, y, z, 1),
-// a constant of the requested size.
+// a constant of the requested size (opsets 9-19).
 Values affine_grid(GraphContext& g, const Args& a) {
   Ints size = a.int_list(1);
   bool align = a.bool_arg(2);
@@ -548,6 +549,36 @@ Values affine_grid(GraphContext& g, const Args& a) {
   shape.insert(shape.end(), spatial.begin(), spatial.end());
   shape.push_back(cols - 1);
   return {g.op("Reshape", {grid, g.constant_ints(shape)})};
+}
+
+// aten::affine_grid_generator from opset 20: AffineGrid, whose base grid is PyTorch's except for a
+// spatial size of 1 with align_corners=True (PyTorch's coordinate there is 0, AffineGrid's -1):
+// that case keeps the MatMul form. The size may be computed in the graph when align_corners is
+// False.
+Values affine_grid20(GraphContext& g, const Args& a) {
+  const bool align = a.bool_arg(2);
+  at::ScalarType type = a.dtype(0);
+  if (type != at::kFloat && type != at::kDouble) g.fail("theta must be float or double");
+  Value size;
+  if (a.is_constant(1)) {
+    Ints sizes = a.int_list(1);
+    if (sizes.size() != 4 && sizes.size() != 5) {
+      g.fail("affine_grid takes a size of 4 (N, C, H, W) or 5 (N, C, D, H, W) elements");
+    }
+    if (align && std::find(sizes.begin() + 2, sizes.end(), 1) != sizes.end()) {
+      return affine_grid(g, a);
+    }
+    size = g.constant_ints(sizes);
+  } else {
+    if (align) {
+      g.fail(
+          "affine_grid with align_corners=True needs a constant size (ONNX AffineGrid puts a "
+          "spatial dim of size 1 at -1, PyTorch at 0)");
+    }
+    size = a.tensor_as(1, at::kLong);
+  }
+  return {
+      g.op("AffineGrid", {a.tensor(0), size}, {{"align_corners", static_cast<int64_t>(align)}})};
 }
 
 }  // namespace
@@ -600,8 +631,9 @@ void register_resample(Registry& r) {
   r.add("aten::grid_sampler", {16, 19}, grid_sampler16);
   r.add("aten::grid_sampler", from(20), grid_sampler20);
   // aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners)  ⇒  MatMul of a
-  // constant base grid with theta^T
-  r.add("aten::affine_grid_generator", from(9), affine_grid);
+  // constant base grid with theta^T (9-19); AffineGrid (20+)
+  r.add("aten::affine_grid_generator", {9, 19}, affine_grid);
+  r.add("aten::affine_grid_generator", from(20), affine_grid20);
 }
 
 }  // namespace torchonnx::symbolic::ops
