@@ -1,8 +1,8 @@
 // Numeric tests of the torchvision operator converters: torchvision::nms (NonMaxSuppression),
 // roi_align (RoiAlign, aligned=False and True, fixed and adaptive sampling), roi_pool
-// (MaxRoiPool). The models call the ops through TorchScript, which needs torchvision's operator
-// library: it is loaded from the path python3-torchvision gives (found at CMake time); without
-// python3-torchvision the tests are skipped.
+// (MaxRoiPool), deform_conv2d (DeformConv, opset 19). The models call the ops through TorchScript,
+// which needs torchvision's operator library: it is loaded from the path python3-torchvision gives
+// (found at CMake time); without python3-torchvision the tests are skipped.
 #include <ATen/ATen.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -14,6 +14,8 @@
 
 namespace torchonnx::testing {
 namespace {
+
+using Ints = std::vector<int64_t>;
 
 const char* kLibrary = TORCHONNX_TORCHVISION_OPS;
 
@@ -150,6 +152,68 @@ TEST_F(Torchvision, RoiPoolArgmaxIsRefused) {
   expect_module_export_fails(ir_module(roi_pool_ir("%argmax")),
                              {at::randn({1, 3, 10, 12}), random_rois(3, 1, 24, 20, 2)}, 17,
                              "argmax");
+}
+
+// torchvision::deform_conv2d(input, weight, offset, mask, bias, stride_h, stride_w, pad_h, pad_w,
+// dilation_h, dilation_w, groups, offset_groups, use_mask), as torchvision.ops.deform_conv2d calls
+// it (a zero (N, 1) mask with use_mask=False, zeros for a missing bias).
+std::string deform_conv_ir(Ints stride, Ints pad, Ints dilation, int64_t groups,
+                           int64_t offset_groups, bool use_mask) {
+  return fmt::format(R"IR(
+    graph(%x : Tensor, %w : Tensor, %offset : Tensor, %mask : Tensor, %b : Tensor):
+      %sh : int = prim::Constant[value={}]()
+      %sw : int = prim::Constant[value={}]()
+      %ph : int = prim::Constant[value={}]()
+      %pw : int = prim::Constant[value={}]()
+      %dh : int = prim::Constant[value={}]()
+      %dw : int = prim::Constant[value={}]()
+      %g : int = prim::Constant[value={}]()
+      %og : int = prim::Constant[value={}]()
+      %use_mask : bool = prim::Constant[value={}]()
+      %y : Tensor = torchvision::deform_conv2d(%x, %w, %offset, %mask, %b, %sh, %sw, %ph, %pw, %dh, %dw, %g, %og, %use_mask)
+      return (%y))IR",
+                     stride[0], stride[1], pad[0], pad[1], dilation[0], dilation[1], groups,
+                     offset_groups, use_mask ? 1 : 0);
+}
+
+TEST_F(Torchvision, DeformConv2d) {
+  TORCHONNX_SKIP_BELOW_OPSET(19);
+  struct Case {
+    Ints stride, pad, dilation, kernel;
+    int64_t groups, offset_groups;
+    bool use_mask;
+  };
+  for (const auto& c : std::vector<Case>{{{1, 1}, {0, 0}, {1, 1}, {3, 3}, 1, 1, false},
+                                         {{1, 1}, {1, 1}, {1, 1}, {3, 3}, 2, 2, true},
+                                         {{2, 1}, {1, 2}, {2, 1}, {3, 2}, 2, 1, true},
+                                         {{1, 2}, {0, 1}, {1, 2}, {2, 3}, 1, 2, false}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "kernel " << at::IntArrayRef(c.kernel) << " stride "
+                 << at::IntArrayRef(c.stride) << " groups " << c.groups << " offset_groups "
+                 << c.offset_groups << " mask " << c.use_mask);
+    const int64_t h = 7, w = 8, cin = 4, cout = 6;
+    const int64_t ho = (h + 2 * c.pad[0] - c.dilation[0] * (c.kernel[0] - 1) - 1) / c.stride[0] + 1;
+    const int64_t wo = (w + 2 * c.pad[1] - c.dilation[1] * (c.kernel[1] - 1) - 1) / c.stride[1] + 1;
+    const int64_t taps = c.kernel[0] * c.kernel[1];
+    // Offsets up to a few pixels: some sampling points fall between pixels, some outside.
+    Inputs in{at::randn({2, cin, h, w}),
+              at::randn({cout, cin / c.groups, c.kernel[0], c.kernel[1]}),
+              at::randn({2, 2 * c.offset_groups * taps, ho, wo}) * 2,
+              c.use_mask ? at::rand({2, c.offset_groups * taps, ho, wo}) : at::zeros({2, 1}),
+              c.use_mask ? at::randn({cout}) : at::zeros({cout})};
+    expect_script_matches("torchvision::deform_conv2d",
+                          ir_module(deform_conv_ir(c.stride, c.pad, c.dilation, c.groups,
+                                                   c.offset_groups, c.use_mask)),
+                          in, {.first = 19, .last = highest_opset(), .tol = {1e-4, 1e-5}});
+  }
+}
+
+// Below opset 19 there is no DeformConv: the error names the opset it converts from.
+TEST_F(Torchvision, DeformConv2dBelowOpset19) {
+  Inputs in{at::randn({1, 2, 5, 5}), at::randn({3, 2, 3, 3}), at::randn({1, 18, 3, 3}),
+            at::zeros({1, 1}), at::zeros({3})};
+  expect_module_export_fails(ir_module(deform_conv_ir({1, 1}, {0, 0}, {1, 1}, 1, 1, false)), in, 17,
+                             "from opset 19", ErrorCode::kUnsupportedOp);
 }
 
 // ----- patterns of torchvision's detection models -------------------------------------------

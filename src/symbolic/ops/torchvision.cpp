@@ -1,5 +1,6 @@
 // torchvision's operators (torchvision::nms, roi_align, roi_pool), as torchvision lowers them for
-// torch.onnx (torchvision/ops/_register_onnx_ops.py): NonMaxSuppression, RoiAlign, MaxRoiPool.
+// torch.onnx (torchvision/ops/_register_onnx_ops.py): NonMaxSuppression, RoiAlign, MaxRoiPool;
+// and deform_conv2d, which torchvision does not lower, as DeformConv (opset 19).
 // They are registered by name, so they convert whether or not torchvision's library is loaded at
 // export time (loading it is needed only to read a model that calls them).
 #include <ATen/ATen.h>
@@ -129,6 +130,32 @@ Values roi_pool(GraphContext& g, const Args& a) {
   return {cast_if(g, out, ct, t), ""};
 }
 
+// torchvision::deform_conv2d(Tensor input, Tensor weight, Tensor offset, Tensor mask,
+// Tensor bias, SymInt stride_h, SymInt stride_w, SymInt pad_h, SymInt pad_w, SymInt dilation_h,
+// SymInt dilation_w, SymInt groups, SymInt offset_groups, bool use_mask) -> Tensor
+//   ⇒  DeformConv (19+): the same bilinear sampling at the offset positions (zero outside the
+//      input) times the mask; torchvision passes zeros for a missing bias and a zero (N, 1) mask
+//      with use_mask=False, which DeformConv then does not get.
+Values deform_conv2d19(GraphContext& g, const Args& a) {
+  const ScalarType type = a.dtype(0);
+  if (type != ScalarType::Float && type != ScalarType::Double) {
+    g.fail("deform_conv2d is exported for float and double inputs (ONNX Runtime's DeformConv)");
+  }
+  if (a.require_rank(0) != 4) g.fail("deform_conv2d takes a 4-D input");
+  const int64_t pad_h = a.int_arg(7), pad_w = a.int_arg(8);
+  Values inputs{a.tensor(0), a.tensor_as(1, type), a.tensor_as(2, type), a.tensor_as(4, type)};
+  if (a.bool_arg(13)) inputs.push_back(a.tensor_as(3, type));
+  ir::Attributes attrs{{"strides", std::vector<int64_t>{a.int_arg(5), a.int_arg(6)}},
+                       {"pads", std::vector<int64_t>{pad_h, pad_w, pad_h, pad_w}},
+                       {"dilations", std::vector<int64_t>{a.int_arg(9), a.int_arg(10)}},
+                       {"group", a.int_arg(11)},
+                       {"offset_group", a.int_arg(12)}};
+  if (auto w = a.sizes(1); w && w->size() == 4) {
+    attrs.emplace_back("kernel_shape", std::vector<int64_t>{(*w)[2], (*w)[3]});
+  }
+  return {g.op("DeformConv", inputs, attrs)};
+}
+
 }  // namespace
 
 void register_torchvision(Registry& r) {
@@ -136,6 +163,7 @@ void register_torchvision(Registry& r) {
   r.add("torchvision::roi_align", {10, 15}, roi_align10);
   r.add("torchvision::roi_align", from(16), roi_align16);
   r.add("torchvision::roi_pool", from(9), roi_pool);
+  r.add("torchvision::deform_conv2d", from(19), deform_conv2d19);
 }
 
 }  // namespace torchonnx::symbolic::ops
