@@ -95,9 +95,13 @@ void GraphOptimizer::infer(const Node& n) {
                                                         "Selu",
                                                         "Celu",
                                                         "PRelu",
-                                                        "Sign"};
-  static const std::unordered_set<std::string> kBroadcast = {"Add", "Sub", "Mul", "Div",
-                                                             "Pow", "Max", "Min", "Mod"};
+                                                        "Sign",
+                                                        "Mish",
+                                                        "BitwiseNot",
+                                                        "GroupNormalization"};
+  static const std::unordered_set<std::string> kBroadcast = {
+      "Add", "Sub", "Mul",        "Div",       "Pow",       "Max",
+      "Min", "Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor"};
   static const std::unordered_set<std::string> kCompare = {
       "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"};
   if (kSame.count(op)) {

@@ -109,6 +109,23 @@ TEST_F(Activation, GeluBothApproximations) {
   }
 }
 
+// From opset 20 gelu is one Gelu node with the same approximation (float); double inputs keep the
+// composition, which ONNX Runtime runs in double.
+TEST_F(Activation, GeluIsOneGeluNodeFromOpset20) {
+  TORCHONNX_SKIP_BELOW_OPSET(20);
+  const Inputs x{at::randn({4, 6}) * 3};
+  for (const char* approximate : {"none", "tanh"}) {
+    SCOPED_TRACE(approximate);
+    auto fn = [approximate](const Inputs& in) { return at::gelu(arg(in, 0), approximate); };
+    expect_op_matches("aten::gelu", fn, x, 20);
+    EXPECT_EQ(onnx_op_counts(fn, x, 20), (std::map<std::string, int>{{"Gelu", 1}}));
+    EXPECT_EQ(onnx_op_counts(fn, x, 19).count("Gelu"), 0u);
+    const Inputs d{at::randn({4, 6}, at::kDouble)};
+    expect_op_matches("aten::gelu", fn, d, 20);
+    EXPECT_EQ(onnx_op_counts(fn, d, 20).count("Gelu"), 0u);
+  }
+}
+
 TEST_F(Activation, SoftmaxOverEachDim) {
   for (int64_t dim : {0, 1, 2, -1, -2}) {
     SCOPED_TRACE(::testing::Message() << "dim " << dim);
@@ -213,6 +230,16 @@ TEST_F(Activation, Glu) {
 
 TEST_F(Activation, Mish) {
   expect_activation_matches("aten::mish", [](const Inputs& in) { return at::mish(arg(in, 0)); });
+}
+
+// From opset 18 mish is one Mish node (float); double inputs keep the composition.
+TEST_F(Activation, MishIsOneMishNodeFromOpset18) {
+  TORCHONNX_SKIP_BELOW_OPSET(18);
+  auto fn = [](const Inputs& in) { return at::mish(arg(in, 0)); };
+  const Inputs x{at::randn({3, 7}) * 4};
+  EXPECT_EQ(onnx_op_counts(fn, x, 18), (std::map<std::string, int>{{"Mish", 1}}));
+  EXPECT_EQ(onnx_op_counts(fn, x, 17).count("Mish"), 0u);
+  expect_op_matches("aten::mish", fn, {at::randn({3, 7}, at::kDouble)}, 18);
 }
 
 TEST_F(Activation, Softplus) {

@@ -220,6 +220,29 @@ TEST_F(Norm, GroupNorm) {
                     {at::randn({3, 4, 5})});
 }
 
+// From opset 21 group_norm of a float (N, C, ...) input is one GroupNormalization node (absent
+// weight and bias: ones and zeros of C); (N, C) inputs and doubles keep the composition.
+TEST_F(Norm, GroupNormIsGroupNormalizationFromOpset21) {
+  TORCHONNX_SKIP_BELOW_OPSET(21);
+  at::Tensor w = at::randn({6}), b = at::randn({6});
+  auto affine = [=](const Inputs& in) { return at::group_norm(arg(in, 0), 3, w, b, 1e-5); };
+  const Inputs x{at::randn({2, 6, 3, 4}) * 2 + 1};
+  EXPECT_EQ(onnx_op_counts(affine, x, 21, {{"weight", w}, {"bias", b}}),
+            (std::map<std::string, int>{{"GroupNormalization", 1}}));
+  EXPECT_EQ(onnx_op_counts(affine, x, 20, {{"weight", w}, {"bias", b}}).count("GroupNormalization"),
+            0u);
+  for (int64_t groups : {1, 2, 6}) {
+    auto plain = [=](const Inputs& in) { return at::group_norm(arg(in, 0), groups, {}, {}, 1e-3); };
+    expect_op_matches("aten::group_norm", plain, {at::randn({2, 6, 5})}, 21);
+    EXPECT_EQ(onnx_op_counts(plain, {at::randn({2, 6, 5})}, 21).count("GroupNormalization"), 1u);
+  }
+  at::Tensor wd = w.to(at::kDouble), bd = b.to(at::kDouble);
+  expect_op_matches("aten::group_norm",
+                    [=](const Inputs& in) { return at::group_norm(arg(in, 0), 3, wd, bd, 1e-5); },
+                    {at::randn({2, 6, 3, 4}, at::kDouble)}, 21, highest_opset(),
+                    {{"weight", wd}, {"bias", bd}});
+}
+
 TEST_F(Norm, NativeGroupNorm) {
   at::Tensor w = at::randn({4}), b = at::randn({4});
   expect_op_matches(

@@ -23,6 +23,7 @@
 #include <functional>
 #include <limits>
 #include <set>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,18 @@ inline bool has_operator(const std::string& name) {
                << (opset) << " and the Debian 13 build tests it"
 
 // A module whose forward is TorchScript `source` ("def forward(self, x): ...").
+// The ONNX op types of `fn`'s export at `opset` (traced), with their counts: a lowering that uses a
+// newer opset's operator is checked to write it ({"Gelu": 1}).
+inline std::map<std::string, int> onnx_op_counts(const TracedFunction& fn, const Inputs& inputs,
+                                                 int opset, const NamedTensors& params = {}) {
+  ExportOptions options;
+  options.opset_version = opset;
+  const onnx::ModelProto model = parse_model(export_function_to_bytes(fn, inputs, params, options));
+  std::map<std::string, int> counts;
+  for (const auto& node : model.graph().node()) ++counts[node.op_type()];
+  return counts;
+}
+
 inline torch::jit::Module script_module(const std::string& source,
                                         const NamedTensors& buffers = {}) {
   torch::jit::Module m("Scripted");

@@ -180,6 +180,16 @@ Values gelu(GraphContext& g, const Args& a) {
   return {g.op("Mul", {g.op("Mul", {x, one_plus}), g.constant_scalar(0.5, type)})};
 }
 
+// aten::gelu from opset 20  ⇒  Gelu with the same approximate ('none' or 'tanh'; float; other
+// dtypes: the composition)
+Values gelu20(GraphContext& g, const Args& a) {
+  std::string approximate = a.size() > 1 ? a.str_arg(1) : "none";
+  if (needs_composition(a.dtype(0)) || (approximate != "none" && approximate != "tanh")) {
+    return gelu(g, a);
+  }
+  return {g.op("Gelu", {a.tensor(0)}, {{"approximate", approximate}})};
+}
+
 // aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 //   ⇒  scale · Elu(alpha); Where(x > 0, x, alpha·(exp(x·input_scale) - 1)) for input_scale ≠ 1
 Values elu_op(GraphContext& g, const Args& a) {
@@ -232,6 +242,12 @@ Values glu(GraphContext& g, const Args& a) {
 Values mish(GraphContext& g, const Args& a) {
   Value x = a.tensor(0);
   return {g.op("Mul", {x, g.op("Tanh", {softplus(g, x, a.dtype(0))})})};
+}
+
+// aten::mish from opset 18  ⇒  Mish (float; other dtypes: the composition)
+Values mish18(GraphContext& g, const Args& a) {
+  if (needs_composition(a.dtype(0))) return mish(g, a);
+  return {g.op("Mish", {a.tensor(0)})};
 }
 
 // aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
@@ -357,7 +373,8 @@ void register_activation(Registry& r) {
   r.add("aten::hardtanh", from(9), hardtanh);
   r.add("aten::relu6", from(9), relu6);
   r.add("aten::leaky_relu", from(9), leaky_relu_op);
-  r.add("aten::gelu", from(9), gelu);
+  r.add("aten::gelu", {9, 19}, gelu);
+  r.add("aten::gelu", from(20), gelu20);
   for (auto [op, onnx_op, half_to_float] : {std::tuple{"aten::softmax", "Softmax", false},
                                             {"aten::log_softmax", "LogSoftmax", false},
                                             {"aten::_softmax", "Softmax", true},
@@ -370,7 +387,8 @@ void register_activation(Registry& r) {
   r.add("aten::celu", {9, 11}, celu_9);
   r.add("aten::celu", from(12), celu_12);
   r.add("aten::glu", from(9), glu);
-  r.add("aten::mish", from(9), mish);
+  r.add("aten::mish", {9, 17}, mish);
+  r.add("aten::mish", from(18), mish18);
   r.add("aten::softplus", from(9), softplus_op);
   r.add("aten::hardshrink", from(9), shrink(/*soft=*/false));
   r.add("aten::softshrink", from(9), shrink(/*soft=*/true));

@@ -219,6 +219,21 @@ Values group_norm(GraphContext& g, const Args& a) {
   return {channel_affine(g, a, n.y, 2, 3, rank)};
 }
 
+// aten::group_norm from opset 21  ⇒  GroupNormalization-21 (per-channel scale and bias, ones and
+// zeros of C when absent; statistics in float, stash_type 1); float input of rank >= 3 (other
+// dtypes and (N, C) inputs: the composition)
+Values group_norm21(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_type(g, a, 0);
+  if (type != at::kFloat || a.require_rank(0) < 3) return group_norm(g, a);
+  auto channels = [&](const Args& a, size_t i, double fill) {
+    if (!a.is_none(i)) return a.tensor_as(i, type);
+    return g.op("ConstantOfShape", {dims_of(g, a.tensor(0), {1})},
+                {{"value", at::full({1}, fill, at::TensorOptions().dtype(type))}});
+  };
+  return {g.op("GroupNormalization", {a.tensor(0), channels(a, 2, 1), channels(a, 3, 0)},
+               {{"epsilon", a.float_arg(4)}, {"num_groups", a.int_arg(1)}})};
+}
+
 // aten::native_group_norm(input, weight?, bias?, N, C, HxW, int group, float eps)
 //   -> (out, mean [N, G], rstd [N, G])  ⇒  the group_norm composition
 Values native_group_norm(GraphContext& g, const Args& a) {
@@ -287,7 +302,8 @@ void register_norm(Registry& r) {
   r.add("aten::layer_norm", from(17), layer_norm_17);
   r.add("aten::native_layer_norm", {9, 16}, native_layer_norm_9);
   r.add("aten::native_layer_norm", from(17), native_layer_norm_17);
-  r.add("aten::group_norm", from(9), group_norm);
+  r.add("aten::group_norm", {9, 20}, group_norm);
+  r.add("aten::group_norm", from(21), group_norm21);
   r.add("aten::native_group_norm", from(9), native_group_norm);
   r.add("aten::rms_norm", from(9), rms_norm);
   r.add("aten::_weight_norm", from(9), weight_norm);
