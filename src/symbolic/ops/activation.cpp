@@ -332,8 +332,9 @@ Value prelu_weight(GraphContext& g, const Args& a) {
 }
 
 // aten::prelu(Tensor self, Tensor weight) -> Tensor  ⇒  PRelu with the weight unsqueezed to
-//   broadcast (float); Where(x < 0, x · w, x) for other dtypes (ONNX Runtime's PRelu is float-only
-//   before opset 16) (9–15)
+//   broadcast (float); Where(x < 0, x · w, x) for other dtypes (9–15, and from 19: ONNX Runtime's
+//   PRelu takes only float before opset 16, and again from opset 19 (1.30 has no double kernel
+//   for a model of opset >= 19))
 Values prelu_9(GraphContext& g, const Args& a) {
   Value w = prelu_weight(g, a);
   if (needs_composition(a.dtype(0))) return {negative_scaled(g, a.tensor(0), w, a.dtype(0))};
@@ -341,7 +342,7 @@ Values prelu_9(GraphContext& g, const Args& a) {
 }
 
 // aten::prelu(Tensor self, Tensor weight) -> Tensor  ⇒  PRelu with the weight unsqueezed to
-//   broadcast (16+)
+//   broadcast (16-18, every dtype)
 Values prelu_16(GraphContext& g, const Args& a) {
   Value w = prelu_weight(g, a);
   return {g.op("PRelu", {a.tensor(0), w})};
@@ -396,7 +397,8 @@ void register_activation(Registry& r) {
   r.add("aten::log_sigmoid", from(9), log_sigmoid);
   r.add("aten::logit", from(9), logit);
   r.add("aten::prelu", {9, 15}, prelu_9);
-  r.add("aten::prelu", from(16), prelu_16);
+  r.add("aten::prelu", {16, 18}, prelu_16);
+  r.add("aten::prelu", from(19), prelu_9);
   r.add("aten::rrelu", from(9), rrelu);
 }
 
