@@ -19,11 +19,12 @@
 #include <torch/csrc/jit/runtime/operator.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <limits>
-#include <set>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -144,7 +145,6 @@ inline bool has_operator(const std::string& name) {
                << " (its onnx library's checker knows no later one); the lowering starts at " \
                << (opset) << " and the Debian 13 build tests it"
 
-// A module whose forward is TorchScript `source` ("def forward(self, x): ...").
 // The ONNX op types of `fn`'s export at `opset` (traced), with their counts: a lowering that uses a
 // newer opset's operator is checked to write it ({"Gelu": 1}).
 inline std::map<std::string, int> onnx_op_counts(const TracedFunction& fn, const Inputs& inputs,
@@ -157,6 +157,7 @@ inline std::map<std::string, int> onnx_op_counts(const TracedFunction& fn, const
   return counts;
 }
 
+// A module whose forward is TorchScript `source` ("def forward(self, x): ...").
 inline torch::jit::Module script_module(const std::string& source,
                                         const NamedTensors& buffers = {}) {
   torch::jit::Module m("Scripted");
@@ -199,9 +200,24 @@ inline void expect_script_matches(const std::string& op, const std::string& sour
   expect_script_matches(op, script_module(source), inputs, so);
 }
 
-// Exports `m` on `example` at each of `opsets`, then runs the ONNX model in ORT on the example and
-// on each of `cases` — other inputs, that take other loop counts and other branches — and expects
-// libtorch's outputs for each. Checks first that `op` reaches the converters.
+// `opsets` and, when they reach 17, 17, 18, 20 and 21 up to the highest opset the build exports:
+// a test written for the opsets up to 17 also runs at the newer ones.
+inline std::vector<int> with_newest_opsets(std::vector<int> opsets) {
+  if (!opsets.empty() && *std::max_element(opsets.begin(), opsets.end()) >= 17) {
+    for (int opset : {17, 18, 20, 21}) {
+      if (opset <= highest_opset() &&
+          std::find(opsets.begin(), opsets.end(), opset) == opsets.end()) {
+        opsets.push_back(opset);
+      }
+    }
+  }
+  return opsets;
+}
+
+// Exports `m` on `example` at each of `opsets` (with_newest_opsets), then runs the ONNX model in
+// ORT on the example and on each of `cases` — other inputs, that take other loop counts and other
+// branches — and expects libtorch's outputs for each. Checks first that `op` reaches the
+// converters.
 inline void expect_script_generalizes(const std::string& op, const torch::jit::Module& m,
                                       const Inputs& example, const std::vector<Inputs>& cases,
                                       std::vector<int> opsets = {11, 17}, ScriptOptions so = {}) {
@@ -210,7 +226,7 @@ inline void expect_script_generalizes(const std::string& op, const torch::jit::M
   all.insert(all.end(), cases.begin(), cases.end());
   std::vector<std::vector<at::Tensor>> expected;
   for (const auto& inputs : all) expected.push_back(frontend::run_module(m, cloned(inputs)));
-  for (int opset : opsets) {
+  for (int opset : with_newest_opsets(std::move(opsets))) {
     // With folding first; again without it when folding left no node converted from `op`.
     for (bool fold : {so.fold, false}) {
       std::string dir = temp_dir(fmt::format("script_opset{}{}", opset, fold ? "" : "_unfolded"));
