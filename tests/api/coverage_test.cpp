@@ -8,6 +8,7 @@
 //    within it, up to the highest opset the build exports (17 with onnx 1.12).
 //    The ops_<family> tests record what they tested in TORCHONNX_OP_COVERAGE_DIR (ctest runs them
 //    first: the op_coverage fixture).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -153,6 +154,12 @@ TEST(OperatorCoverage, OpsetsAboveTheOnnxLibrarysNameTheRemedy) {
                        ErrorCode::kInvalidArgument,
                        {"need a build of torchonnx with a newer onnx library", "Debian 13",
                         "or export at opset " + std::to_string(highest_opset())}));
+  // Every export function checks its options first (the CLI's export too).
+  ExportOptions options;
+  options.opset_version = highest_opset() + 1;
+  EXPECT_TRUE(ThrowsExportError([&] { check_export_options(options); }, ErrorCode::kInvalidArgument,
+                                {fmt::format("opset {} is out of range", highest_opset() + 1),
+                                 "need a build of torchonnx with a newer onnx library"}));
 }
 
 TEST(OperatorCoverage, OpsCommandMatchesGoldenList) {
