@@ -665,7 +665,10 @@ Values index_fill(GraphContext& g, const Args& a) {
 
 // aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1)  ⇒
 // ScatterElements reduction="add" from 16 with the index expanded to source's shape; one-hot
-// sum below (duplicate indices add up)
+// sum below (duplicate indices add up). PyTorch adds each source slice (source.select(dim, i)) to
+// its self slice with broadcasting (a source [n, 1, 1], [n] or [n, k] into self [m, j, k] along
+// dim 0): the source is first broadcast to self's shape with dim sized n — its slices aligned
+// from the right, as broadcasting does, when it has fewer dims than self.
 Values index_add(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
   const at::ScalarType type = a.dtype(0);
@@ -675,6 +678,33 @@ Values index_add(GraphContext& g, const Args& a) {
     source = g.op("Mul", {source, a.tensor_as(4, type)});
   }
   if (rank == 0) return {g.op("Add", {a.tensor(0), source})};
+  const int64_t source_rank = a.require_rank(3);
+  if (source_rank > rank || dim >= source_rank) {
+    g.fail("index_add's source must have dim " + std::to_string(dim) +
+           " and at most self's dims (PyTorch rejects it otherwise)");
+  }
+  const Value target = shape_with_dim(g, a.tensor(0), dim, a.tensor(2));
+  if (source_rank < rank) {
+    // [.., n at dim, ..] → [n, 1 (missing dims), source slice dims], expanded to [n, self slice],
+    // then n moved back to dim.
+    std::vector<int64_t> to_front{dim}, back;
+    for (int64_t d = 0; d < source_rank; ++d) {
+      if (d != dim) to_front.push_back(d);
+    }
+    std::vector<int64_t> missing;
+    for (int64_t d = 1; d <= rank - source_rank; ++d) missing.push_back(d);
+    Value front = unsqueeze(g, transpose(g, source, to_front), missing);
+    std::vector<int64_t> self_to_front{dim};
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != dim) self_to_front.push_back(d);
+    }
+    Value expanded = g.op("Expand", {front, g.op("Gather", {target, g.constant_ints(self_to_front)},
+                                                 {{"axis", int64_t{0}}})});
+    for (int64_t d = 0; d < rank; ++d) back.push_back(d < dim ? d + 1 : d == dim ? 0 : d);
+    source = transpose(g, expanded, back);
+  } else if (!same_except(a.sizes(0), a.sizes(3), dim)) {
+    source = g.op("Expand", {source, target});
+  }
   Value index = expand_index(g, a.tensor_as(2, at::kLong), rank, dim, shape_of(g, source));
   return {scatter_add(g, a.tensor(0), index, source, dim, rank, type, /*pad=*/false)};
 }
