@@ -50,6 +50,12 @@ void FunctionalizeLists(torch::jit::Graph& graph);
 void ReplaceUsesAfter(torch::jit::Graph& graph, torch::jit::Value* old_value,
                       torch::jit::Value* new_value, torch::jit::Node* anchor);
 
+// Replaces each `for` loop with a constant trip count (at most 256) that computes no tensor — a
+// list or number built in a loop, as F.interpolate's scale factors — or that iterates over a
+// constant list (`for p in [[0, 1], [1, 0]]`) by its body repeated, so that a type propagation
+// run after it folds the results. Whether any loop was unrolled. Note [Unrolling foldable loops].
+bool UnrollFoldableLoops(torch::jit::Graph& graph);
+
 // Drops ops that do nothing at inference: dropout with train=False, detach, contiguous, clone, ...
 void RemoveEvalNoOps(torch::jit::Graph& graph);
 

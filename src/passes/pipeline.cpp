@@ -202,6 +202,14 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   });
   runner.run("PropagateTypes",
              [&] { PropagateTypes(*graph, inputs, options.do_constant_folding, dynamic); });
+  // The trip counts type propagation made constants unroll the loops that compute no tensor;
+  // their repeated bodies fold in a second propagation.
+  bool unrolled = false;
+  runner.run("UnrollFoldableLoops", [&] { unrolled = UnrollFoldableLoops(*graph); });
+  if (unrolled) {
+    runner.run("PropagateTypes (unrolled loops)",
+               [&] { PropagateTypes(*graph, inputs, options.do_constant_folding, dynamic); });
+  }
   runner.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
 }
 

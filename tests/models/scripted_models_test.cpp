@@ -1,8 +1,9 @@
 // Scripted TorchScript models from .pt fixtures (tests/fixtures/make_scripted.py): the spec's
 // LoopModel2 (traced module calling a scripted function), ListLoopModel and ImplicitCastType, and
 // scripted modules with while loops, nested loops, break/continue, early returns, if/elif/else,
-// lists of tensors, loop carries that change shape, an RNN cell unrolled over the sequence and a
-// traced module around a scripted submodule. Each is exported once on its example inputs per
+// lists of tensors, loop carries that change shape, an RNN cell unrolled over the sequence, a
+// traced module around a scripted submodule, F.interpolate/nn.Upsample with scale factors (whose
+// scale list TorchScript builds in a loop) and a loop over a constant list of pad lists. Each is exported once on its example inputs per
 // opset, then run in ONNX Runtime on every input set (other loop counts, other branches) and
 // compared with libtorch.
 #include <ATen/ATen.h>
@@ -56,6 +57,11 @@ const ScriptedModel kModels[] = {
     {"traced_outer_scripted_inner", "prim::If", 9},
     {"multi_carry_fibonacci", "prim::Loop", 9},
     {"while_int_counter", "prim::Loop", 9},
+    // The scale list F.interpolate builds in a loop folds to a constant (Note [Unrolling foldable
+    // loops]); Resize from 11, Upsample below.
+    {"interpolate_scale_factor", "aten::upsample_nearest2d", 9},
+    // A loop over a constant list of pad lists: unrolled, each pad list a constant.
+    {"pad_each_in_turn", "aten::pad", 9},
 };
 
 // One test per model and opset: 9, 11 and 13 from the model's first opset on, 17, and 21 on a

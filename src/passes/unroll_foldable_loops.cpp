@@ -1,0 +1,158 @@
+// Note [Unrolling foldable loops]
+// Scripted code builds small lists and numbers in loops whose trip count is known once the input
+// ranks are: F.interpolate's `[scale_factor for _ in range(dim)]` with dim = x.dim() - 2, a
+// `for i in range(len(shape))` that sums sizes. Such a loop computes no tensor, so its result is
+// a constant of the export; left a Loop, it would carry a list that ONNX can only hold as a
+// sequence, and the op reading it (Resize's scales) would get a run-time value where a constant
+// is exact. After the first type propagation has made the trip count a constant, each such loop
+// is replaced by its body repeated trip-count times, and type propagation runs again to fold the
+// repeated bodies.
+//
+//   %l = prim::ListConstruct()                         %l = prim::ListConstruct()
+//   %l2 = prim::Loop(%2, %true, %l)          ⇒          %a = aten::append(%l, %s)  (iteration 0)
+//     block0(%i, %l1):                                 %l1 = aten::list(%l)
+//       %a = aten::append(%l1, %s)                     %b = aten::append(%l1, %s) (iteration 1)
+//       %l3 = aten::list(%l1)                          %l2 = aten::list(%l1)
+//       -> (%true, %l3)
+//
+// A loop is unrolled when it is a `for` loop (constant true conditions) with a constant trip count
+// of at most kMaxTrips, and either no value in it (carried, or made in its body and nested blocks)
+// is or holds a tensor, or it iterates over a constant list (`for p in [[0, 1], [1, 0]]`: its body
+// reads the list's element at the iteration number), whose elements are then constants (a pad
+// list, a shape) where the ops need them. Other loops over tensors stay ONNX Loops, with their
+// run-time trip counts.
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <unordered_map>
+#include <vector>
+
+#include "passes/passes.h"
+
+namespace torchonnx::passes {
+
+namespace {
+
+using torch::jit::Block;
+using torch::jit::Graph;
+using torch::jit::Node;
+using torch::jit::Value;
+
+constexpr int64_t kMaxTrips = 256;
+
+bool holds_tensor(const c10::TypePtr& type) {
+  if (type->kind() == c10::TypeKind::TensorType) return true;
+  for (const auto& contained : type->containedTypes()) {
+    if (holds_tensor(contained)) return true;
+  }
+  return false;
+}
+
+bool block_holds_tensor(const Block* block) {
+  for (const Value* v : block->inputs()) {
+    if (holds_tensor(v->type())) return true;
+  }
+  for (const Node* node : block->nodes()) {
+    for (const Value* v : node->outputs()) {
+      if (holds_tensor(v->type())) return true;
+    }
+    for (const Block* sub : node->blocks()) {
+      if (block_holds_tensor(sub)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether `v` is a list known at export: a constant, or a prim::ListConstruct of such values.
+bool is_constant_list(const Value* v) {
+  if (v->type()->kind() != c10::TypeKind::ListType) return false;
+  const Node* node = v->node();
+  if (node->kind() == c10::prim::Constant) return true;
+  if (node->kind() != c10::prim::ListConstruct) return false;
+  for (const Value* element : node->inputs()) {
+    const bool constant = element->node()->kind() == c10::prim::Constant;
+    if (!constant && !is_constant_list(element)) return false;
+  }
+  return true;
+}
+
+// Whether `body` reads an element of a constant list at its iteration number (`for p in <list>`).
+bool iterates_constant_list(const Block* body) {
+  for (const torch::jit::Use& use : body->inputs()[0]->uses()) {
+    if (use.user->kind() == c10::aten::__getitem__ && use.offset == 1 &&
+        is_constant_list(use.user->input(0))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_constant_true(const Value* v) {
+  auto c = torch::jit::toIValue(v);
+  return c && c->isBool() && c->toBool();
+}
+
+// The loop's trip count when it is a scalar `for` loop to unroll.
+std::optional<int64_t> unrollable_trips(const Node* loop) {
+  auto trips = torch::jit::toIValue(loop->input(0));
+  if (!trips || !trips->isInt()) return std::nullopt;
+  const int64_t n = trips->toInt();
+  const Block* body = loop->blocks()[0];
+  if (n < 0 || n > kMaxTrips || !is_constant_true(loop->input(1)) ||
+      !is_constant_true(body->outputs()[0])) {
+    return std::nullopt;
+  }
+  if (iterates_constant_list(body)) return n;
+  if (block_holds_tensor(body)) return std::nullopt;
+  for (const Value* v : loop->inputs()) {
+    if (holds_tensor(v->type())) return std::nullopt;
+  }
+  return n;
+}
+
+// Replaces `loop` by `trips` copies of its body, inserted before it.
+void unroll(Graph& graph, Node* loop, int64_t trips) {
+  Block* body = loop->blocks()[0];
+  torch::jit::WithInsertPoint guard(loop);
+  std::vector<Value*> carried(loop->inputs().begin() + 2, loop->inputs().end());
+  for (int64_t i = 0; i < trips; ++i) {
+    std::unordered_map<Value*, Value*> env;
+    env[body->inputs()[0]] = graph.insertConstant(i);
+    for (size_t k = 0; k < carried.size(); ++k) env[body->inputs()[1 + k]] = carried[k];
+    auto lookup = [&](Value* v) {
+      auto it = env.find(v);
+      return it == env.end() ? v : it->second;
+    };
+    for (Node* node : body->nodes()) {
+      Node* copy = graph.insertNode(graph.createClone(node, lookup));
+      for (size_t j = 0; j < node->outputs().size(); ++j) env[node->output(j)] = copy->output(j);
+    }
+    for (size_t k = 0; k < carried.size(); ++k) carried[k] = lookup(body->outputs()[1 + k]);
+  }
+  for (size_t k = 0; k < carried.size(); ++k) loop->output(k)->replaceAllUsesWith(carried[k]);
+  loop->destroy();
+}
+
+// Unrolls the foldable loops of `block` and its nested blocks; whether any was.
+bool unroll_block(Graph& graph, Block* block) {
+  bool changed = false;
+  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    Node* node = *it;
+    ++it;  // `node` may be destroyed
+    for (Block* sub : node->blocks()) changed = unroll_block(graph, sub) || changed;
+    if (node->kind() != c10::prim::Loop) continue;
+    if (auto trips = unrollable_trips(node)) {
+      unroll(graph, node, *trips);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+bool UnrollFoldableLoops(Graph& graph) {
+  return unroll_block(graph, graph.block());
+}
+
+}  // namespace torchonnx::passes
