@@ -55,6 +55,9 @@ class GraphOptimizer {
   // ---- rebuilding the graph (optimize.cpp) ----
   void finish();
 
+  // ---- before the sweep (peephole.cpp) ----
+  void fold_gemm_transposes();
+
   // ---- peepholes (peephole.cpp): true when node i was removed ----
   bool simplify(size_t i);
   bool drop_dropout(size_t i);

@@ -19,7 +19,9 @@
 //    export_params=false the parameters are plain graph inputs, so neither is ever folded into;
 //  - folding never makes a tensor much larger than what it frees (Expand, ConstantOfShape, Tile,
 //    Range to something big stay nodes), so a weight read by two nodes (a tied lm_head) is not
-//    copied by folding its Transpose; a Transpose feeding a 2-D MatMul becomes Gemm's transB;
+//    copied by folding its Transpose; a Transpose feeding a 2-D MatMul becomes Gemm's transB, and
+//    one feeding a Gemm flips its transA/transB before the sweep (fold_gemm_transposes), so that
+//    a weight read through t() keeps its tensor and name instead of folding into a copy;
 //  - values that are graph outputs, graph inputs or read by a subgraph (Loop/If bodies read outer
 //    values by name) are never renamed or replaced; subgraphs are optimized on their own, where
 //    folded values become Constant nodes instead of initializers;
@@ -94,6 +96,7 @@ void GraphOptimizer::run() {
       }
     }
   }
+  fold_gemm_transposes();
   index();
   for (size_t i = 0; i < g_.nodes.size(); ++i) {
     if (removed_[i]) continue;

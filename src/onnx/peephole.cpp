@@ -5,12 +5,15 @@
 #include <ATen/core/grad_mode.h>
 
 #include <algorithm>
+#include <functional>
+#include <unordered_map>
 
 #include "onnx/dtype.h"
 #include "onnx/graph_optimizer.h"
 
 namespace torchonnx::optimizer {
 
+using ir::Graph;
 using ir::Node;
 using ir::TypeInfo;
 
@@ -185,6 +188,59 @@ bool GraphOptimizer::simplify_transpose(size_t i) {
     if ((*perm)[k] != static_cast<int64_t>(k)) return false;
   }
   return replace_by(i, n.inputs[0]);
+}
+
+// Gemm(Transpose(A), B) / Gemm(A, Transpose(B)) ⇒ Gemm(A, B) with transA / transB flipped, when
+// the Transpose (a 2-D one) is read by that Gemm only. Before the sweep, so that a Transpose of a
+// weight is not folded into a transposed copy: a C++ torch::nn::Linear traces as addmm(bias, x,
+// t(weight)), and the exported Gemm reads the weight itself, under its own name, with transB=1
+// (as torch.onnx's graph of the spec's AlexNet shows).
+void GraphOptimizer::fold_gemm_transposes() {
+  std::unordered_map<std::string, int64_t> uses;
+  std::unordered_map<std::string, size_t> producer;
+  std::function<void(const Graph&)> count_subgraph_reads = [&](const Graph& sub) {
+    for (const auto& node : sub.nodes) {
+      for (const auto& in : node.inputs) ++uses[in];
+      for (const auto& attr : node.attributes) {
+        if (const auto* g = std::get_if<std::shared_ptr<Graph>>(&attr.value)) {
+          count_subgraph_reads(**g);
+        }
+      }
+    }
+  };
+  for (size_t i = 0; i < g_.nodes.size(); ++i) {
+    const Node& node = g_.nodes[i];
+    for (const auto& in : node.inputs) ++uses[in];
+    for (const auto& out : node.outputs) producer[out] = i;
+    for (const auto& attr : node.attributes) {
+      if (const auto* g = std::get_if<std::shared_ptr<Graph>>(&attr.value)) {
+        count_subgraph_reads(**g);
+      }
+    }
+  }
+  for (const auto& out : g_.outputs) ++uses[out.name];
+  std::vector<bool> dropped(g_.nodes.size(), false);
+  for (Node& gemm : g_.nodes) {
+    if (gemm.op_type != "Gemm" || !gemm.domain.empty() || gemm.inputs.size() < 2) continue;
+    for (size_t side = 0; side < 2; ++side) {
+      auto it = producer.find(gemm.inputs[side]);
+      if (it == producer.end() || uses[gemm.inputs[side]] != 1) continue;
+      const Node& tr = g_.nodes[it->second];
+      if (tr.op_type != "Transpose" || !tr.domain.empty() || tr.inputs.size() != 1) continue;
+      auto perm = attr_ints(tr, "perm");
+      if (perm && *perm != std::vector<int64_t>{1, 0}) continue;  // none: reversed (2-D: [1, 0])
+      const char* attr = side == 0 ? "transA" : "transB";
+      set_attr(gemm, {attr, int64_t{1 - attr_int(gemm, attr).value_or(0)}});
+      gemm.inputs[side] = tr.inputs[0];
+      dropped[it->second] = true;
+    }
+  }
+  std::vector<Node> kept;
+  kept.reserve(g_.nodes.size());
+  for (size_t i = 0; i < g_.nodes.size(); ++i) {
+    if (!dropped[i]) kept.push_back(std::move(g_.nodes[i]));
+  }
+  g_.nodes = std::move(kept);
 }
 
 bool GraphOptimizer::simplify_reshape(size_t i) {

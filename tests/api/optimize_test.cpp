@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -184,6 +185,32 @@ TEST(Optimize, MatMulAddOnTwoDimensionalInputBecomesGemm) {
     EXPECT_EQ(count(e.ops, "Add"), 0) << describe(e.ops);
     // Without folding the weight's Transpose becomes Gemm's transB.
     EXPECT_EQ(count(e.ops, "Transpose"), 0) << describe(e.ops);
+  }
+}
+
+// addmm(b, x, w.t()) — a C++ torch::nn::Linear's trace — reads the weight itself, under its own
+// name, with transB=1 (the spec's AlexNet graph): the Transpose is not folded into a copy.
+TEST(Optimize, GemmReadsATransposedWeightUnderItsOwnName) {
+  for (bool fold : {true, false}) {
+    SCOPED_TRACE(fold ? "folding" : "no folding");
+    auto m = module_with("def forward(self, x):\n  return torch.addmm(self.b, x, self.w.t())\n",
+                         {{"w", at::randn({5, 8})}, {"b", at::randn({5})}});
+    ExportOptions options;
+    options.do_constant_folding = fold;
+    auto e = export_and_compare(m, {at::randn({4, 8})}, options);
+    EXPECT_EQ(count(e.ops, "Transpose"), 0) << describe(e.ops);
+    ASSERT_EQ(count(e.ops, "Gemm"), 1) << describe(e.ops);
+    std::vector<std::string> names = initializer_names(e.proto);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"b", "w"}));
+    for (const auto& node : e.proto.graph().node()) {
+      if (node.op_type() != "Gemm") continue;
+      EXPECT_EQ(node.input(1), "w");
+      bool trans_b = false;
+      for (const auto& a : node.attribute())
+        trans_b = trans_b || (a.name() == "transB" && a.i() == 1);
+      EXPECT_TRUE(trans_b);
+    }
   }
 }
 
