@@ -635,8 +635,13 @@ std::string describe_interpreter_error(const std::string& what) {
 std::vector<at::Tensor> run_module(const torch::jit::Module& module,
                                    const std::vector<c10::IValue>& args) {
   auto method = forward_of(module);
-  check_arguments(method.function().getSchema(), args);
-  auto inputs = coerce_arguments(method.function().getSchema(), args);
+  const auto& schema = method.function().getSchema();
+  check_arguments(schema, args);
+  auto inputs = coerce_arguments(schema, args);
+  // Arguments left out take their defaults (the graph is run as is, not through the method).
+  for (size_t i = inputs.size() + 1; i < schema.arguments().size(); ++i) {
+    inputs.push_back(*schema.arguments()[i].default_value());
+  }
   try {
     c10::InferenceMode guard;
     // Note [Forward runs interpreted]: forward() is run as the interpreter runs its inlined graph,
