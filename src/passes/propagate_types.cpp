@@ -182,7 +182,11 @@ void Propagator::visit_or_inline(Node* node) {
 void Propagator::visit(Node* node) {
   if (node->kind() == c10::prim::Uninitialized) return;  // no value: the other path decides
   if (node->kind() == c10::prim::Constant) {
-    if (auto v = torch::jit::toIValue(node->output())) record(node->output(), *v, true);
+    // A list constant's IValue shares its storage with the node's attribute: a copy, so that an
+    // append run on it (an unrolled loop's, once per evaluation) does not change the constant.
+    if (auto v = torch::jit::toIValue(node->output())) {
+      record(node->output(), v->isList() ? copy_list(*v) : *v, true);
+    }
     return;
   }
   if (!node->blocks().empty()) return;  // other nodes with blocks: left untyped
