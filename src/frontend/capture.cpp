@@ -209,6 +209,10 @@ void flatten_container_inputs(torch::jit::Graph& graph, std::vector<c10::IValue>
     torch::jit::Value* input = graph.inputs().at(position);
     if (!(example.isTuple() || example.isList()) || example.isIntList() || example.isDoubleList() ||
         example.isBoolList()) {
+      // An argument of a Union or Optional type takes the type of its example (a tensor).
+      if (example.isTensor() && input->type()->kind() != c10::TypeKind::TensorType) {
+        input->setType(c10::TensorType::get());
+      }
       flat.push_back(example);
       ++position;
       continue;
@@ -226,7 +230,10 @@ void flatten_container_inputs(torch::jit::Graph& graph, std::vector<c10::IValue>
     torch::jit::Node* pack =
         example.isTuple()
             ? graph.createTuple(values)
-            : graph.createList(input->type()->expectRef<c10::ListType>().getElementType(), values);
+            // The list's own element type: the argument's type may be a Union holding it.
+            : graph.createList(
+                  c10::unshapedType(example.type())->expectRef<c10::ListType>().getElementType(),
+                  values);
     graph.prependNode(pack);
     input->replaceAllUsesWith(pack->output());
     graph.eraseInput(position + elements.size());

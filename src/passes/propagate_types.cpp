@@ -179,6 +179,22 @@ void Propagator::visit_or_inline(Node* node) {
   }
 }
 
+// prim::isinstance (torch.jit.isinstance, isinstance on a Union or Optional value) depends on the
+// type of its input only, which is known at export even where its value is not: a constant, so
+// that the branch it guards folds (the other one may hold ops that do not apply to the value's
+// real type, x[0] of a Tensor where the Union was a list). An approximate None (a loop-carried
+// Optional) is no type known.
+void Propagator::visit_isinstance(Node* node) {
+  auto found = env.find(node->input());
+  if (found == env.end() || (found->second.isNone() && approximate.count(node->input()))) return;
+  const c10::TypePtr type = found->second.type();
+  bool is = false;
+  for (const c10::TypePtr& candidate : node->tys(c10::attr::types)) {
+    is = is || type->isSubtypeOf(*candidate);
+  }
+  record(node->output(), c10::IValue(is), /*is_concrete=*/true);
+}
+
 void Propagator::visit(Node* node) {
   if (node->kind() == c10::prim::Uninitialized) return;  // no value: the other path decides
   if (node->kind() == c10::prim::Constant) {
@@ -190,6 +206,10 @@ void Propagator::visit(Node* node) {
     return;
   }
   if (!node->blocks().empty()) return;  // other nodes with blocks: left untyped
+  if (node->kind() == c10::prim::isinstance) {
+    visit_isinstance(node);
+    return;
+  }
   torch::jit::Stack stack, inputs_before;
   stack.reserve(node->inputs().size());
   bool all_concrete = true;

@@ -187,7 +187,12 @@ void write_test_data(const std::string& dir, const std::vector<c10::IValue>& inp
                      const std::vector<at::Tensor>& outputs) {
   std::vector<at::Tensor> tensors;
   for (const auto& v : inputs) {
-    tensors.push_back(v.isTensor() ? v.toTensor() : at::scalar_to_tensor(v.toScalar()));
+    if (v.isList() || v.isTuple()) {
+      // A container argument is one graph input per tensor, in order (capture_module).
+      for (const at::Tensor& t : frontend::flatten_tensors(v)) tensors.push_back(t);
+    } else {
+      tensors.push_back(v.isTensor() ? v.toTensor() : at::scalar_to_tensor(v.toScalar()));
+    }
   }
   torchonnx::write_test_data(dir, tensors, outputs);
 }

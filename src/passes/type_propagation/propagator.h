@@ -106,6 +106,7 @@ struct Propagator {
   void run_block(torch::jit::Block* block);
   void visit_or_inline(Node* node);
   void visit(Node* node);
+  void visit_isinstance(Node* node);
   void fold_outputs(Node* node);
 
   // ---- meta_eval.cpp: running one node ----
