@@ -56,6 +56,11 @@ void ReplaceUsesAfter(torch::jit::Graph& graph, torch::jit::Value* old_value,
 // run after it folds the results. Whether any loop was unrolled. Note [Unrolling foldable loops].
 bool UnrollFoldableLoops(torch::jit::Graph& graph);
 
+// Resolves the reads of dicts built with constant keys and read with constant keys (d["a"],
+// "a" in d, len(d), d.get("a", default)) and removes the dicts: ONNX has no dict type. Note
+// [Dicts with constant keys].
+void LowerConstantKeyDicts(torch::jit::Graph& graph);
+
 // Drops ops that do nothing at inference: dropout with train=False, detach, contiguous, clone, ...
 void RemoveEvalNoOps(torch::jit::Graph& graph);
 

@@ -195,6 +195,7 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   runner.run("FunctionalizeLists", [&] { FunctionalizeLists(*graph); });
   runner.run("RemoveEvalNoOps", [&] { RemoveEvalNoOps(*graph); });
   runner.run("FlattenOutputs", [&] { FlattenOutputs(*graph); });
+  runner.run("LowerConstantKeyDicts", [&] { LowerConstantKeyDicts(*graph); });
   runner.run("LowerSimpleTuples", [&] {
     // LowerSimpleTuples(graph) is this followed by EliminateDeadCode(graph).
     torch::jit::LowerSimpleTuples(graph->block());
