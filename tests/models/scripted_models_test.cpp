@@ -58,8 +58,8 @@ const ScriptedModel kModels[] = {
     {"multi_carry_fibonacci", "prim::Loop", 9},
     {"while_int_counter", "prim::Loop", 9},
     // The scale list F.interpolate builds in a loop folds to a constant (Note [Unrolling foldable
-    // loops]); Resize from 11, Upsample below.
-    {"interpolate_scale_factor", "aten::upsample_nearest2d", 9},
+    // loops]); Resize from 11, Upsample below (static sizes only: dynamic axes from 11).
+    {"interpolate_scale_factor", "aten::upsample_nearest2d", 9, 11},
     // A loop over a constant list of pad lists: unrolled, each pad list a constant.
     {"pad_each_in_turn", "aten::pad", 9},
 };

@@ -488,5 +488,53 @@ TEST_F(Prim, PopOutOfRangeFails) {
       << "exporting a pop from an empty list";
 }
 
+// A dict with constant keys read by constant keys is a naming of its values (Note [Dicts with
+// constant keys]): d["a"], "c" in d, len(d) and d.get(k, default) resolve at export, also inside
+// a branch; ONNX has no dict type.
+TEST_F(Prim, DictWithConstantKeys) {
+  const std::string src = R"(
+def forward(self, x):
+  d: Dict[str, Tensor] = {"a": x, "b": x * 2.0}
+  n = len(d)
+  if "c" in d:
+    return d["a"]
+  y = d["a"] + d["b"] * float(n) + d.get("z", x)
+  if bool(x.sum() > 0):
+    y = y + d["b"]
+  return y
+)";
+  expect_script_matches("aten::mul", src, {at::randn({2, 3})});
+  expect_script_matches("aten::mul", src, {-at::rand({2, 3}) - 0.5});
+}
+
+// isinstance on a Union/Optional argument depends on the argument's type, known at export: the
+// branch for the other type (x[0] of a list) folds away, whichever type the example has.
+TEST_F(Prim, IsinstanceOfAUnionArgumentFolds) {
+  const std::string src = R"(
+def forward(self, x: Union[Tensor, List[Tensor]]):
+  if isinstance(x, List[Tensor]):
+    return x[0] * 2.0
+  else:
+    assert isinstance(x, Tensor)
+    return x * 3.0
+)";
+  expect_script_matches("aten::mul", src, {at::randn({2, 3})});
+  expect_script_matches("aten::mul", src,
+                        {c10::IValue(c10::List<at::Tensor>({at::randn({2, 3}), at::randn({1})}))});
+}
+
+// An argument left out takes its default (y: Optional[Tensor] = None): the export and the
+// reference run both use it.
+TEST_F(Prim, ArgumentLeftToItsDefault) {
+  const std::string src = R"(
+def forward(self, x, y: Optional[Tensor] = None, scale: float = 2.0):
+  if y is None:
+    return x * scale
+  return x + y
+)";
+  expect_script_matches("aten::mul", src, {at::randn({2, 3})});
+  expect_script_matches("aten::add", src, {at::randn({2, 3}), at::randn({2, 3})});
+}
+
 }  // namespace
 }  // namespace torchonnx::testing
