@@ -3,9 +3,9 @@
 // scripted modules with while loops, nested loops, break/continue, early returns, if/elif/else,
 // lists of tensors, loop carries that change shape, an RNN cell unrolled over the sequence, a
 // traced module around a scripted submodule, F.interpolate/nn.Upsample with scale factors (whose
-// scale list TorchScript builds in a loop) and a loop over a constant list of pad lists. Each is exported once on its example inputs per
-// opset, then run in ONNX Runtime on every input set (other loop counts, other branches) and
-// compared with libtorch.
+// scale list TorchScript builds in a loop) and a loop over a constant list of pad lists. Each is
+// exported once on its example inputs per opset, then run in ONNX Runtime on every input set (other
+// loop counts, other branches) and compared with libtorch.
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
