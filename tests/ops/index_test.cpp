@@ -511,6 +511,9 @@ TEST_F(Index, ScatterReduceMaxMinFromOpset18) {
           "aten::scatter_reduce", fn,
           {at::randint(-9, 9, {2, 5}).to(at::kInt), idx, at::randint(-9, 9, {2, 4}).to(at::kInt)},
           18);
+      // Bools: max is Or, min is And.
+      expect_op_matches("aten::scatter_reduce", fn,
+                        {at::randn({2, 5}) > 0, idx, at::randn({2, 4}) > 0}, 18);
     }
   }
   auto mean = [](const Inputs& in) {

@@ -596,9 +596,10 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
   Value index = a.tensor_as(2, at::kLong);
   Value src = fit_to_index(g, a, 3, 2);
   Value self = a.tensor(0);
+  at::ScalarType work = type;  // the dtype self and src are reduced in
   auto reset = [&](const at::Scalar& identity) {
     Value fill =
-        g.op("Expand", {g.constant(at::scalar_tensor(identity, type)), shape_of(g, index)});
+        g.op("Expand", {g.constant(at::scalar_tensor(identity, work)), shape_of(g, index)});
     return scatter_elements(g, self, index, fill, dim);
   };
   if (mode == "sum") {
@@ -622,17 +623,24 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
   if (mode == "amax" || mode == "amin") {
     const bool max = mode == "amax";
     require(18, max ? "max" : "min");
+    if (type == at::kBool) {
+      // Bools reduce as uint8 (max is Or, min is And).
+      work = at::kByte;
+      self = g.cast(self, work);
+      src = g.cast(src, work);
+    }
     if (!include_self) {
       // The identity of max is the lowest value of the dtype (-inf for floats), of min the highest.
       at::Scalar identity = AT_DISPATCH_ALL_TYPES_AND2(
-          at::kHalf, at::kBFloat16, type, "scatter_reduce_identity", [&]() -> at::Scalar {
+          at::kHalf, at::kBFloat16, work, "scatter_reduce_identity", [&]() -> at::Scalar {
             using Limits = std::numeric_limits<scalar_t>;
             if (Limits::has_infinity) return max ? -Limits::infinity() : Limits::infinity();
             return max ? Limits::lowest() : Limits::max();
           });
       self = reset(identity);
     }
-    return {scatter_elements(g, self, index, src, dim, max ? "max" : "min")};
+    Value out = scatter_elements(g, self, index, src, dim, max ? "max" : "min");
+    return {work == type ? out : g.cast(out, type)};
   }
   g.fail("scatter_reduce with reduce='" + mode +
          "' is not supported (sum, prod, amax and amin are; ONNX has no mean reduction)");
