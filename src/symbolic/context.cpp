@@ -347,6 +347,15 @@ std::optional<std::vector<int64_t>> Args::sizes(size_t i) const {
   return value_sizes(jit(i));
 }
 
+std::optional<int64_t> Args::dim_size(size_t i, int64_t dim) const {
+  const auto shape = value_type(jit(i)).shape;
+  if (!shape) return std::nullopt;
+  const auto rank = static_cast<int64_t>(shape->size());
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank || (*shape)[dim] < 0) return std::nullopt;
+  return (*shape)[dim];
+}
+
 std::optional<int64_t> Args::rank(size_t i) const {
   if (auto t = jit(i)->type()->cast<c10::TensorType>()) {
     if (auto dim = t->dim()) return static_cast<int64_t>(*dim);

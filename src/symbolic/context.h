@@ -168,6 +168,9 @@ class Args {
   // Tensor dtype; for an int/float/bool scalar the dtype it has as a tensor (Long/Double/Bool).
   at::ScalarType dtype(size_t i) const;
   std::optional<std::vector<int64_t>> sizes(size_t i) const;
+  // The size of dim `dim` (negative counts from the end) of tensor argument i when it is known at
+  // export, also when other dims are dynamic.
+  std::optional<int64_t> dim_size(size_t i, int64_t dim) const;
   std::optional<int64_t> rank(size_t i) const;
   int64_t require_rank(size_t i) const;  // fails with a clear message when unknown
   at::ScalarType output_dtype(size_t k = 0) const;

@@ -7,6 +7,7 @@
 // the lowering needs only the input's rank; ops whose number of outputs or gather indices depend
 // on a dim size read it from type propagation (marked "static shape").
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <numeric>
@@ -384,15 +385,21 @@ Values squeeze_all(GraphContext& g, const Args& a) {
 // aten::squeeze.dim(Tensor self, int dim)
 //   ⇒  Squeeze of the dim if its size is 1, else identity (static shape)
 Values squeeze_dim(GraphContext& g, const Args& a) {
-  auto sizes = a.sizes(0);
   Value x = a.tensor(0);
   if (!is_int_type(a.jit(1))) g.fail("squeeze with a named dim is not supported");
   const int64_t rank = a.require_rank(0);
   if (rank == 0) return {x};
   int64_t dim = normalize_dim(a.int_arg(1), rank);
-  // static shape: whether the dim is squeezed depends on its size.
-  if (!sizes) g.fail("squeeze(dim) needs the size of the dim (the input's static shape)");
-  if ((*sizes)[dim] != 1) return {x};
+  // static size of the dim (other dims may be dynamic): whether it is squeezed depends on it.
+  std::optional<int64_t> size = a.dim_size(0, dim);
+  if (!size) {
+    g.fail(
+        fmt::format("squeeze({}) needs the size of dim {}, which is dynamic: whether the dim "
+                    "is removed depends on it. Remedy: keep that dim static, or squeeze "
+                    "with a reshape of the wanted shape",
+                    dim, dim));
+  }
+  if (*size != 1) return {x};
   return {squeeze(g, x, {dim})};
 }
 
