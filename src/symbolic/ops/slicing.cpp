@@ -77,12 +77,43 @@ Values split_pieces(GraphContext& g, const Value& x, const Ints& sizes, int64_t 
   return out;
 }
 
-// static shape: the number of pieces depends on the dim's size.
-Values chunk_pieces(GraphContext& g, const Args& a, int64_t chunks, int64_t dim) {
+Value scalar_long(GraphContext& g, int64_t v) {
+  return g.constant(at::scalar_tensor(v, at::kLong));
+}
+
+// chunk(chunks, dim) is split(ceil(size / chunks), dim): pieces of that size, the last one
+// smaller, and fewer than `chunks` pieces when the size asks (6 in 4 chunks gives 3 of 2).
+// A dim of static size: one Split. A dynamic dim (opset 11+): the piece size computed in the graph;
+// `count` pieces as Slices when the result has a known number of pieces (a ConstantChunk's outputs,
+// a list that is unpacked: PyTorch fails on any other count), else an ONNX sequence
+// (SplitToSequence of the computed size, bound to `list`).
+Values chunk_pieces(GraphContext& g, const Args& a, int64_t chunks, int64_t dim,
+                    std::optional<int64_t> count, const torch::jit::Value* list) {
   const int64_t rank = a.require_rank(0);
   dim = normalize_dim(dim, rank);
-  int64_t n = dim_size(g, a, 0, dim);
-  return split_pieces(g, a.tensor(0), chunk_sizes(n, (n + chunks - 1) / chunks), dim);
+  if (dim_known(a, 0, dim) || g.opset() < 11 || chunks <= 0) {
+    int64_t n = dim_size(g, a, 0, dim);
+    return split_pieces(g, a.tensor(0), chunk_sizes(n, (n + chunks - 1) / chunks), dim);
+  }
+  Value x = a.tensor(0);
+  Value size =
+      g.op("Div", {g.op("Add", {symbolic::dim_size(g, x, dim), scalar_long(g, chunks - 1)}),
+                   scalar_long(g, chunks)});
+  if (!count) {
+    if (!list) g.fail("the number of chunks of a dynamic dim is not known at export");
+    Value seq = g.op("SplitToSequence", {x, size}, {{"axis", dim}, {"keepdims", int64_t{1}}});
+    g.bind_sequence(list, seq);
+    return {seq};
+  }
+  Value axes = g.constant_ints({dim});
+  Values pieces;
+  for (int64_t k = 0; k < *count; ++k) {
+    Value start = unsqueeze(g, g.op("Mul", {size, scalar_long(g, k)}), {0});
+    Value end = k + 1 == *count ? g.constant_ints({kIntMax})
+                                : unsqueeze(g, g.op("Mul", {size, scalar_long(g, k + 1)}), {0});
+    pieces.push_back(g.op("Slice", {x, start, end, axes}));
+  }
+  return pieces;
 }
 
 // The diagonal (offset) of the last two dims of `x` (sizes n × m), gathered from their flattened
@@ -97,10 +128,6 @@ Value last_two_diagonal(GraphContext& g, const Value& x, int64_t rank, int64_t n
   Ints idx;
   for (int64_t k = 0; k < len; ++k) idx.push_back((row0 + k) * m + col0 + k);
   return g.op("Gather", {flat, g.constant_ints(idx)}, {{"axis", rank - 2}});
-}
-
-Value scalar_long(GraphContext& g, int64_t v) {
-  return g.constant(at::scalar_tensor(v, at::kLong));
 }
 
 // Element d of Shape(x) as a 0-d int64.
@@ -186,13 +213,15 @@ Value roll_dim(GraphContext& g, const Value& x, int64_t shift, int64_t dim, int6
 
 // aten::chunk / unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]  ⇒  Split
 Values chunk(GraphContext& g, const Args& a) {
-  return chunk_pieces(g, a, a.int_arg(1), a.int_arg(2));
+  const torch::jit::Value* list = a.node()->output();
+  return chunk_pieces(g, a, a.int_arg(1), a.int_arg(2), unpacked_length(list), list);
 }
 
 // prim::ConstantChunk[chunks, dim](Tensor self) -> Tensor...  ⇒  Split
 Values constant_chunk(GraphContext& g, const Args& a) {
   const torch::jit::Node* n = a.node();
-  Values pieces = chunk_pieces(g, a, n->i(c10::Symbol::attr("chunks")), n->i(c10::attr::dim));
+  Values pieces = chunk_pieces(g, a, n->i(c10::Symbol::attr("chunks")), n->i(c10::attr::dim),
+                               static_cast<int64_t>(n->outputs().size()), nullptr);
   if (pieces.size() != n->outputs().size()) {
     g.fail("ConstantChunk gives " + std::to_string(pieces.size()) + " pieces but has " +
            std::to_string(n->outputs().size()) + " outputs");
