@@ -164,6 +164,7 @@ using TriluMask = Value (*)(GraphContext& g, const Args& a, const Value& x, int6
 // The mask as a constant (opsets 9–10, which have no Range). static shape.
 Value constant_trilu_mask(GraphContext& g, const Args& a, const Value& /*x*/, int64_t rank,
                           int64_t k, bool upper) {
+  if (!a.is_constant(1)) g.fail("tril/triu with a diagonal computed in the graph need opset >= 11");
   auto sizes = a.sizes(0);
   if (!sizes) g.fail("tril/triu before opset 11 need the input's static shape");
   int64_t n = (*sizes)[rank - 2], m = (*sizes)[rank - 1];
@@ -171,8 +172,9 @@ Value constant_trilu_mask(GraphContext& g, const Args& a, const Value& /*x*/, in
   return g.constant(upper ? diff >= k : diff <= k);
 }
 
-// The mask built in the graph from the input's shape (Range: opset 11).
-Value range_trilu_mask(GraphContext& g, const Args& /*a*/, const Value& x, int64_t rank, int64_t k,
+// The mask built in the graph from the input's shape (Range: opset 11), and from the diagonal when
+// it is computed in the graph.
+Value range_trilu_mask(GraphContext& g, const Args& a, const Value& x, int64_t rank, int64_t k,
                        bool upper) {
   Value shape = shape_of(g, x);
   auto size = [&](int64_t d) {
@@ -183,14 +185,15 @@ Value range_trilu_mask(GraphContext& g, const Args& /*a*/, const Value& x, int64
   Value rows = unsqueeze(g, g.op("Range", {zero, size(rank - 2), one}), {1});
   Value cols = unsqueeze(g, g.op("Range", {zero, size(rank - 1), one}), {0});
   Value diff = g.op("Sub", {cols, rows});
-  Value kk = g.constant(at::scalar_tensor(k, at::kLong));
+  Value kk =
+      a.is_constant(1) ? g.constant(at::scalar_tensor(k, at::kLong)) : a.tensor_as(1, at::kLong);
   return g.op("Not", {g.op(upper ? "Less" : "Greater", {diff, kk})});
 }
 
 Value masked_trilu(GraphContext& g, const Args& a, bool upper, TriluMask make_mask) {
   const int64_t rank = a.require_rank(0);
   if (rank < 2) g.fail("tril/triu need a tensor of at least 2 dims");
-  int64_t k = a.int_arg(1);
+  int64_t k = a.is_constant(1) ? a.int_arg(1) : 0;  // else computed: the mask reads it
   Value x = a.tensor(0);
   Value mask = make_mask(g, a, x, rank, k, upper);
   at::ScalarType type = a.dtype(0);
@@ -449,7 +452,7 @@ Values diagonal(GraphContext& g, const Args& a) {
 
 // aten::tril / triu(Tensor self, int diagonal=0)
 //   ⇒  Where(mask, self, 0) with a constant mask at 9–10 (static shape), with a mask from Range
-//      at 11–13; Trilu 14+
+//      at 11–13; Trilu 14+ (from 11, the diagonal may be computed in the graph)
 Converter trilu_with_constant_mask(bool upper) {
   return [upper](GraphContext& g, const Args& a) -> Values {
     return {masked_trilu(g, a, upper, constant_trilu_mask)};
@@ -462,7 +465,8 @@ Converter trilu_with_range_mask(bool upper) {
 }
 Converter trilu(bool upper) {
   return [upper](GraphContext& g, const Args& a) -> Values {
-    Value k = g.constant(at::scalar_tensor(a.int_arg(1), at::kLong));
+    Value k = a.is_constant(1) ? g.constant(at::scalar_tensor(a.int_arg(1), at::kLong))
+                               : a.tensor_as(1, at::kLong);
     return {g.op("Trilu", {a.tensor(0), k}, {{"upper", int64_t{upper}}})};
   };
 }
