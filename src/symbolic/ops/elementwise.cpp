@@ -36,9 +36,20 @@ Value scaled(GraphContext& g, const Value& v, const Args& a, size_t alpha_index,
   return g.op("Mul", {v, g.constant_scalar(alpha, type)});
 }
 
+// The logical form of Add/Mul for bools, which ONNX's Add and Mul do not take: PyTorch's `a * b`
+// of bools is `a and b`, `a + b` is `a or b`.
+std::string bool_form(const std::string& onnx_op) {
+  if (onnx_op == "Mul") return "And";
+  if (onnx_op == "Add") return "Or";
+  return onnx_op;
+}
+
 Converter binary(const std::string& onnx_op, bool with_alpha = false) {
   return [=](GraphContext& g, const Args& a) -> Values {
     at::ScalarType type = compute_dtype(g, a);
+    if (type == at::kBool && bool_form(onnx_op) != onnx_op) {
+      return {g.op(bool_form(onnx_op), {a.tensor_as(0, type), a.tensor_as(1, type)})};
+    }
     Value rhs = a.tensor_as(1, type);
     if (with_alpha) rhs = scaled(g, rhs, a, 2, type);
     return {g.op(onnx_op, {a.tensor_as(0, type), rhs})};
