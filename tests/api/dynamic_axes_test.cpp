@@ -87,6 +87,13 @@ const DynamicModel kModels[] = {
      {{"x", {{0, "rows"}, {1, "cols"}}}},
      {13, 17},
      {1e-3, 1e-7, 1e-5}},
+    // Issue 24: static dims stay known next to dynamic ones; sizes of dynamic dims computed.
+    {"scripted_partial_shapes",
+     {"x", "state"},
+     {"gated", "halves", "last", "upper", "both", "either"},
+     {{"x", {{0, "batch"}, {2, "length"}}}, {"state", {{0, "batch"}}}},
+     {11, 13, 17},
+     {1e-3, 1e-7, 1e-5}},
     {"alexnet",
      {"image"},
      {"logits"},
