@@ -154,20 +154,20 @@ TEST(OperatorExportType, AtenFallbackOnlyForOpsWithoutConverter) {
       ErrorCode::kUnsupportedOp, {"cannot be exported to ONNX opset", "aten::erfinv", "Remedy"}));
 }
 
-// triu's converter needs a constant diagonal (opset 14+: Trilu's k is taken at export time).
-constexpr const char* kTriuDynamic =
-    "def forward(self, x, d: int):\n  return torch.mul(torch.triu(x, d), 2.0)\n";
+// diagonal's converter needs a constant offset (the gathered indices are computed at export).
+constexpr const char* kDiagonalDynamic =
+    "def forward(self, x, d: int):\n  return torch.mul(torch.diagonal(x, d), 2.0)\n";
 
 TEST(OperatorExportType, AtenFallbackWhenTheConverterRejectsTheNode) {
-  auto m = script_module(kTriuDynamic);
+  auto m = script_module(kDiagonalDynamic);
   std::vector<c10::IValue> args{at::randn({3, 3}), c10::IValue(int64_t{1})};
   EXPECT_TRUE(ThrowsExportError([&] { export_as(m, args, Type::kOnnx); }, ErrorCode::kConversion,
-                                {"cannot export aten::triu", "constant"}));
+                                {"cannot export aten::diagonal", "constant"}));
   auto model = export_as(m, args, Type::kOnnxAtenFallback);
-  const auto* triu = find_node(model, "ATen", "triu");
-  ASSERT_NE(triu, nullptr) << model.DebugString();
-  EXPECT_EQ(triu->input(1), model.graph().input(1).name());  // the graph's int input
-  EXPECT_EQ(find_node(model, "Trilu"), nullptr);  // what the failed converter made is dropped
+  const auto* diagonal = find_node(model, "ATen", "diagonal");
+  ASSERT_NE(diagonal, nullptr) << model.DebugString();
+  EXPECT_EQ(diagonal->input(1), model.graph().input(1).name());  // the graph's int input
+  EXPECT_EQ(find_node(model, "Gather"), nullptr);  // no part of the converter's own form
   EXPECT_NE(find_node(model, "Mul"), nullptr);
 }
 
@@ -281,23 +281,23 @@ constexpr const char* kMixed =
     "def forward(self, x, d: int):\n"
     "  a = torch.erfinv(torch.tanh(x))\n"
     "  b = torch.erfinv(torch.sigmoid(x))\n"
-    "  return torch.triu(a * b, d) + torch.relu(x)\n";
+    "  return torch.diagonal(a * b, d).sum() + torch.relu(x)\n";
 
 TEST(UnconvertibleOps, ListsEveryOpAtOnceWithCountsLocationsAndErrors) {
   auto m = saved_module("mixed", kMixed);
   std::vector<c10::IValue> args{at::randn({3, 3}), c10::IValue(int64_t{1})};
   auto ops = unconvertible_ops(m, args);
-  ASSERT_EQ(ops.size(), 2u);
-  EXPECT_EQ(ops[0].name, "aten::erfinv");
-  EXPECT_EQ(ops[0].count, 2);
-  EXPECT_EQ(ops[0].locations.size(), 2u);
-  for (const auto& loc : ops[0].locations) EXPECT_NE(loc.find(".py:"), std::string::npos) << loc;
-  EXPECT_TRUE(ops[0].errors.empty());    // no converter at all
-  EXPECT_EQ(ops[1].name, "aten::triu");  // a converter that rejects this node
-  EXPECT_EQ(ops[1].count, 1);
-  ASSERT_EQ(ops[1].errors.size(), 1u);
-  EXPECT_NE(ops[1].errors[0].find("aten::triu"), std::string::npos) << ops[1].errors[0];
-  EXPECT_NE(ops[1].errors[0].find("constant"), std::string::npos) << ops[1].errors[0];
+  ASSERT_EQ(ops.size(), 2u);                 // by name
+  EXPECT_EQ(ops[0].name, "aten::diagonal");  // a converter that rejects this node
+  EXPECT_EQ(ops[0].count, 1);
+  ASSERT_EQ(ops[0].errors.size(), 1u);
+  EXPECT_NE(ops[0].errors[0].find("aten::diagonal"), std::string::npos) << ops[0].errors[0];
+  EXPECT_NE(ops[0].errors[0].find("constant"), std::string::npos) << ops[0].errors[0];
+  EXPECT_EQ(ops[1].name, "aten::erfinv");
+  EXPECT_EQ(ops[1].count, 2);
+  EXPECT_EQ(ops[1].locations.size(), 2u);
+  for (const auto& loc : ops[1].locations) EXPECT_NE(loc.find(".py:"), std::string::npos) << loc;
+  EXPECT_TRUE(ops[1].errors.empty());  // no converter at all
 
   // Under ONNX_ATEN_FALLBACK the aten ops convert, custom ops do not; a convertible model lists
   // nothing.
