@@ -254,6 +254,20 @@ TEST_F(Slicing, TrilAndTriuOfInt64AndBool) {
                     {at::randn({2, 3}) > -5});
 }
 
+// A diagonal computed in the graph (from an int argument): Trilu's k input from 14, the Range
+// mask at 11-13 (issue 24); before 11 the mask is a constant, which needs a constant diagonal.
+TEST_F(Slicing, TrilAndTriuWithAComputedDiagonal) {
+  const std::string src = R"(
+def forward(self, x, d: int):
+  return torch.triu(x, d - 1) + torch.tril(x, 1 - d)
+)";
+  const at::Tensor x = at::randn({4, 5});
+  expect_script_generalizes("aten::triu", src, {x, c10::IValue(int64_t{1})},
+                            {{x, c10::IValue(int64_t{3})}, {x, c10::IValue(int64_t{-2})}},
+                            {11, 13, 14, 17});
+  expect_script_fails(src, {x, c10::IValue(int64_t{1})}, 10, "need opset >= 11");
+}
+
 // ----- as_strided / unfold
 // -----------------------------------------------------------------------------
 
