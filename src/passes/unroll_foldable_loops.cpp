@@ -19,8 +19,10 @@
 // of at most kMaxTrips, and either no value in it (carried, or made in its body and nested blocks)
 // is or holds a tensor, or it iterates over a constant list (`for p in [[0, 1], [1, 0]]`: its body
 // reads the list's element at the iteration number), whose elements are then constants (a pad
-// list, a shape) where the ops need them. Other loops over tensors stay ONNX Loops, with their
-// run-time trip counts.
+// list, a shape) where the ops need them, or it carries a value that starts as None and becomes
+// a tensor (`prev: Optional[Tensor] = None` assigned in the body; torch.onnx unrolls it too):
+// each copy of the body then sees None or a tensor, and its `prev is not None` folds. Other
+// loops over tensors stay ONNX Loops, with their run-time trip counts.
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -87,6 +89,21 @@ bool iterates_constant_list(const Block* body) {
   return false;
 }
 
+// Whether the loop carries a value that starts as None and may become something else
+// (`prev: Optional[Tensor] = None`, assigned in the body): unrolled, each iteration sees what the
+// value is by then, and its `is None` checks and refinements fold.
+bool carries_none_to_optional(const Node* loop) {
+  for (size_t k = 2; k < loop->inputs().size(); ++k) {
+    const Value* initial = loop->input(k);
+    if (initial->type()->kind() == c10::TypeKind::NoneType ||
+        (initial->node()->kind() == c10::prim::Constant &&
+         torch::jit::toIValue(initial)->isNone())) {
+      if (loop->output(k - 2)->type()->kind() == c10::TypeKind::OptionalType) return true;
+    }
+  }
+  return false;
+}
+
 bool is_constant_true(const Value* v) {
   auto c = torch::jit::toIValue(v);
   return c && c->isBool() && c->toBool();
@@ -102,7 +119,7 @@ std::optional<int64_t> unrollable_trips(const Node* loop) {
       !is_constant_true(body->outputs()[0])) {
     return std::nullopt;
   }
-  if (iterates_constant_list(body)) return n;
+  if (iterates_constant_list(body) || carries_none_to_optional(loop)) return n;
   // The body's inputs have the carried values' types: block_holds_tensor sees them.
   if (block_holds_tensor(body)) return std::nullopt;
   return n;
