@@ -211,6 +211,10 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
     runner.run("PropagateTypes (unrolled loops)",
                [&] { PropagateTypes(*graph, inputs, options.do_constant_folding, dynamic); });
   }
+  // Branches that type propagation inlined leave tuples built and unpacked side by side (a
+  // helper returning `(None, x)` under a constant flag): their elements are forwarded.
+  runner.run("LowerSimpleTuples (inlined branches)",
+             [&] { torch::jit::LowerSimpleTuples(graph->block()); });
   runner.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
 }
 
