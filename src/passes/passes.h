@@ -61,6 +61,10 @@ bool UnrollFoldableLoops(torch::jit::Graph& graph);
 // [Dicts with constant keys].
 void LowerConstantKeyDicts(torch::jit::Graph& graph);
 
+// Splits each tuple output of an If into one output per element, rebuilt after the If, so that
+// LowerSimpleTuples forwards the elements (Note [Tuples out of branches]). Whether any was.
+bool LowerBranchTuples(torch::jit::Graph& graph);
+
 // Drops ops that do nothing at inference: dropout with train=False, detach, contiguous, clone, ...
 void RemoveEvalNoOps(torch::jit::Graph& graph);
 

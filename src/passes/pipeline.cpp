@@ -194,6 +194,7 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   runner.run("RemoveInplaceOps", [&] { RemoveInplaceOps(*graph); });
   runner.run("FunctionalizeLists", [&] { FunctionalizeLists(*graph); });
   runner.run("RemoveEvalNoOps", [&] { RemoveEvalNoOps(*graph); });
+  runner.run("LowerBranchTuples", [&] { LowerBranchTuples(*graph); });
   runner.run("FlattenOutputs", [&] { FlattenOutputs(*graph); });
   runner.run("LowerConstantKeyDicts", [&] { LowerConstantKeyDicts(*graph); });
   runner.run("LowerSimpleTuples", [&] {
