@@ -118,6 +118,7 @@ void Propagator::record(Value* v, c10::IValue value, bool is_concrete, bool is_a
   // A value may be recorded again (each pass over a loop body): the latest facts hold.
   concrete.erase(v);
   approximate.erase(v);
+  maybe_none.erase(v);
   shadow.erase(v);
   if (value.isTensor() && is_approximate) {
     // Note [Approximate values]: computed from a placeholder (a scalar read from tensor data,
@@ -142,7 +143,30 @@ void Propagator::forget(Value* v) {
   env.erase(v);
   concrete.erase(v);
   approximate.erase(v);
+  maybe_none.erase(v);
   if (v->type()->cast<c10::TensorType>()) v->setType(c10::TensorType::get());
+}
+
+// Note [Maybe None]
+// `y: Optional[Tensor] = None` set in one branch of a data-dependent if, or `prev` that a loop
+// of a run-time trip count carries from None to a tensor, is None on one path and a tensor on
+// another. Such a value keeps an Optional type (of the tensor's dtype and rank); its `is None`
+// is not folded, and what `unchecked_cast` (the refinement under `y is not None`) gives is the
+// tensor. The converters make it an ONNX optional (Note [Optional values] in ops/control.cpp).
+// Recording either path's value instead would type it Tensor or None, and fold `y is None` to
+// the wrong constant.
+void Propagator::record_maybe_none(Value* v, const c10::IValue& some) {
+  if (some.isNone()) {
+    record(v, some, false, true);
+    return;
+  }
+  record(v, some, false, true);
+  if (some.isTensor() && v->type()->kind() == c10::TypeKind::TensorType) {
+    v->setType(c10::OptionalType::create(v->type()));
+  } else if (v->type()->kind() != c10::TypeKind::OptionalType) {
+    v->setType(c10::OptionalType::create(some.type()));
+  }
+  maybe_none.insert(v);
 }
 
 // A stand-in for a scalar whose value depends on tensor data (int(x), x.item(), ...): keeps
@@ -186,7 +210,10 @@ void Propagator::visit_or_inline(Node* node) {
 // Optional) is no type known.
 void Propagator::visit_isinstance(Node* node) {
   auto found = env.find(node->input());
-  if (found == env.end() || (found->second.isNone() && approximate.count(node->input()))) return;
+  if (found == env.end() || maybe_none.count(node->input()) ||
+      (found->second.isNone() && approximate.count(node->input()))) {
+    return;
+  }
   const c10::TypePtr type = found->second.type();
   bool is = false;
   for (const c10::TypePtr& candidate : node->tys(c10::attr::types)) {
@@ -209,6 +236,15 @@ void Propagator::visit(Node* node) {
   if (node->kind() == c10::prim::isinstance) {
     visit_isinstance(node);
     return;
+  }
+  // Note [Maybe None]: whether such a value is None is known only at run time.
+  if (node->kind() == c10::aten::__is__ || node->kind() == c10::aten::__isnot__) {
+    for (Value* in : node->inputs()) {
+      if (maybe_none.count(in)) {
+        record(node->output(), c10::IValue(false), false, true);
+        return;
+      }
+    }
   }
   torch::jit::Stack stack, inputs_before;
   stack.reserve(node->inputs().size());

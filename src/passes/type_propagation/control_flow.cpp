@@ -70,7 +70,9 @@ void Propagator::visit_loop(Node* node) {
   for (size_t k = 0; k < carried; ++k) {
     Value* in = body->inputs()[1 + k];
     Value* out = node->outputs()[k];
-    if (auto found = env.find(in); found != env.end()) {
+    if (auto found = env.find(in); found != env.end() && maybe_none.count(in)) {
+      record_maybe_none(out, found->second);
+    } else if (found != env.end()) {
       record(out, found->second, false, approximate.count(in) > 0);
       // Widening drops the shadow of a carried value: the initial value's then says it varies.
       copy_shadow(out, in);
@@ -109,6 +111,9 @@ std::string Propagator::signature(const c10::IValue& v, bool approx) const {
 bool Propagator::same_signature(Value* in, Value* out) const {
   auto ei = env.find(in), eo = env.find(out);
   if (ei == env.end() || eo == env.end()) return eo == env.end();
+  // Note [Maybe None]: a carried value that may be None covers None and what it is otherwise.
+  if (maybe_none.count(out) && !maybe_none.count(in)) return false;
+  if (maybe_none.count(in) && eo->second.isNone()) return true;
   const bool approx = approximate.count(in) > 0;
   if (!approx && approximate.count(out)) return false;  // exact sizes cannot cover unknown ones
   return signature(ei->second, approx) == signature(eo->second, approx);
@@ -127,6 +132,12 @@ void Propagator::widen(Value* in, Value* out) {
   }
   const c10::IValue& cur = env.at(in);
   const c10::IValue& next = found->second;
+  // None in one iteration, something else in another (Note [Maybe None]).
+  if (cur.isNone() != next.isNone() || maybe_none.count(out)) {
+    const c10::IValue some = cur.isNone() ? next : cur;
+    record_maybe_none(in, some);
+    return;
+  }
   if (cur.isTensor() && next.isTensor() &&
       (!cur.toTensor().defined() || !next.toTensor().defined() ||
        cur.toTensor().scalar_type() != next.toTensor().scalar_type() ||
@@ -159,7 +170,16 @@ void Propagator::merge_values(Value* out, Value* a, Value* b) {
   }
   if (ea == env.end() || eb == env.end()) {
     auto& only = ea == env.end() ? *eb : *ea;
+    if (maybe_none.count(only.first)) {
+      record_maybe_none(out, only.second);
+      return;
+    }
     record(out, only.second, false, approximate.count(only.first) > 0);
+    return;
+  }
+  // None on one path, something else on the other, or either maybe None (Note [Maybe None]).
+  if (ea->second.isNone() != eb->second.isNone() || maybe_none.count(a) || maybe_none.count(b)) {
+    record_maybe_none(out, ea->second.isNone() ? eb->second : ea->second);
     return;
   }
   // A list from either branch may have either length.

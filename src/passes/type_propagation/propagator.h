@@ -73,6 +73,9 @@ struct Propagator {
   ValueMap env{};
   ValueSet concrete{};     // content known, not just type
   ValueSet approximate{};  // dtype and rank known, sizes not
+  // Note [Maybe None]: Optional values that are None on one path (branch, iteration) and
+  // something else on another; `env` holds what they are when not None (approximate).
+  ValueSet maybe_none{};
   // Note [Dynamic axes]: values that vary with the dynamic axes, with what they are when those
   // axes have other sizes (None: not known, every dim of a tensor varies).
   ValueMap shadow{};
@@ -102,6 +105,7 @@ struct Propagator {
   void set_tensor_type(Value* v, const at::Tensor& t);
   void record(Value* v, c10::IValue value, bool is_concrete, bool is_approximate = false);
   void forget(Value* v);
+  void record_maybe_none(Value* v, const c10::IValue& some);
   static std::optional<c10::IValue> placeholder(const Value* v);
   void run_block(torch::jit::Block* block);
   void visit_or_inline(Node* node);
