@@ -31,6 +31,8 @@ std::string type_text(const onnx::TypeProto& type) {
     return "Sequence[" + type_text(type.sequence_type().elem_type()) + "]";
   if (type.has_optional_type())
     return "Optional[" + type_text(type.optional_type().elem_type()) + "]";
+  if (type.has_optional_type())
+    return "Optional[" + type_text(type.optional_type().elem_type()) + "]";
   if (!type.has_tensor_type()) return "";
   const auto& t = type.tensor_type();
   std::string s = elem_type_text(t.elem_type());

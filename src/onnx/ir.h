@@ -18,11 +18,26 @@ namespace torchonnx::ir {
 
 struct Graph;
 
+// Element type and shape of a value; a dim of -1 is unknown, a missing shape is unknown rank.
+struct TypeInfo {
+  TypeInfo(at::ScalarType dtype = at::ScalarType::Undefined,
+           std::optional<std::vector<int64_t>> shape = std::nullopt, bool sequence = false)
+      : dtype(dtype), shape(std::move(shape)), sequence(sequence) {}
+
+  at::ScalarType dtype = at::ScalarType::Undefined;
+  std::optional<std::vector<int64_t>> shape;
+  bool sequence = false;  // a sequence of tensors of this type (a list of run-time length)
+  // An optional of this type (opset 15+): a value that may be None at run time.
+  bool optional = false;
+  // Names of dims known only at run time (dynamic axes), one per dim of `shape` ("" for none).
+  std::vector<std::string> dim_params;
+};
+
 using Floats = std::vector<float>;
 using Ints = std::vector<int64_t>;
 using Strings = std::vector<std::string>;
 using AttrValue = std::variant<int64_t, float, std::string, Ints, Floats, Strings, at::Tensor,
-                               std::shared_ptr<Graph>>;
+                               std::shared_ptr<Graph>, TypeInfo>;
 
 struct Attribute {
   Attribute(std::string n, int v) : name(std::move(n)), value(int64_t{v}) {}
@@ -37,6 +52,7 @@ struct Attribute {
   Attribute(std::string n, Strings v) : name(std::move(n)), value(std::move(v)) {}
   Attribute(std::string n, at::Tensor v) : name(std::move(n)), value(std::move(v)) {}
   Attribute(std::string n, std::shared_ptr<Graph> v) : name(std::move(n)), value(std::move(v)) {}
+  Attribute(std::string n, TypeInfo v) : name(std::move(n)), value(std::move(v)) {}
 
   std::string name;
   AttrValue value;
@@ -57,19 +73,6 @@ struct Node {
   // TransformerEncoderLayer@1234"); set by symbolic/functions.cpp, read by
   // onnx/module_functions.cpp (export_modules_as_functions).
   std::vector<std::string> scope;
-};
-
-// Element type and shape of a value; a dim of -1 is unknown, a missing shape is unknown rank.
-struct TypeInfo {
-  TypeInfo(at::ScalarType dtype = at::ScalarType::Undefined,
-           std::optional<std::vector<int64_t>> shape = std::nullopt, bool sequence = false)
-      : dtype(dtype), shape(std::move(shape)), sequence(sequence) {}
-
-  at::ScalarType dtype = at::ScalarType::Undefined;
-  std::optional<std::vector<int64_t>> shape;
-  bool sequence = false;  // a sequence of tensors of this type (a list of run-time length)
-  // Names of dims known only at run time (dynamic axes), one per dim of `shape` ("" for none).
-  std::vector<std::string> dim_params;
 };
 
 struct ValueInfo {

@@ -18,6 +18,12 @@ namespace torchonnx {
 namespace {
 
 void set_type(const ir::TypeInfo& type, onnx::TypeProto* proto) {
+  if (type.optional) {
+    ir::TypeInfo element = type;
+    element.optional = false;
+    set_type(element, proto->mutable_optional_type()->mutable_elem_type());
+    return;
+  }
   if (type.sequence) {
     ir::TypeInfo element = type;
     element.sequence = false;
@@ -75,6 +81,9 @@ void fill_attribute(const ir::Attribute& attr, onnx::AttributeProto* proto) {
         } else if constexpr (std::is_same_v<T, at::Tensor>) {
           proto->set_type(onnx::AttributeProto_AttributeType_TENSOR);
           to_tensor_proto(v, "", proto->mutable_t());
+        } else if constexpr (std::is_same_v<T, ir::TypeInfo>) {
+          proto->set_type(onnx::AttributeProto_AttributeType_TYPE_PROTO);
+          set_type(v, proto->mutable_tp());
         } else {
           proto->set_type(onnx::AttributeProto_AttributeType_GRAPH);
           fill_graph(*v, proto->mutable_g());
@@ -181,6 +190,10 @@ ExportedModel to_exported_model(const ir::Model& model) {
 namespace {
 
 void strip_generated_dims(onnx::TypeProto* type) {
+  if (type->has_optional_type()) {
+    strip_generated_dims(type->mutable_optional_type()->mutable_elem_type());
+    return;
+  }
   if (type->has_sequence_type()) {
     strip_generated_dims(type->mutable_sequence_type()->mutable_elem_type());
     return;
@@ -233,6 +246,8 @@ namespace {
 std::string type_string(const onnx::TypeProto& type) {
   if (type.has_sequence_type())
     return "Sequence[" + type_string(type.sequence_type().elem_type()) + "]";
+  if (type.has_optional_type())
+    return "Optional[" + type_string(type.optional_type().elem_type()) + "]";
   if (!type.has_tensor_type()) return "Dynamic";
   const auto& t = type.tensor_type();
   std::string s = t.elem_type() ? dtype_display_name(from_onnx_dtype(t.elem_type())) : "Tensor";

@@ -203,6 +203,9 @@ void dump_node(const ir::Node& n, std::string& out) {
             out += "]";
           } else if constexpr (std::is_same_v<T, at::Tensor>) {
             dump_tensor(v, out);
+          } else if constexpr (std::is_same_v<T, ir::TypeInfo>) {
+            out += fmt::format("Y{}{}{}", static_cast<int>(v.dtype), v.sequence ? "s" : "",
+                               v.optional ? "o" : "");
           } else {
             out += "G{";
             dump_graph(*v, out);

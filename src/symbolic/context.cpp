@@ -87,6 +87,19 @@ std::optional<at::ScalarType> list_element_dtype(
 ir::TypeInfo value_type(const torch::jit::Value* v) {
   ir::TypeInfo info;
   info.dtype = dtype_of(v->type());
+  if (auto opt = v->type()->cast<c10::OptionalType>()) {
+    // Optional[Tensor]: an ONNX optional of the tensor (opset 15+), when not None at export.
+    if (auto t = opt->getElementType()->cast<c10::TensorType>()) {
+      info.dtype = t->scalarType().value_or(at::ScalarType::Undefined);
+      if (auto rank = t->sizes().size()) {
+        std::vector<int64_t> shape;
+        for (size_t i = 0; i < *rank; ++i) shape.push_back(t->sizes()[i].value_or(-1));
+        info.shape = shape;
+      }
+      info.optional = true;
+    }
+    return info;
+  }
   if (auto t = v->type()->cast<c10::TensorType>()) {
     if (auto rank = t->sizes().size()) {
       // Unknown dims (data-dependent sizes) are written as -1: dims without a value.
@@ -173,12 +186,13 @@ void GraphContext::remember(const torch::jit::Value* v) {
   if (undo_.empty()) return;
   auto it = env_.find(v);
   undo_.back().push_back({v, it == env_.end() ? std::nullopt : std::optional<Values>(it->second),
-                          sequences_.count(v) > 0});
+                          sequences_.count(v) > 0, optionals_.count(v) > 0});
 }
 
 void GraphContext::bind(const torch::jit::Value* v, Values values) {
   remember(v);
   sequences_.erase(v);
+  optionals_.erase(v);
   env_[v] = std::move(values);
 }
 
@@ -186,6 +200,14 @@ void GraphContext::bind_sequence(const torch::jit::Value* v, const Value& sequen
   remember(v);
   env_[v] = {sequence};
   sequences_.insert(v);
+  optionals_.erase(v);
+}
+
+void GraphContext::bind_optional(const torch::jit::Value* v, const Value& optional) {
+  remember(v);
+  env_[v] = {optional};
+  sequences_.erase(v);
+  optionals_.insert(v);
 }
 
 void GraphContext::convert_block(const torch::jit::Block* block) {
@@ -391,6 +413,8 @@ Value Args::tensor(size_t i) const {
       g_.fail(fmt::format("argument {} is a list of {} values where a tensor is expected", i,
                           bound->size()));
     }
+    // An optional read as a tensor: TorchScript refined it (`x is not None`) before this use.
+    if (g_.is_optional(v)) return g_.op("OptionalGetElement", {bound->front()});
     return bound->front();
   }
   if (auto c = torch::jit::toIValue(v)) {

@@ -47,6 +47,10 @@ class GraphContext {
   // A list whose length is known only at run time, bound to one ONNX sequence value (opset 11+).
   void bind_sequence(const torch::jit::Value* v, const Value& sequence);
   bool is_sequence(const torch::jit::Value* v) const { return sequences_.count(v) > 0; }
+  // An Optional value that may be None at run time (a branch or loop output of Optional type),
+  // bound to one ONNX optional value (opset 15+, Note [Optional values] in ops/control.cpp).
+  void bind_optional(const torch::jit::Value* v, const Value& optional);
+  bool is_optional(const torch::jit::Value* v) const { return optionals_.count(v) > 0; }
 
   // Control flow (Note [Control flow] in ops/control.cpp): converts the nodes of `block` into the
   // current graph; inside a SubgraphScope that is a subgraph, whose nodes may read any value
@@ -73,12 +77,14 @@ class GraphContext {
   std::unordered_map<const torch::jit::Value*, Values> env_;
   std::unordered_map<std::string, int> name_counts_;
   std::unordered_set<const torch::jit::Value*> sequences_;
+  std::unordered_set<const torch::jit::Value*> optionals_;
   // Bindings a subgraph made, undone when it is left: a list mutated in one branch keeps its
   // elements in the other branch and after the node (SubgraphScope).
   struct Binding {
     const torch::jit::Value* value;
     std::optional<Values> before;
     bool was_sequence;
+    bool was_optional;
   };
   std::vector<std::vector<Binding>> undo_;
   void remember(const torch::jit::Value* v);
@@ -109,6 +115,11 @@ class SubgraphScope {
         g_.sequences_.insert(it->value);
       } else {
         g_.sequences_.erase(it->value);
+      }
+      if (it->was_optional) {
+        g_.optionals_.insert(it->value);
+      } else {
+        g_.optionals_.erase(it->value);
       }
     }
   }

@@ -85,8 +85,9 @@ void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Regist
                          results.size(), outs.size()));
     }
     for (size_t k = 0; k < outs.size(); ++k) {
-      // A converter binds the list outputs it makes as sequences itself.
-      if (!g.is_sequence(outs[k])) g.bind(outs[k], {results[k]});
+      // A converter binds the list outputs it makes as sequences, and the optionals it makes
+      // (control.cpp), itself.
+      if (!g.is_sequence(outs[k]) && !g.is_optional(outs[k])) g.bind(outs[k], {results[k]});
     }
   }
   g.set_current_node(nullptr);

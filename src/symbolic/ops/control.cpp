@@ -12,6 +12,18 @@
 //    tensor lists that cross a block boundary are ONNX sequences (opset 11+).
 // Mutations of values defined outside a block were threaded through the blocks' inputs and
 // outputs before (Note [Mutation in control flow] in thread_mutations.cpp).
+//
+// Note [Optional values]
+// A value of type Optional[Tensor] that is None on one path and a tensor on another (`y:
+// Optional[Tensor] = None` set in one branch; `prev` carried by a loop whose trip count is known
+// only at run time) keeps its Optional type through type propagation, which folds every `is None`
+// it can decide (loops of a constant trip count that carry such a value are unrolled before:
+// Note [Unrolling foldable loops]). What is left is an ONNX optional, as torch.onnx makes it, from
+// opset 16 (If and Loop pass optionals on from 16; Optional itself is 15): where the value crosses
+// a block boundary (an If's branch outputs, a Loop's carried values) a None becomes
+// Optional[type=tensor(dtype)]() and a tensor Optional(x); `y is None` becomes
+// Not(OptionalHasElement(y)), and a read of the refined value OptionalGetElement(y) (Args::tensor).
+// The element dtype comes from the paths that hold a tensor.
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -35,8 +47,54 @@ at::ScalarType boundary_dtype(const torch::jit::Value* v) {
   return value_type(v).dtype;
 }
 
+// The values that flow into output k of control-flow node `node`: its branches' outputs (If), or
+// its initial value and its body's result (Loop).
+std::vector<const torch::jit::Value*> sources(const torch::jit::Node* node, size_t k) {
+  if (node->kind() == c10::prim::If) {
+    return {node->blocks()[0]->outputs()[k], node->blocks()[1]->outputs()[k]};
+  }
+  return {node->input(2 + k), node->blocks()[0]->outputs()[1 + k]};
+}
+
+// The element type of an optional boundary value `like` (an If or Loop output): its own dtype, or
+// else that of a path holding a tensor (Note [Optional values]).
+at::ScalarType optional_dtype(const torch::jit::Value* like) {
+  at::ScalarType dtype = value_type(like).dtype;
+  const torch::jit::Node* node = like->node();
+  if (node->kind() != c10::prim::If && node->kind() != c10::prim::Loop) return dtype;
+  for (const torch::jit::Value* source : sources(node, like->offset())) {
+    if (dtype != at::ScalarType::Undefined) break;
+    dtype = value_type(source).dtype;
+  }
+  return dtype;
+}
+
+// Argument i of `args` (a None, an optional or a tensor) as the ONNX optional that the boundary
+// `like` of Optional type carries (Note [Optional values]).
+Value optional_boundary_value(GraphContext& g, const Args& args, size_t i,
+                              const torch::jit::Value* like) {
+  if (g.opset() < 16) {
+    g.fail(fmt::format(
+        "output {} of this {} is None on one path and a tensor on another, which ONNX If and Loop "
+        "pass on as an optional value from opset 16. Remedy: export with opset_version >= 16, or "
+        "give the value a tensor on every path",
+        like->offset(), like->node()->kind().toQualString()));
+  }
+  at::ScalarType dtype = optional_dtype(like);
+  if (dtype == at::ScalarType::Undefined) {
+    g.fail(
+        fmt::format("the element dtype of optional output {} is unknown (None on every path "
+                    "type propagation saw)",
+                    like->offset()));
+  }
+  if (args.is_none(i)) return g.op("Optional", {}, {{"type", ir::TypeInfo(dtype)}});
+  if (g.is_optional(args.jit(i))) return g.lookup(args.jit(i))->front();
+  return g.op("Optional", {args.tensor_as(i, dtype)});
+}
+
 // Argument i of `args` as the ONNX value a boundary of type `like` carries.
-Value boundary_value(const Args& args, size_t i, const torch::jit::Value* like) {
+Value boundary_value(GraphContext& g, const Args& args, size_t i, const torch::jit::Value* like) {
+  if (value_type(like).optional) return optional_boundary_value(g, args, i, like);
   at::ScalarType dtype = boundary_dtype(like);
   if (is_tensor_list(like)) {
     if (dtype == at::ScalarType::Undefined) dtype = at::kFloat;
@@ -56,12 +114,15 @@ bool static_shape(const ir::TypeInfo& type) {
 ir::TypeInfo boundary_type(const torch::jit::Value* v) {
   ir::TypeInfo type = value_type(v);
   if (!static_shape(type)) type.shape.reset();
+  if (type.optional) type.dtype = optional_dtype(v);
   return type;
 }
 
 // Binds a block input (or a control-flow node's output) to the ONNX value `name`.
 void bind_boundary(GraphContext& g, const torch::jit::Value* v, const Value& name) {
-  if (is_tensor_list(v)) {
+  if (value_type(v).optional) {
+    g.bind_optional(v, name);
+  } else if (is_tensor_list(v)) {
     g.bind_sequence(v, name);
   } else {
     g.bind(v, {name});
@@ -84,9 +145,11 @@ void set_outputs(GraphContext& g, const torch::jit::Block* block,
   for (const auto& node : body.nodes) produced.insert(node.outputs.begin(), node.outputs.end());
   std::unordered_set<std::string> used;
   for (const auto& [k, like] : outputs) {
-    Value v = boundary_value(ret, k, like);
+    Value v = boundary_value(g, ret, k, like);
     if (!produced.count(v) || !used.insert(v).second) {
-      if (is_tensor_list(like) && g.opset() < 14) {
+      if (value_type(like).optional) {
+        v = g.op("Identity", {v});  // optionals: opset 16, checked before
+      } else if (is_tensor_list(like) && g.opset() < 14) {
         // Identity takes sequences from opset 14: a copy by inserting and erasing a dummy.
         at::ScalarType dtype = boundary_type(like).dtype;
         if (dtype == at::ScalarType::Undefined) dtype = at::kFloat;
@@ -235,7 +298,7 @@ Values loop(GraphContext& g, const Args& a) {
   }
   Values inputs{a.tensor_as(0, at::kLong), a.tensor_as(1, at::kBool)};
   for (size_t k = 0; k < num_carried; ++k) {
-    if (!scanned[k]) inputs.push_back(boundary_value(a, 2 + k, node->outputs()[k]));
+    if (!scanned[k]) inputs.push_back(boundary_value(g, a, 2 + k, node->outputs()[k]));
   }
   auto body = new_subgraph(g, "loop_body");
   {

@@ -218,6 +218,8 @@ Values constant(GraphContext& g, const Args& a) {
 
 // prim::unchecked_cast(t x) -> t / prim::data(Tensor a) -> Tensor  ⇒  the value itself
 Values passthrough(GraphContext& g, const Args& a) {
+  // The refinement of an optional (Note [Optional values] in control.cpp): its element.
+  if (g.is_optional(a.jit(0))) return {a.tensor(0)};
   if (const Values* bound = g.lookup(a.jit(0))) return *bound;
   return {a.tensor(0)};
 }
@@ -278,12 +280,20 @@ Values tolist(GraphContext& g, const Args& a) {
 }
 
 // aten::__is__ / __isnot__(t1 self, t2 obj) -> bool  ⇒  a constant, decided from the types
-// (after inlining, `x is None` only survives on Optional values)
+// (after inlining, `x is None` only survives on Optional values); for an optional that is None
+// or not at run time (Note [Optional values] in control.cpp), OptionalHasElement (its Not for
+// `is None`)
 Converter identity_test(bool negate) {
   return [negate](GraphContext& g, const Args& a) -> Values {
     auto is_none_type = [](const torch::jit::Value* v) {
       return v->type()->kind() == c10::TypeKind::NoneType;
     };
+    for (size_t i : {0, 1}) {
+      if (g.is_optional(a.jit(i)) && is_none_type(a.jit(1 - i))) {
+        Value has = g.op("OptionalHasElement", {g.lookup(a.jit(i))->front()});
+        return {negate ? has : g.op("Not", {has})};
+      }
+    }
     auto never_none = [](const torch::jit::Value* v) {
       auto kind = v->type()->kind();
       return kind != c10::TypeKind::NoneType && kind != c10::TypeKind::OptionalType &&
