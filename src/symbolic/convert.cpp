@@ -95,6 +95,8 @@ void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Regist
 }
 
 // Renames ONNX values throughout the graph (node inputs and outputs).
+// Renames values in `graph` and in its subgraphs, whose nodes may read an outer value by name
+// (a loop body reading a branch's result that is also a graph output).
 void rename_values(ir::Graph& graph, const std::unordered_map<std::string, std::string>& renames) {
   if (renames.empty()) return;
   for (auto& node : graph.nodes) {
@@ -103,6 +105,11 @@ void rename_values(ir::Graph& graph, const std::unordered_map<std::string, std::
     }
     for (auto& out : node.outputs) {
       if (auto it = renames.find(out); it != renames.end()) out = it->second;
+    }
+    for (auto& attr : node.attributes) {
+      if (auto* sub = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
+        rename_values(**sub, renames);
+      }
     }
   }
 }
