@@ -637,6 +637,23 @@ std::string describe_interpreter_error(const std::string& what) {
   return out;
 }
 
+// A copy of `v` with fresh tensors: forward() may write its arguments in place (`x *= 2`), and
+// the caller's examples (the inputs saved beside the reference outputs) must stay as they were.
+c10::IValue fresh_copy(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().clone();
+  if (v.isList()) {
+    c10::impl::GenericList out(v.toList().elementType());
+    for (const c10::IValue& e : v.toListRef()) out.push_back(fresh_copy(e));
+    return out;
+  }
+  if (v.isTuple()) {
+    std::vector<c10::IValue> elements;
+    for (const c10::IValue& e : v.toTupleRef().elements()) elements.push_back(fresh_copy(e));
+    return c10::ivalue::Tuple::create(std::move(elements));
+  }
+  return v;
+}
+
 }  // namespace
 
 std::vector<at::Tensor> run_module(const torch::jit::Module& module,
@@ -645,6 +662,7 @@ std::vector<at::Tensor> run_module(const torch::jit::Module& module,
   const auto& schema = method.function().getSchema();
   check_arguments(schema, args);
   auto inputs = coerce_arguments(schema, args);
+  for (c10::IValue& input : inputs) input = fresh_copy(input);
   // Arguments left out take their defaults (the graph is run as is, not through the method).
   for (size_t i = inputs.size() + 1; i < schema.arguments().size(); ++i) {
     inputs.push_back(*schema.arguments()[i].default_value());
