@@ -94,6 +94,13 @@ const DynamicModel kModels[] = {
      {{"x", {{0, "batch"}, {2, "length"}}}, {"state", {{0, "batch"}}}},
      {11, 13, 17},
      {1e-3, 1e-7, 1e-5}},
+    // Issue 24: optionals carried by a Loop of a dynamic trip count and set in a branch.
+    {"scripted_optionals",
+     {"x"},
+     {"acc", "out"},
+     {{"x", {{0, "rows"}}}},
+     {16, 17},
+     {1e-3, 1e-7, 1e-5}},
     {"alexnet",
      {"image"},
      {"logits"},

@@ -536,5 +536,66 @@ def forward(self, x, y: Optional[Tensor] = None, scale: float = 2.0):
   expect_script_matches("aten::add", src, {at::randn({2, 3}), at::randn({2, 3})});
 }
 
+// Issue 24: an Optional that is None on one path and a tensor on another. Where the path is
+// decided by data (a branch on x.sum()), it is an ONNX optional from opset 16; a loop of constant
+// trip count that carries it from None is unrolled (any opset).
+TEST_F(Prim, OptionalSetInADataDependentBranch) {
+  const std::string src = R"(
+def forward(self, x):
+  y: Optional[Tensor] = None
+  if bool(x.sum() > 0):
+    y = x * 2
+  if y is None:
+    return x - 1
+  return y + 1
+)";
+  expect_script_generalizes("prim::If", src, {at::ones({2, 3})}, {{-at::ones({2, 3})}}, {16, 17});
+  expect_script_fails(src, {at::ones({2, 3})}, 15, "optional value from opset 16");
+}
+
+TEST_F(Prim, TupleWithOptionalReturnedFromBranches) {
+  const std::string src = R"(
+def forward(self, x) -> Tuple[Optional[Tensor], Tensor]:
+  if bool(x.sum() > 0):
+    return x * 2, x
+  return None, x + 3
+)";
+  // The optional output holds a tensor on the inputs ORT is run on.
+  expect_script_generalizes("prim::If", src, {at::ones({2, 3})}, {{at::rand({2, 3}) + 1}},
+                            {16, 17});
+}
+
+TEST_F(Prim, OptionalCarriedFromNoneByALoop) {
+  // A constant trip count: unrolled, `prev is not None` folds in each copy.
+  const std::string src = R"(
+def forward(self, x):
+  prev: Optional[Tensor] = None
+  out = x
+  for i in range(3):
+    if prev is not None:
+      out = out + prev
+    prev = out * 0.5
+  return out
+)";
+  expect_script_generalizes("aten::add", src, {at::randn({2, 3})}, {{at::randn({2, 3})}},
+                            {9, 11, 17});
+}
+
+TEST_F(Prim, TupleWithNoneFromAHelperUnderAConstantFlag) {
+  const std::string src = R"(
+def forward(self, x):
+  a, b = self.helper(x, False)
+  if a is None:
+    return b
+  return b + a
+
+def helper(self, x: Tensor, want: bool) -> Tuple[Optional[Tensor], Tensor]:
+  if want:
+    return x.sum(0), x
+  return None, x + 1
+)";
+  expect_script_generalizes("aten::add", src, {at::randn({2, 3})}, {{at::randn({2, 3})}}, {9, 17});
+}
+
 }  // namespace
 }  // namespace torchonnx::testing
