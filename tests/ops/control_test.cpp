@@ -31,6 +31,24 @@ def forward(self, x, y):
       kWithLoops);
 }
 
+// A branch's result that is a graph output and read inside a later loop body: the body reads
+// it by its name as an output (found by the fuzzer: the loop read the old name, exit 6).
+TEST(Loop, BodyReadsAValueThatIsAlsoAnOutput) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    v = x * 2
+    if bool(x.sum() > 0):
+        v = v + x
+    acc = x
+    for i in range(n):
+        acc = acc + v.sum()
+    return v, acc
+)",
+                            {at::randn({2, 3}), scalar(2)},
+                            {{-at::rand({2, 3}), scalar(3)}, {at::rand({2, 3}), scalar(0)}},
+                            kWithLoops);
+}
+
 TEST(Loop, TripCountFromIntArgument) {
   expect_script_generalizes("prim::Loop", R"(
 def forward(self, x, n: int):
