@@ -51,6 +51,10 @@ class GraphContext {
   // bound to one ONNX optional value (opset 15+, Note [Optional values] in ops/control.cpp).
   void bind_optional(const torch::jit::Value* v, const Value& optional);
   bool is_optional(const torch::jit::Value* v) const { return optionals_.count(v) > 0; }
+  // A quantized tensor (made by quantize_per_tensor, a quantized:: op, or an aten op on quantized
+  // inputs), bound to the output of a QuantizeLinear (ops/quantized.h).
+  void mark_quantized(const torch::jit::Value* v) { quantized_.insert(v); }
+  bool is_quantized(const torch::jit::Value* v) const { return quantized_.count(v) > 0; }
 
   // Control flow (Note [Control flow] in ops/control.cpp): converts the nodes of `block` into the
   // current graph; inside a SubgraphScope that is a subgraph, whose nodes may read any value
@@ -78,6 +82,7 @@ class GraphContext {
   std::unordered_map<std::string, int> name_counts_;
   std::unordered_set<const torch::jit::Value*> sequences_;
   std::unordered_set<const torch::jit::Value*> optionals_;
+  std::unordered_set<const torch::jit::Value*> quantized_;
   // Bindings a subgraph made, undone when it is left: a list mutated in one branch keeps its
   // elements in the other branch and after the node (SubgraphScope).
   struct Binding {

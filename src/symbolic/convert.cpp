@@ -11,6 +11,7 @@
 #include "symbolic/context.h"
 #include "symbolic/export_types.h"
 #include "symbolic/functions.h"
+#include "symbolic/ops/quantized.h"
 #include "symbolic/registry.h"
 #include "torchonnx/errors.h"
 
@@ -57,12 +58,16 @@ void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Regist
     Args args(g, node);
     const size_t first_new = g.graph().nodes.size();
     Values results;
+    // A float op on a quantized tensor runs on its dequantized form (ops/quantized.h).
+    const bool dequantized =
+        fn && mode != OperatorExportType::kRaw && ops::reads_quantized(g, node);
+    auto run = [&] { return dequantized ? ops::convert_dequantized(g, node, fn) : fn(g, args); };
     if (failures == nullptr) {
-      results = fn(g, args);
+      results = run();
     } else {
       std::string message;
       try {
-        if (fn) results = fn(g, args);
+        if (fn) results = run();
       } catch (const ExportError& e) {
         message = e.what();
       }
@@ -74,6 +79,7 @@ void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Regist
     }
     tag_module_scope(g.graph(), first_new, node);  // for export_modules_as_functions
     g.set_current_node(node);
+    ops::mark_quantized_outputs(g, node);
     const auto outs = node->outputs();
     if (outs.size() == 1 && results.size() != 1 &&
         outs[0]->type()->kind() == c10::TypeKind::ListType) {

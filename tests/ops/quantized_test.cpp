@@ -190,6 +190,16 @@ TEST_F(Quantized, LinearRelu) {
   expect_model_matches(load("linear_relu"), {"quantized::linear_relu"}, {randn({3, 8}, 11)});
 }
 
+// Issue 24: aten ops on quantized tensors (a converted QAT model's MaxPool2d after a quantized
+// conv) run on the dequantized values and are quantized again with the input's scale and zero
+// point (Note [Quantized tensors through float ops]). Was: "a quantized input does not come from
+// aten::quantize_per_tensor or a quantized:: op".
+TEST_F(Quantized, AtenOpsOnQuantizedTensors) {
+  expect_model_matches(load("conv_pool_flatten"),
+                       {"aten::relu", "aten::max_pool2d", "aten::flatten", "quantized::linear"},
+                       {randn({2, 3, 8, 8}, 12)});
+}
+
 TEST_F(Quantized, Conv1dRelu) {
   // A fused conv1d_relu, then a strided, padded, dilated, grouped conv1d.
   expect_model_matches(load("conv1d_relu"), {"quantized::conv1d_relu", "quantized::conv1d"},

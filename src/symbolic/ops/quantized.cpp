@@ -16,6 +16,8 @@
 
 #include <optional>
 
+#include "symbolic/ops/quantized.h"
+
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
@@ -515,6 +517,71 @@ Values fake_quantize_per_channel(GraphContext& g, const Args& a) {
 }
 
 }  // namespace
+
+// Note [Quantized tensors through float ops]
+// A quantized model may apply plain aten ops to quantized tensors: torch.ao's quantized modules
+// call F.max_pool2d, relu, flatten or interpolate on them (a QAT-converted conv followed by a
+// MaxPool2d). libtorch computes them on the integer values with the input's scale and zero point;
+// torch.onnx (quantized_args) dequantizes the inputs, runs the float op and quantizes the result
+// again with the input's scale and zero point, which is exact for these ops (each commutes with
+// the monotone, affine dequantization). The same here, for every aten op that reads a tensor
+// marked quantized; its tensor outputs are quantized tensors in turn.
+bool reads_quantized(const GraphContext& g, const torch::jit::Node* node) {
+  const std::string kind = node->kind().toQualString();
+  if (kind.rfind("aten::", 0) != 0 || kind == "aten::dequantize" ||
+      kind == "aten::quantize_per_tensor") {
+    return false;
+  }
+  for (const torch::jit::Value* in : node->inputs()) {
+    if (g.is_quantized(in)) return true;
+  }
+  return false;
+}
+
+// Whether output `v` of an op on quantized inputs is a quantized tensor: a tensor whose dtype
+// type propagation could not find (it cannot run quantized kernels on meta tensors) or a quantized
+// one; sizes, ints and lists are not.
+bool quantized_result(const torch::jit::Value* v) {
+  auto t = v->type()->cast<c10::TensorType>();
+  return t && (!t->scalarType() || c10::isQIntType(*t->scalarType()));
+}
+
+Values convert_dequantized(GraphContext& g, const torch::jit::Node* node, const Converter& fn) {
+  std::optional<QParams> first;
+  std::vector<std::pair<const torch::jit::Value*, Values>> saved;
+  for (const torch::jit::Value* in : node->inputs()) {
+    const Values* bound = g.lookup(in);
+    if (!g.is_quantized(in) || bound == nullptr || bound->size() != 1) continue;
+    QParams p = qparams_of(g, bound->front());
+    if (!first) first = p;
+    saved.emplace_back(in, *bound);
+    g.bind(in, {g.op("DequantizeLinear", {bound->front(), p.scale, p.zero_point})});
+  }
+  Values out;
+  try {
+    out = fn(g, Args(g, node));
+  } catch (...) {
+    for (auto& [v, values] : saved) g.bind(v, values);
+    throw;
+  }
+  for (auto& [v, values] : saved) g.bind(v, values);
+  if (!first || out.size() != node->outputs().size()) return out;
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (!quantized_result(node->output(k))) continue;
+    out[k] = g.op("QuantizeLinear", {out[k], first->scale, first->zero_point});
+  }
+  return out;
+}
+
+void mark_quantized_outputs(GraphContext& g, const torch::jit::Node* node) {
+  const std::string kind = node->kind().toQualString();
+  const bool quantizes = kind == "aten::quantize_per_tensor" || kind.rfind("quantized::", 0) == 0;
+  const bool passes_on = !quantizes && reads_quantized(g, node);
+  for (const torch::jit::Value* out : node->outputs()) {
+    if (out->type()->kind() != c10::TypeKind::TensorType) continue;
+    if (quantizes || (passes_on && quantized_result(out))) g.mark_quantized(out);
+  }
+}
 
 // QuantizeLinear/DequantizeLinear exist from opset 10: every converter here starts there.
 void register_quantized(Registry& r) {
