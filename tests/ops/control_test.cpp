@@ -49,6 +49,21 @@ def forward(self, x, n: int):
                             kWithLoops);
 }
 
+// A loop over a list of one tensor: the body's element read at the iteration number has the
+// list's element type (the fuzzer found its dtype unknown, as if the index were past the end).
+TEST(Loop, OverAListOfOneTensor) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, y):
+    ls = [x * 2]
+    acc = y
+    for j, e in enumerate(ls):
+        acc = acc + torch.where(x > 0, y, e)
+    return acc
+)",
+                            {at::randn({2, 3}), at::randn({2, 3})},
+                            {{at::randn({2, 3}), at::randn({2, 3})}}, kWithLists);
+}
+
 TEST(Loop, TripCountFromIntArgument) {
   expect_script_generalizes("prim::Loop", R"(
 def forward(self, x, n: int):

@@ -355,6 +355,18 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
                          const ValueMap& values) {
   // As for the zeros fallback these ops took before, shapes_exact stays false.
   if (!all_concrete && apply_shape_rule(node, stack)) return;
+  // An element of a list read at an index not known at export (a loop's iteration number, whose
+  // placeholder may be past the end of a short list: `for e in [a]`): the first element stands
+  // for the others (the same dtype; its sizes approximate).
+  if (node->kind() == c10::aten::__getitem__ && stack.size() == 2 && stack[0].isList() &&
+      stack[1].isInt() && !concrete.count(node->input(1))) {
+    const auto n = static_cast<int64_t>(stack[0].toListRef().size());
+    const int64_t i = stack[1].toInt();
+    if (n > 0 && (i >= n || i < -n)) {
+      stack[1] = c10::IValue(int64_t{0});
+      approx = true;
+    }
+  }
   static const c10::Symbol kNms = c10::Symbol::fromQualString("torchvision::nms");
   if (!all_concrete && node->kind() == kNms && stack.size() == 3 && stack[0].isTensor() &&
       stack[0].toTensor().defined() && stack[0].toTensor().dim() == 2) {
