@@ -174,6 +174,11 @@ Value GraphContext::constant_scalar(double value, at::ScalarType type) {
 }
 
 Value GraphContext::cast(const Value& v, at::ScalarType to) {
+  if (to == at::ScalarType::Undefined) {
+    fail(
+        "the dtype an operand must be cast to is unknown (type propagation could not compute "
+        "it)");
+  }
   return op("Cast", {v}, {{"to", static_cast<int64_t>(to_onnx_dtype(to))}});
 }
 
