@@ -3,7 +3,7 @@
 
 Usage:
   /usr/bin/python3 scripts/fuzz_scripted.py --minutes 15 --seed 1 --out /tmp/fuzz-out
-      [--opsets 11,13,15,17] [--keep-ok] [--max-programs N] [--allow-input-mutation]
+      [--opsets 11,13,15,16,17] [--keep-ok] [--max-programs N] [--allow-input-mutation]
       [--cli build/torchonnx] [--verify tools/verify/verify.mjs] [--cap 20]
       [--show N]   (print N generated programs and exit, for looking at the grammar)
 
@@ -986,7 +986,7 @@ def main():
     ap.add_argument('--minutes', type=float, default=15)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--out', default='/tmp/fuzz-scripted')
-    ap.add_argument('--opsets', default='11,13,15,17')
+    ap.add_argument('--opsets', default='11,13,15,16,17')
     ap.add_argument('--keep-ok', action='store_true')
     ap.add_argument('--max-programs', type=int, default=0)
     ap.add_argument('--cli', default=os.path.join(ROOT, 'build', 'torchonnx'))
