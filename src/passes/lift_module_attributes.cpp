@@ -1,4 +1,5 @@
 #include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <unordered_map>
@@ -21,6 +22,44 @@ struct Lifter {
   std::vector<NamedParameter> params;
   std::vector<Node*> dead;
 
+  // The graph input of a tensor attribute at `path` (tied weights: one input).
+  Value* lift_tensor(const at::Tensor& tensor, const std::string& path) {
+    Value*& input = lifted[tensor.unsafeGetTensorImpl()];
+    if (input == nullptr) {
+      input = graph.addInput();
+      input->setType(c10::TensorType::create(tensor));
+      params.push_back({path, tensor});
+    }
+    return input;
+  }
+
+  // A list attribute that holds tensors (nn.LSTM's _flat_weights, a ModuleList's buffers):
+  // a ListConstruct of the lifted tensors (None elements of an Optional list stay None).
+  // Inserted before `node`.
+  Value* lift_tensor_list(const c10::IValue& attr, const std::string& path, Node* node) {
+    std::vector<Value*> elements;
+    const auto list = attr.toList();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const c10::IValue element = list.get(i);
+      torch::jit::WithInsertPoint guard(node);
+      elements.push_back(element.isTensor()
+                             ? lift_tensor(element.toTensor(), path + "." + std::to_string(i))
+                             : graph.insertConstant(element));
+    }
+    torch::jit::WithInsertPoint guard(node);
+    Node* construct = graph.createList(list.elementType(), elements);
+    graph.insertNode(construct);
+    return construct->output();
+  }
+
+  static bool holds_tensors(const c10::IValue& attr) {
+    if (!attr.isList()) return false;
+    for (const c10::IValue& element : attr.toListRef()) {
+      if (element.isTensor()) return true;
+    }
+    return false;
+  }
+
   void run_on_block(torch::jit::Block* block) {
     for (Node* node : block->nodes()) {
       for (torch::jit::Block* sub : node->blocks()) run_on_block(sub);
@@ -35,20 +74,24 @@ struct Lifter {
         objects[out] = attr.toObject();
         paths[out] = path;
       } else if (attr.isTensor()) {
-        const at::Tensor& tensor = attr.toTensor();
-        Value*& input = lifted[tensor.unsafeGetTensorImpl()];
-        if (input == nullptr) {
-          input = graph.addInput();
-          input->setType(c10::TensorType::create(tensor));
-          params.push_back({path, tensor});
-        }
-        out->replaceAllUsesWith(input);
+        out->replaceAllUsesWith(lift_tensor(attr.toTensor(), path));
+      } else if (holds_tensors(attr)) {
+        out->replaceAllUsesWith(lift_tensor_list(attr, path, node));
       } else {
         // Scalars, lists and custom-class objects (quantized packed weights) become constants,
         // as torch.jit.freeze makes them.
         torch::jit::WithInsertPoint guard(node);
-        auto constant = graph.insertConstant(attr);
-        out->replaceAllUsesWith(constant);
+        auto constant = torch::jit::tryInsertConstant(graph, attr);
+        if (!constant) {
+          throw ExportError(
+              ErrorCode::kConversion,
+              "the model's forward reads the attribute '" + path + "' of type " +
+                  attr.type()->annotation_str() +
+                  ", which torchonnx cannot make a constant of (tensors, numbers, strings, "
+                  "lists of them and quantized packed weights can be). Remedy: store it as "
+                  "tensors or plain numbers, or trace the model");
+        }
+        out->replaceAllUsesWith(*constant);
       }
       dead.push_back(node);
     }

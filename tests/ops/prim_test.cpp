@@ -597,5 +597,24 @@ def helper(self, x: Tensor, want: bool) -> Tuple[Optional[Tensor], Tensor]:
   expect_script_generalizes("aten::add", src, {at::randn({2, 3})}, {{at::randn({2, 3})}}, {9, 17});
 }
 
+// A list attribute of tensors (nn.LSTM's _flat_weights in a scripted LSTM, a plain List[Tensor]
+// of weights) read in forward: each tensor is lifted as a parameter, the list is built of them.
+// Was: an internal error ("Unsupported value kind: GenericList").
+TEST_F(Prim, ListOfTensorsAttribute) {
+  torch::jit::Module m("ListAttribute");
+  m.register_attribute("ws", c10::ListType::ofTensors(),
+                       c10::List<at::Tensor>({at::randn({3}), at::randn({3})}));
+  m.define(R"(
+def forward(self, x):
+    y = x
+    for w in self.ws:
+        y = y * w
+    return y + self.ws[1]
+)");
+  // Iterating a list of tensors takes ONNX sequences: opset 11.
+  expect_script_matches(std::vector<std::string>{"aten::mul", "aten::add"}, m, {at::randn({2, 3})},
+                        {11});
+}
+
 }  // namespace
 }  // namespace torchonnx::testing
