@@ -355,6 +355,65 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
                          const ValueMap& values) {
   // As for the zeros fallback these ops took before, shapes_exact stays false.
   if (!all_concrete && apply_shape_rule(node, stack)) return;
+  // Packing: the rows of a PackedSequence's data depend on the lengths (data), as do the batch
+  // and steps of its padded form. Dtypes and ranks (approximate sizes), which the RNN converters
+  // need; a run on zeros fails (lengths must be positive).
+  static const c10::Symbol kPack = c10::Symbol::fromQualString("aten::_pack_padded_sequence");
+  static const c10::Symbol kPad = c10::Symbol::fromQualString("aten::_pad_packed_sequence");
+  if ((node->kind() == kPack || node->kind() == kPad) && stack.size() >= 3 && stack[0].isTensor() &&
+      stack[1].isTensor() && stack[2].isBool() && stack[0].toTensor().defined() &&
+      stack[1].toTensor().defined()) {
+    const at::Tensor& x = stack[0].toTensor();
+    const bool batch_first = stack[2].toBool();
+    const auto meta = x.options().device(at::kMeta);
+    std::vector<int64_t> sizes = x.sizes().vec();
+    if (node->kind() == kPack && x.dim() >= 2) {
+      const int64_t steps = x.size(batch_first ? 1 : 0);
+      sizes.erase(sizes.begin());
+      sizes[0] = steps * x.size(batch_first ? 0 : 1);
+      stack.assign({c10::IValue(at::empty(sizes, meta)),
+                    c10::IValue(at::empty({steps}, meta.dtype(at::kLong)))});
+      approx = true;
+      return;
+    }
+    if (node->kind() == kPad && x.dim() >= 1) {
+      const int64_t steps = stack[1].toTensor().size(0);
+      const int64_t batch = 1;  // batch_sizes[0]: data
+      sizes.erase(sizes.begin());
+      const std::vector<int64_t> lead =
+          batch_first ? std::vector<int64_t>{batch, steps} : std::vector<int64_t>{steps, batch};
+      sizes.insert(sizes.begin(), lead.begin(), lead.end());
+      stack.assign({c10::IValue(at::empty(sizes, meta)),
+                    c10::IValue(at::empty({batch}, meta.dtype(at::kLong)))});
+      approx = true;
+      return;
+    }
+  }
+  // RNNs over packed data (lstm.data, gru.data, ...: data, batch_sizes, hx, params, has_biases,
+  // num_layers, dropout, train, bidirectional): the output has the data's rows and the hidden
+  // size of each direction; the final states have hx's sizes.
+  static const SymbolSet kPackedRnns =
+      symbols({"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"});
+  if (kPackedRnns.count(node->kind()) && stack.size() == 9 && stack[0].isTensor() &&
+      stack[1].isTensor() && stack[8].isBool() && stack[0].toTensor().defined() &&
+      stack[0].toTensor().dim() == 2) {
+    const at::Tensor& data = stack[0].toTensor();
+    std::vector<at::Tensor> hx;
+    if (stack[2].isTensorList()) {
+      for (const at::Tensor& h : stack[2].toTensorVector()) hx.push_back(h);
+    } else if (stack[2].isTensor()) {
+      hx.push_back(stack[2].toTensor());
+    }
+    if (!hx.empty() && hx[0].defined() && hx[0].dim() == 3) {
+      const auto meta = data.options().device(at::kMeta);
+      const int64_t directions = stack[8].toBool() ? 2 : 1;
+      torch::jit::Stack out{at::empty({data.size(0), directions * hx[0].size(2)}, meta)};
+      for (const at::Tensor& h : hx) out.emplace_back(at::empty(h.sizes(), meta));
+      stack = std::move(out);
+      approx = true;
+      return;
+    }
+  }
   // An element of a list read at an index not known at export (a loop's iteration number, whose
   // placeholder may be past the end of a short list: `for e in [a]`): the first element stands
   // for the others (the same dtype; its sizes approximate).
