@@ -309,6 +309,29 @@ TEST_F(Rnn, PackedSequences) {
       kMinOpset, highest_opset(), params_of(*gru));
 }
 
+// Issue 24: a loaded model packs with sizes from the data (no trace types): the packed data's
+// rank, the RNN's outputs over it and pad's total_length (batch_sizes.size(0), computed in the
+// graph) come from type propagation's rules. Other lengths take other step counts.
+TEST_F(Rnn, PackedSequenceWithComputedTotalLength) {
+  const std::string src = R"(
+def forward(self, x, lengths):
+    data, batch_sizes = torch._pack_padded_sequence(x, lengths, True)
+    h0 = torch.zeros(1, x.size(0), 5)
+    out, h, c = torch.lstm(data, batch_sizes, [h0, h0], [self.w_ih, self.w_hh, self.b_ih,
+                           self.b_hh], True, 1, 0.0, False, False)
+    padded, n = torch._pad_packed_sequence(out, batch_sizes, True, 0.0, batch_sizes.size(0))
+    return padded, h
+)";
+  auto m = script_module(src, {{"w_ih", at::randn({20, kIn})},
+                               {"w_hh", at::randn({20, 5})},
+                               {"b_ih", at::randn({20})},
+                               {"b_hh", at::randn({20})}});
+  const at::Tensor x = at::randn({3, 5, kIn});
+  expect_script_generalizes(
+      "aten::_pad_packed_sequence", m, {x, at::tensor({5, 3, 2}, at::kLong)},
+      {{x, at::tensor({4, 4, 1}, at::kLong)}, {x, at::tensor({2, 1, 1}, at::kLong)}}, {11, 17});
+}
+
 // Packing and unpacking alone: int64 [T, B] data (packed rows are scalars), float
 // [B, T, 2, 3] batch-first data.
 TEST_F(Rnn, PackPadRoundTrip) {

@@ -407,7 +407,11 @@ Values pad_packed_sequence(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
   const at::ScalarType type = a.dtype(0);
   Value pad = g.constant_scalar(a.float_arg(3), type);
-  Value min_steps = g.constant_ints({a.int_arg(4)});
+  // total_length: a constant, or computed in the graph (a traced pad_packed_sequence passes
+  // batch_sizes.size(0)).
+  Value min_steps = a.is_constant(4)
+                        ? g.constant_ints({a.int_arg(4)})
+                        : g.op("Reshape", {a.tensor_as(4, at::kLong), g.constant_ints({1})});
   Unpacked u = unpack(g, a.tensor(0), a.tensor_as(1, at::kLong), pad, rank, min_steps);
   Value out = u.padded;
   if (a.bool_arg(2)) {
