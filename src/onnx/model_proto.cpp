@@ -6,6 +6,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
@@ -220,7 +221,80 @@ void strip_generated_dims(onnx::GraphProto* graph) {
 
 }  // namespace
 
+namespace {
+
+// The outputs of `graph` and of its subgraphs whose tensor type has no element type, and the
+// main graph's outputs of unknown rank, which the checker requires (values type propagation
+// could not type).
+void collect_untyped_outputs(onnx::GraphProto* graph, bool main,
+                             std::vector<onnx::ValueInfoProto*>& out) {
+  for (auto& output : *graph->mutable_output()) {
+    const auto& type = output.type();
+    if (type.has_tensor_type() &&
+        (type.tensor_type().elem_type() == 0 || (main && !type.tensor_type().has_shape()))) {
+      out.push_back(&output);
+    }
+  }
+  for (auto& node : *graph->mutable_node()) {
+    for (auto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) collect_untyped_outputs(attr.mutable_g(), false, out);
+    }
+  }
+}
+
+void collect_value_types(const onnx::GraphProto& graph,
+                         std::unordered_map<std::string, onnx::TypeProto>& types) {
+  for (const auto& v : graph.value_info()) types[v.name()] = v.type();
+  for (const auto& v : graph.output()) types[v.name()] = v.type();
+  for (const auto& node : graph.node()) {
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) collect_value_types(attr.g(), types);
+    }
+  }
+}
+
+// Note [Untyped outputs]: a graph or subgraph output whose element type type propagation did not
+// find takes the one ONNX's shape inference finds for it (its producer's); the checker refuses
+// an output without one. When inference finds none either, the export fails naming the output.
+void type_untyped_outputs(onnx::ModelProto& model) {
+  std::vector<onnx::ValueInfoProto*> untyped;
+  collect_untyped_outputs(model.mutable_graph(), true, untyped);
+  if (untyped.empty()) return;
+  onnx::ModelProto inferred = model;
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0);
+    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception&) {
+    // The checks below name the outputs that stay untyped.
+  }
+  std::unordered_map<std::string, onnx::TypeProto> types;
+  collect_value_types(inferred.graph(), types);
+  for (onnx::ValueInfoProto* output : untyped) {
+    auto* have = output->mutable_type()->mutable_tensor_type();
+    auto found = types.find(output->name());
+    if (found != types.end() && found->second.has_tensor_type()) {
+      const auto& inferred = found->second.tensor_type();
+      if (have->elem_type() == 0) have->set_elem_type(inferred.elem_type());
+      if (!have->has_shape() && inferred.has_shape()) *have->mutable_shape() = inferred.shape();
+    }
+    const bool in_main = std::any_of(model.graph().output().begin(), model.graph().output().end(),
+                                     [&](const onnx::ValueInfoProto& v) { return &v == output; });
+    if (have->elem_type() != 0 && (!in_main || have->has_shape())) continue;
+    throw ExportError(
+        ErrorCode::kConversion,
+        fmt::format("the element type or rank of '{}' (an output of the graph or of a loop or "
+                    "branch body) is not known at export: type propagation could not run the op "
+                    "that makes it, nor could ONNX's shape inference type it. Remedy: give the "
+                    "value a fixed dtype and rank in the model (e.g. .float(), .reshape), or "
+                    "report the model",
+                    output->name()));
+  }
+}
+
+}  // namespace
+
 void validate_model(onnx::ModelProto& model) {
+  type_untyped_outputs(model);
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
