@@ -61,6 +61,18 @@ TEST_F(Creation, ArangeOfComputedValues) {
                         {at::randn({7, 3})}, kUnfolded);
 }
 
+// arange(n, out=t) writes into an existing tensor: refused with a remedy (issue 24), not "unknown
+// arange overload".
+TEST_F(Creation, ArangeIntoAnOutTensorIsRefusedWithARemedy) {
+  expect_script_fails(R"(
+def forward(self, x):
+  out = x.new_zeros([0]).long()
+  torch.arange(x.size(0), out=out)
+  return out + 1
+)",
+                      {at::randn({4})}, 13, "use the result instead");
+}
+
 TEST_F(Creation, ArangeOfTensorValues) {
   // The bounds come from tensor values: type propagation cannot run arange (data-dependent), so
   // the converter infers the dtype (Float for float bounds, Long for int ones).

@@ -275,6 +275,11 @@ Value hann_cos(GraphContext& g, const Value& n, bool periodic) {
 // vector · step + start below 11. Long for integral arguments, the default dtype otherwise.
 Values arange_op(GraphContext& g, const Args& a) {
   auto dtype_i = arg_index(a, "dtype");
+  if (!dtype_i && arg_index(a, "out")) {
+    g.fail(
+        "arange with out= (writing into an existing tensor) is not supported. Remedy: use the "
+        "result instead, `t = torch.arange(n)`");
+  }
   if (!dtype_i) g.fail("unknown arange overload");
   const size_t positional = *dtype_i;  // end | start, end | start, end, step
   bool floating = false;
