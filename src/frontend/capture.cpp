@@ -637,6 +637,17 @@ std::string describe_interpreter_error(const std::string& what) {
   return out;
 }
 
+// Whether `node` or a node in its blocks writes an attribute (prim::SetAttr).
+bool writes_module_state(const torch::jit::Node* node) {
+  if (node->kind() == c10::prim::SetAttr) return true;
+  for (const torch::jit::Block* block : node->blocks()) {
+    for (const torch::jit::Node* inner : block->nodes()) {
+      if (writes_module_state(inner)) return true;
+    }
+  }
+  return false;
+}
+
 // A copy of `v` with fresh tensors: forward() may write its arguments in place (`x *= 2`), and
 // the caller's examples (the inputs saved beside the reference outputs) must stay as they were.
 c10::IValue fresh_copy(const c10::IValue& v) {
@@ -682,7 +693,13 @@ std::vector<at::Tensor> run_module(const torch::jit::Module& module,
     torch::jit::InterpreterState state(code);
     torch::jit::Stack stack;
     stack.reserve(inputs.size() + 1);
-    stack.emplace_back(module._ivalue());
+    // A forward that writes module state (prim::SetAttr, `self.count += 1`) runs on a copy: the
+    // export reads the state as it was (Note [Module state written in forward]).
+    bool writes_state = false;
+    for (const torch::jit::Node* node : graph->nodes()) {
+      writes_state = writes_state || writes_module_state(node);
+    }
+    stack.emplace_back(writes_state ? module.deepcopy()._ivalue() : module._ivalue());
     for (auto& input : inputs) stack.push_back(std::move(input));
     state.run(stack);
     if (stack.size() == 1) return flatten_tensors(stack.front());

@@ -60,14 +60,42 @@ struct Lifter {
     return false;
   }
 
+  // Note [Module state written in forward]: `self.count += 1` or `self.last = y` in forward
+  // (prim::SetAttr) gives the attribute a new value for the reads after it in this run; the
+  // ONNX model keeps no state between runs, as a traced model would not. A write inside a loop
+  // or branch would make the value depend on the path taken: refused.
+  std::unordered_map<std::string, Value*> assigned;
+  std::vector<Node*> writes;
+
   void run_on_block(torch::jit::Block* block) {
     for (Node* node : block->nodes()) {
       for (torch::jit::Block* sub : node->blocks()) run_on_block(sub);
+      if (node->kind() == c10::prim::SetAttr && objects.count(node->input(0))) {
+        const std::string& name = node->s(c10::attr::name);
+        const std::string& base = paths[node->input(0)];
+        const std::string path = base.empty() ? name : base + "." + name;
+        if (block != graph.block()) {
+          throw ExportError(
+              ErrorCode::kConversion,
+              "the model's forward writes the module attribute '" + path +
+                  "' inside a loop or branch (prim::SetAttr); its value after it would depend on "
+                  "the path taken. Remedy: compute the new value as a local variable and assign "
+                  "it once, outside the loop or branch, or trace the model");
+        }
+        assigned[path] = node->input(1);
+        writes.push_back(node);
+        continue;
+      }
       if (node->kind() != c10::prim::GetAttr) continue;
       auto it = objects.find(node->input());
       if (it == objects.end()) continue;
       const std::string& name = node->s(c10::attr::name);
       std::string path = paths[node->input()].empty() ? name : paths[node->input()] + "." + name;
+      if (auto written = assigned.find(path); written != assigned.end()) {
+        node->output()->replaceAllUsesWith(written->second);
+        dead.push_back(node);
+        continue;
+      }
       c10::IValue attr = it->second->getAttr(name);
       Value* out = node->output();
       if (attr.isObject() && attr.toObjectRef().type()->is_module()) {
@@ -107,6 +135,7 @@ std::vector<NamedParameter> LiftModuleAttributes(torch::jit::Graph& graph,
   lifter.objects[self] = module._ivalue();
   lifter.paths[self] = "";
   lifter.run_on_block(graph.block());
+  for (Node* write : lifter.writes) write->destroy();
   // Chains are walked in order, so destroying in reverse removes users before their producers.
   for (auto it = lifter.dead.rbegin(); it != lifter.dead.rend(); ++it) {
     if (!(*it)->output()->hasUses()) (*it)->destroy();

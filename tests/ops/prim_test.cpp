@@ -616,5 +616,31 @@ def forward(self, x):
                         {11});
 }
 
+// Module state written in forward (Note [Module state written in forward]): reads after the
+// write see the new value (an int counter, a tensor buffer). A write inside a branch is refused.
+TEST_F(Prim, ModuleStateWrittenInForward) {
+  torch::jit::Module m("Counter");
+  m.register_attribute("count", c10::IntType::get(), int64_t{2});
+  m.register_buffer("last", at::zeros({2, 3}));
+  m.define(R"(
+def forward(self, x):
+    self.count += 1
+    y = x * self.count + self.last
+    self.last = y
+    return y + self.last
+)");
+  expect_script_matches("aten::mul", m, {at::randn({2, 3})});
+
+  torch::jit::Module branch("WritesInABranch");
+  branch.register_attribute("count", c10::IntType::get(), int64_t{0});
+  branch.define(R"(
+def forward(self, x):
+    if bool(x.sum() > 0):
+        self.count = 1
+    return x * self.count
+)");
+  expect_module_export_fails(branch, {at::randn({2, 3})}, 17, "inside a loop or branch");
+}
+
 }  // namespace
 }  // namespace torchonnx::testing
