@@ -553,6 +553,24 @@ def forward(self, x):
   expect_script_fails(src, {at::ones({2, 3})}, 15, "optional value from opset 16");
 }
 
+// The optional read (refined) inside a later loop, which carries it: the loop's input stays an
+// optional (the fuzzer found it unwrapped before the loop, failing in ORT when None).
+TEST_F(Prim, OptionalReadInsideALaterLoop) {
+  const std::string src = R"(
+def forward(self, x, n: int):
+  y: Optional[Tensor] = None
+  if bool(x.sum() > 0):
+    y = x * 2
+  acc = x
+  for i in range(n):
+    if y is not None:
+      acc = acc + y
+  return acc
+)";
+  expect_script_generalizes("prim::Loop", src, {at::ones({2, 3}), c10::IValue(int64_t{3})},
+                            {{-at::ones({2, 3}), c10::IValue(int64_t{2})}}, {16, 17});
+}
+
 TEST_F(Prim, TupleWithOptionalReturnedFromBranches) {
   const std::string src = R"(
 def forward(self, x) -> Tuple[Optional[Tensor], Tensor]:

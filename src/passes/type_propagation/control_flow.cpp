@@ -40,6 +40,10 @@ void Propagator::visit_loop(Node* node) {
     bool scalar = found->second.isInt() || found->second.isDouble() || found->second.isBool();
     bool list = found->second.isList();
     c10::IValue start = scalar ? *placeholder(in) : list ? copy_list(found->second) : found->second;
+    if (maybe_none.count(init)) {
+      record_maybe_none(in, start);  // Note [Maybe None]
+      continue;
+    }
     record(in, start, false, scalar || list || approximate.count(init) > 0);
     copy_shadow(in, init);
   }
