@@ -27,6 +27,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "passes/passes.h"
@@ -148,12 +149,83 @@ void unroll(Graph& graph, Node* loop, int64_t trips) {
   loop->destroy();
 }
 
+// Whether `v` is None: a None constant or a value of type None.
+bool is_none(const Value* v) {
+  if (v->type()->kind() == c10::TypeKind::NoneType) return true;
+  auto c = torch::jit::toIValue(v);
+  return c && c->isNone();
+}
+
+// Whether `v` is None whenever the values in `assumed` are: a None, its refinement
+// (unchecked_cast), an If output None in both branches, a Loop output that starts None and that
+// the body keeps None.
+bool stays_none(Value* v, std::unordered_set<Value*>& assumed) {
+  if (is_none(v) || assumed.count(v)) return true;
+  Node* node = v->node();
+  if (node->kind() == c10::prim::unchecked_cast) return stays_none(node->input(), assumed);
+  const size_t k = v->offset();
+  if (node->kind() == c10::prim::If) {
+    return stays_none(node->blocks()[0]->outputs()[k], assumed) &&
+           stays_none(node->blocks()[1]->outputs()[k], assumed);
+  }
+  if (node->kind() == c10::prim::Loop) {
+    if (!stays_none(node->input(2 + k), assumed)) return false;
+    Block* body = node->blocks()[0];
+    assumed.insert(body->inputs()[1 + k]);
+    return stays_none(body->outputs()[1 + k], assumed);
+  }
+  return false;
+}
+
+// Note [Values that stay None]: a loop that carries a value which is None on entry and that its
+// body keeps None (`prev: Optional[Tensor] = None` assigned only under `if prev is not None`, or
+// in a loop of 0 trips) carries nothing: its reads become None, which folds their `is None` and
+// removes the branches that could not run. Likewise an If output that is None in both branches.
+// Nodes are visited before their blocks, so an outer loop's finding reaches the inner ones.
+bool drop_none_carried(Graph& graph, Node* node) {
+  bool changed = false;
+  Value* none = nullptr;
+  auto none_value = [&] {
+    if (!none) {
+      torch::jit::WithInsertPoint guard(graph.block()->nodes().front());
+      none = graph.insertConstant(c10::IValue());
+    }
+    return none;
+  };
+  if (node->kind() == c10::prim::Loop) {
+    Block* body = node->blocks()[0];
+    for (size_t k = node->outputs().size(); k-- > 0;) {
+      Value* in = body->inputs()[1 + k];
+      std::unordered_set<Value*> assumed{in};
+      if (!is_none(node->input(2 + k)) || !stays_none(body->outputs()[1 + k], assumed)) continue;
+      in->replaceAllUsesWith(none_value());
+      node->output(k)->replaceAllUsesWith(none_value());
+      body->eraseOutput(1 + k);
+      body->eraseInput(1 + k);
+      node->removeInput(2 + k);
+      node->eraseOutput(k);
+      changed = true;
+    }
+  } else if (node->kind() == c10::prim::If) {
+    for (size_t k = node->outputs().size(); k-- > 0;) {
+      std::unordered_set<Value*> assumed;
+      if (!stays_none(node->output(k), assumed)) continue;
+      node->output(k)->replaceAllUsesWith(none_value());
+      for (Block* b : node->blocks()) b->eraseOutput(k);
+      node->eraseOutput(k);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 // Unrolls the foldable loops of `block` and its nested blocks; whether any was.
 bool unroll_block(Graph& graph, Block* block) {
   bool changed = false;
   for (auto it = block->nodes().begin(); it != block->nodes().end();) {
     Node* node = *it;
     ++it;  // `node` may be destroyed
+    changed = drop_none_carried(graph, node) || changed;
     for (Block* sub : node->blocks()) changed = unroll_block(graph, sub) || changed;
     if (node->kind() != c10::prim::Loop) continue;
     if (auto trips = unrollable_trips(node)) {

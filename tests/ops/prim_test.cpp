@@ -571,6 +571,31 @@ def forward(self, x, n: int):
                             {{-at::ones({2, 3}), c10::IValue(int64_t{2})}}, {16, 17});
 }
 
+// An optional that nested loops carry but that stays None (assigned only under `if o is not
+// None`): nothing is carried, its checks fold, at every opset (Note [Values that stay None]).
+// Found by the fuzzer ("the element dtype of optional output 2 is unknown").
+TEST_F(Prim, OptionalThatStaysNoneInNestedLoops) {
+  const std::string src = R"(
+def forward(self, x, n: int):
+  o: Optional[Tensor] = None
+  i = 0
+  while i < n:
+    i += 1
+    if bool(x.sum() > 0.3):
+      j = 0
+      while j < x.size(1):
+        j += 1
+        v = x[0]
+        if o is not None:
+          v = v + o
+          o = v
+        x = x - v.sum()
+  return x
+)";
+  expect_script_generalizes("prim::Loop", src, {at::rand({3, 4}), c10::IValue(int64_t{2})},
+                            {{-at::rand({3, 4}), c10::IValue(int64_t{3})}}, {9, 11, 17});
+}
+
 TEST_F(Prim, TupleWithOptionalReturnedFromBranches) {
   const std::string src = R"(
 def forward(self, x) -> Tuple[Optional[Tensor], Tensor]:
