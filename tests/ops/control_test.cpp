@@ -64,6 +64,21 @@ def forward(self, x, y):
                             {{at::randn({2, 3}), at::randn({2, 3})}}, kWithLists);
 }
 
+// An element of a list built in a loop of a run-time trip count, read at a constant index past
+// what type propagation saw of the list (one iteration's elements): it has the list's element
+// type (the fuzzer found "the operands' dtypes are unknown").
+TEST(Loop, ListBuiltInALoopReadAtAConstantIndex) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    ls: List[Tensor] = []
+    for i in range(n):
+        ls.append(x * i)
+    return ls[2] + 1
+)",
+                            {at::randn({2, 3}), scalar(3)}, {{at::randn({2, 3}), scalar(5)}},
+                            kWithCarriedLists);
+}
+
 TEST(Loop, TripCountFromIntArgument) {
   expect_script_generalizes("prim::Loop", R"(
 def forward(self, x, n: int):

@@ -415,10 +415,11 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
     }
   }
   // An element of a list read at an index not known at export (a loop's iteration number, whose
-  // placeholder may be past the end of a short list: `for e in [a]`): the first element stands
-  // for the others (the same dtype; its sizes approximate).
+  // placeholder may be past the end of a short list: `for e in [a]`), or of a list whose length
+  // is not known (built in a loop, whose value here holds the elements of one iteration): the
+  // first element stands for the others (the same dtype; its sizes approximate).
   if (node->kind() == c10::aten::__getitem__ && stack.size() == 2 && stack[0].isList() &&
-      stack[1].isInt() && !concrete.count(node->input(1))) {
+      stack[1].isInt() && (!concrete.count(node->input(1)) || approximate.count(node->input(0)))) {
     const auto n = static_cast<int64_t>(stack[0].toListRef().size());
     const int64_t i = stack[1].toInt();
     if (n > 0 && (i >= n || i < -n)) {
