@@ -156,11 +156,8 @@ void Propagator::forget(Value* v) {
 // Recording either path's value instead would type it Tensor or None, and fold `y is None` to
 // the wrong constant.
 void Propagator::record_maybe_none(Value* v, const c10::IValue& some) {
-  if (some.isNone()) {
-    record(v, some, false, true);
-    return;
-  }
   record(v, some, false, true);
+  if (some.isNone()) return;  // None on every path seen
   if (some.isTensor() && v->type()->kind() == c10::TypeKind::TensorType) {
     v->setType(c10::OptionalType::create(v->type()));
   } else if (v->type()->kind() != c10::TypeKind::OptionalType) {
