@@ -527,9 +527,8 @@ Values fake_quantize_per_channel(GraphContext& g, const Args& a) {
 // the monotone, affine dequantization). The same here, for every aten op that reads a tensor
 // marked quantized; its tensor outputs are quantized tensors in turn.
 bool reads_quantized(const GraphContext& g, const torch::jit::Node* node) {
-  const std::string kind = node->kind().toQualString();
-  if (kind.rfind("aten::", 0) != 0 || kind == "aten::dequantize" ||
-      kind == "aten::quantize_per_tensor") {
+  const c10::Symbol kind = node->kind();
+  if (!kind.is_aten() || kind == c10::aten::dequantize || kind == c10::aten::quantize_per_tensor) {
     return false;
   }
   for (const torch::jit::Value* in : node->inputs()) {
@@ -574,8 +573,10 @@ Values convert_dequantized(GraphContext& g, const torch::jit::Node* node, const 
 }
 
 void mark_quantized_outputs(GraphContext& g, const torch::jit::Node* node) {
-  const std::string kind = node->kind().toQualString();
-  const bool quantizes = kind == "aten::quantize_per_tensor" || kind.rfind("quantized::", 0) == 0;
+  // Symbol comparisons: this runs for every converted node.
+  static const c10::Symbol kQuantized = c10::Symbol::fromQualString("namespaces::quantized");
+  const bool quantizes =
+      node->kind() == c10::aten::quantize_per_tensor || node->kind().ns() == kQuantized;
   const bool passes_on = !quantizes && reads_quantized(g, node);
   for (const torch::jit::Value* out : node->outputs()) {
     if (out->type()->kind() != c10::TypeKind::TensorType) continue;
