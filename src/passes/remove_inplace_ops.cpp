@@ -175,14 +175,37 @@ struct Rewriter {
   // Whether `user` reads its input after the write (a node of the original graph after it).
   bool reads_after(const Node* user) const { return !added.count(user) && user->isAfter(anchor); }
 
-  bool is_view_user(const torch::jit::Use& use) const {
-    return use.offset == 0 && view_kind(use.user) != ViewKind::kNone &&
-           use.user->owningBlock() == anchor->owningBlock() && use.user->isBefore(anchor);
+  // Whether `block` is the write's block or encloses it; sets `through_loop` when a prim::Loop
+  // lies between them.
+  bool encloses_anchor(const torch::jit::Block* block, bool* through_loop = nullptr) const {
+    bool loop = false;
+    for (const Node* n = anchor; n != nullptr;) {
+      if (n->owningBlock() == block) {
+        if (through_loop) *through_loop = loop;
+        return true;
+      }
+      n = n->owningBlock()->owningNode();
+      if (n != nullptr && n->kind() == c10::prim::Loop) loop = true;
+    }
+    return false;
   }
 
-  // Whether `v` (or a view of it made before the write) is read after the write.
+  // A view of the written tensor's base made before the write, in the write's block or in a
+  // block enclosing it (a view made before an if-branch or loop that writes its base).
+  bool is_view_user(const torch::jit::Use& use) const {
+    return use.offset == 0 && view_kind(use.user) != ViewKind::kNone &&
+           encloses_anchor(use.user->owningBlock()) && use.user->isBefore(anchor);
+  }
+
+  // Whether `v` (or a view of it made before the write) is read after the write. A value defined
+  // outside a loop that encloses the write is read after it whenever it is read at all: the next
+  // iteration reads the new value.
   bool live(const Value* v) {
     if (auto it = live_memo.find(v); it != live_memo.end()) return it->second;
+    bool through_loop = false;
+    if (encloses_anchor(v->node()->owningBlock(), &through_loop) && through_loop && v->hasUses()) {
+      return live_memo[v] = true;
+    }
     bool result = false;
     for (const auto& use : v->uses()) {
       if (reads_after(use.user) || (is_view_user(use) && live(use.user->output()))) {

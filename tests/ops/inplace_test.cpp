@@ -114,6 +114,28 @@ TEST_F(Inplace, ScriptedWriteThroughTransposeAndUnsqueeze) {
                         {at::randn({2, 3, 4}), at::randn({2, 3})});
 }
 
+TEST_F(Inplace, ScriptedViewMadeBeforeABranchWrittenInIt) {
+  // v is a view made before the If; the else-branch writes it (and its base): the If's value of v
+  // is the view replayed on the new base (found by the fuzzer: the write was lost).
+  const std::string src =
+      "def forward(self, x, y):\n  v = (x + 1)[1:3]\n  if bool(y.sum() > 0):\n    v = v + 1\n"
+      "  else:\n    v *= y\n  return v\n";
+  for (double sign : {1.0, -1.0}) {
+    expect_script_matches("aten::slice_scatter", src,
+                          {at::randn({4, 3}), sign * (at::rand({2, 3}) + 0.1)});
+  }
+}
+
+TEST_F(Inplace, ScriptedViewMadeBeforeALoopWrittenInIt) {
+  // v (a row of b) is read and written in every iteration: each iteration reads the last one's
+  // value, and b after the loop has every write.
+  expect_script_matches("aten::select_scatter",
+                        "def forward(self, x):\n  b = x * 2\n  v = b[1]\n"
+                        "  for i in range(x.size(0)):\n    w = v * 0.5\n    v.add_(w)\n"
+                        "  return v, b\n",
+                        {at::randn({3, 4})});
+}
+
 // ----- C++ traces -------------------------------------------------------------------------------
 
 TEST_F(Inplace, TracedSelectCopy) {
