@@ -13,8 +13,10 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <unordered_set>
 
 #include "common/compat.h"
+#include "common/jit_util.h"
 #include "frontend/archive_check.h"
 #include "frontend/frontend.h"
 #include "passes/passes.h"
@@ -637,9 +639,48 @@ std::string describe_interpreter_error(const std::string& what) {
   return out;
 }
 
-// Whether `node` or a node in its blocks writes an attribute (prim::SetAttr).
+// Whether `v` may be (a view of) a module attribute's tensor: read by prim::GetAttr, passed on
+// by an op whose result aliases its first argument (views, in-place ops), or carried by a Loop or
+// If from such a value.
+bool may_alias_attribute(const torch::jit::Value* v,
+                         std::unordered_set<const torch::jit::Value*>& seen) {
+  if (!seen.insert(v).second) return false;
+  const torch::jit::Node* node = v->node();
+  if (node->kind() == c10::prim::GetAttr) return true;
+  if (node->kind() == c10::prim::Param) {
+    const torch::jit::Node* loop = node->owningBlock()->owningNode();
+    if (loop == nullptr || loop->kind() != c10::prim::Loop || v->offset() == 0) return false;
+    // Body input i (i >= 1) is the loop's input i + 1 on entry and body output i afterwards.
+    return may_alias_attribute(loop->input(v->offset() + 1), seen) ||
+           may_alias_attribute(loop->blocks()[0]->outputs()[v->offset()], seen);
+  }
+  if (node->kind() == c10::prim::Loop) {
+    return may_alias_attribute(node->input(v->offset() + 2), seen) ||
+           may_alias_attribute(node->blocks()[0]->outputs()[v->offset() + 1], seen);
+  }
+  if (node->kind() == c10::prim::If) {
+    for (const torch::jit::Block* b : node->blocks()) {
+      if (may_alias_attribute(b->outputs()[v->offset()], seen)) return true;
+    }
+    return false;
+  }
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (schema == nullptr || schema->returns().empty() || schema->arguments().empty()) return false;
+  if (schema->returns()[0].alias_info() == nullptr ||
+      schema->arguments()[0].alias_info() == nullptr) {
+    return false;
+  }
+  return may_alias_attribute(node->input(0), seen);
+}
+
+// Whether `node` or a node in its blocks writes module state: an attribute (prim::SetAttr,
+// `self.count += 1`) or, in place, an attribute's tensor (`v = self.w; v += 1`).
 bool writes_module_state(const torch::jit::Node* node) {
   if (node->kind() == c10::prim::SetAttr) return true;
+  for (size_t i = 0; i < node->inputs().size(); ++i) {
+    std::unordered_set<const torch::jit::Value*> seen;
+    if (writes_input(node, i) && may_alias_attribute(node->input(i), seen)) return true;
+  }
   for (const torch::jit::Block* block : node->blocks()) {
     for (const torch::jit::Node* inner : block->nodes()) {
       if (writes_module_state(inner)) return true;
@@ -693,8 +734,9 @@ std::vector<at::Tensor> run_module(const torch::jit::Module& module,
     torch::jit::InterpreterState state(code);
     torch::jit::Stack stack;
     stack.reserve(inputs.size() + 1);
-    // A forward that writes module state (prim::SetAttr, `self.count += 1`) runs on a copy: the
-    // export reads the state as it was (Note [Module state written in forward]).
+    // A forward that writes module state (prim::SetAttr, `self.count += 1`, or in place through
+    // an attribute's tensor, `v = self.w; v += 1`) runs on a copy: the export reads the state as
+    // it was (Note [Module state written in forward]).
     bool writes_state = false;
     for (const torch::jit::Node* node : graph->nodes()) {
       writes_state = writes_state || writes_module_state(node);

@@ -63,7 +63,10 @@ struct Lifter {
   // Note [Module state written in forward]: `self.count += 1` or `self.last = y` in forward
   // (prim::SetAttr) gives the attribute a new value for the reads after it in this run; the
   // ONNX model keeps no state between runs, as a traced model would not. A write inside a loop
-  // or branch would make the value depend on the path taken: refused.
+  // or branch would make the value depend on the path taken: refused. An in-place write to an
+  // attribute's tensor (`v = self.w; v += 1`) is made functional by RemoveInplaceOps, like any
+  // other. The export reads the state from before forward() ran: run_module runs such a forward
+  // on a deep copy of the module.
   std::unordered_map<std::string, Value*> assigned;
   std::vector<Node*> writes;
 

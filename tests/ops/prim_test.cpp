@@ -683,6 +683,21 @@ def forward(self, x):
     return x * self.count
 )");
   expect_module_export_fails(branch, {at::randn({2, 3})}, 17, "inside a loop or branch");
+
+  // An in-place write to a buffer through a local name, in a loop: the reference run must leave
+  // the buffer as it was, or the export reads the written values (found by the fuzzer).
+  torch::jit::Module alias("WritesABufferInPlace");
+  alias.register_buffer("w", at::randn({2, 3}));
+  alias.define(R"(
+def forward(self, x):
+    v = self.w
+    for i in range(x.size(0)):
+        v += x[i]
+    return v * 2
+)");
+  const at::Tensor before = alias.attr("w").toTensor().clone();
+  expect_script_matches("aten::add", alias, {at::randn({3, 2, 3})});
+  EXPECT_TRUE(alias.attr("w").toTensor().equal(before));
 }
 
 }  // namespace
