@@ -192,6 +192,41 @@ std::optional<at::Tensor> evaluate(const Node& n, const std::vector<at::Tensor>&
     if (numel * static_cast<int64_t>(in[1].element_size()) > limit) return std::nullopt;
     return at::where(x.to(at::kBool), in[1], in[2]).to(in[1].scalar_type());
   }
+  if (op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax" || op == "ReduceMin" ||
+      op == "ReduceProd") {
+    // The axes are an input from ReduceSum-13 and the others' opset 18, an attribute before.
+    const bool axes_input = op == "ReduceSum" ? opset >= 13 : opset >= 18;
+    std::optional<std::vector<int64_t>> axes;
+    if (axes_input) {
+      if (has(1)) axes = ints_of(in[1]);
+    } else {
+      axes = attr_ints(n, "axes");
+    }
+    if ((!axes || axes->empty()) && axes_input &&
+        attr_int(n, "noop_with_empty_axes").value_or(0) != 0) {
+      return x;
+    }
+    std::vector<int64_t> dims;
+    if (axes && !axes->empty()) {
+      for (int64_t a : *axes) dims.push_back(normalize_axis(a, x.dim()));
+    } else {
+      for (int64_t d = 0; d < x.dim(); ++d) dims.push_back(d);
+    }
+    const bool keep = attr_int(n, "keepdims").value_or(1) != 0;
+    if (dims.empty()) return x;
+    if (x.numel() == 0 || x.scalar_type() == at::kBool) return std::nullopt;
+    if (op == "ReduceSum") return same_type(at::sum(x, dims, keep));
+    if (op == "ReduceMax") return at::amax(x, dims, keep);
+    if (op == "ReduceMin") return at::amin(x, dims, keep);
+    if (op == "ReduceMean") {
+      if (!is_float(x.scalar_type())) return std::nullopt;
+      return at::mean(x, dims, keep);
+    }
+    std::sort(dims.rbegin(), dims.rend());
+    at::Tensor t = x;
+    for (int64_t d : dims) t = at::prod(t, d, keep);
+    return same_type(t);
+  }
   if (op == "Not") return at::logical_not(x);
   if (op == "Neg") return -x;
   if (is_float(x.scalar_type())) {
@@ -272,7 +307,8 @@ bool GraphOptimizer::fold(size_t i) {
       return false;
     }
     in.push_back(*c);
-    if (seen.insert(name).second && uses_[name] == 1) freed += bytes_of(*c);
+    // An outer constant read by a subgraph stays where it is: folding frees nothing.
+    if (consts_.count(name) && seen.insert(name).second && uses_[name] == 1) freed += bytes_of(*c);
   }
   if (in.empty()) return false;
   const int64_t limit = std::max(kSmallFoldBytes, freed);

@@ -29,9 +29,16 @@ constexpr int64_t kSmallFoldBytes = 64 * 1024;
 
 class GraphOptimizer {
  public:
-  GraphOptimizer(ir::Graph& g, const OptimizeOptions& options, int opset, bool main_graph,
-                 std::unordered_set<std::string>& names)
-      : g_(g), options_(options), opset_(opset), main_(main_graph), names_(names) {}
+  // `outer` is the optimizer of the graph that holds this subgraph (nullptr for the main graph):
+  // a subgraph reads the outer constants known when the sweep reaches its node.
+  GraphOptimizer(ir::Graph& g, const OptimizeOptions& options, int opset,
+                 const GraphOptimizer* outer, std::unordered_set<std::string>& names)
+      : g_(g),
+        options_(options),
+        opset_(opset),
+        outer_(outer),
+        main_(outer == nullptr),
+        names_(names) {}
 
   void run();
 
@@ -54,6 +61,9 @@ class GraphOptimizer {
   void record_constant(const std::string& name, at::Tensor t);
   // ---- rebuilding the graph (optimize.cpp) ----
   void finish();
+  // The nodes and output Identities that replace If node `n` when its condition is a constant
+  // (Note [If of a constant condition]); false when `n` is not such an If.
+  bool inline_constant_if(ir::Node& n, std::vector<ir::Node>& nodes);
 
   // ---- before the sweep (peephole.cpp) ----
   void fold_gemm_transposes();
@@ -82,6 +92,7 @@ class GraphOptimizer {
   ir::Graph& g_;
   const OptimizeOptions& options_;
   int opset_;
+  const GraphOptimizer* outer_;
   bool main_;
   std::unordered_set<std::string>& names_;
 

@@ -23,8 +23,12 @@
 //    one feeding a Gemm flips its transA/transB before the sweep (fold_gemm_transposes), so that
 //    a weight read through t() keeps its tensor and name instead of folding into a copy;
 //  - values that are graph outputs, graph inputs or read by a subgraph (Loop/If bodies read outer
-//    values by name) are never renamed or replaced; subgraphs are optimized on their own, where
-//    folded values become Constant nodes instead of initializers;
+//    values by name) are never renamed or replaced; a subgraph is optimized on its own when the
+//    sweep reaches its node, with the outer constants known then (an If condition in a Loop body
+//    computed from parameters folds), and its folded values become Constant nodes instead of
+//    initializers;
+//  - an If whose condition folds is replaced by the branch it takes (Note [If of a constant
+//    condition]);
 //  - fold_constants=false keeps constant subgraphs (torch.onnx's do_constant_folding=False) but
 //    still removes no-ops and dead nodes; eval_mode=false (training) keeps batch norm.
 #include "onnx/optimize.h"
@@ -86,16 +90,9 @@ std::optional<at::Tensor> constant_value(const Node& n) {
 
 }  // namespace
 
-// Sub-graphs first (each on its own), then one sweep: the peepholes, constant folding, and the
-// inference of the types the next nodes' rewrites read.
+// One sweep: each node's subgraphs (each on its own, with the constants known so far), the
+// peepholes, constant folding, and the inference of the types the next nodes' rewrites read.
 void GraphOptimizer::run() {
-  for (auto& node : g_.nodes) {
-    for (auto& attr : node.attributes) {
-      if (auto* sub = std::get_if<std::shared_ptr<Graph>>(&attr.value)) {
-        GraphOptimizer(**sub, options_, opset_, false, names_).run();
-      }
-    }
-  }
   fold_gemm_transposes();
   index();
   for (size_t i = 0; i < g_.nodes.size(); ++i) {
@@ -103,6 +100,11 @@ void GraphOptimizer::run() {
     Node& n = g_.nodes[i];
     for (auto& in : n.inputs) {
       if (auto it = alias_.find(in); it != alias_.end()) in = it->second;
+    }
+    for (auto& attr : n.attributes) {
+      if (auto* sub = std::get_if<std::shared_ptr<Graph>>(&attr.value)) {
+        GraphOptimizer(**sub, options_, opset_, this, names_).run();
+      }
     }
     if (simplify(i)) continue;
     if (options_.fold_constants && fold(i)) continue;
@@ -184,7 +186,12 @@ const Node* GraphOptimizer::sole_producer(const std::string& v, const char* op) 
 
 const at::Tensor* GraphOptimizer::constant(const std::string& v) const {
   auto it = consts_.find(v);
-  return it == consts_.end() ? nullptr : &it->second;
+  if (it != consts_.end()) return &it->second;
+  // A value this graph does not define is an outer value (names are unique in the model).
+  if (outer_ != nullptr && !producer_.count(v) && !graph_inputs_.count(v)) {
+    return outer_->constant(v);
+  }
+  return nullptr;
 }
 
 const TypeInfo* GraphOptimizer::type(const std::string& v) const {
@@ -296,6 +303,7 @@ void GraphOptimizer::finish() {
     for (auto& in : n.inputs) {
       if (auto it = renames.find(in); it != renames.end()) in = it->second;
     }
+    if (inline_constant_if(n, nodes)) continue;
     nodes.push_back(std::move(n));
   }
   // Dead code (backwards from the outputs; subgraph reads count as reads of their node).
@@ -337,12 +345,71 @@ void GraphOptimizer::finish() {
   }
 }
 
+// Note [If of a constant condition]
+// An If whose condition is a constant once parameters fold (`if bool((self.w * self.w).mean() <
+// 0.5)`: the JIT passes see the parameter as an input, not a constant) is replaced by the nodes of
+// the branch it takes, and Identity nodes give the branch's outputs the If's output names.
+// torch.onnx folds such conditions too. Left in place inside a Loop body, ONNX Runtime 1.30's
+// optimizer inlines the If itself and loses its output ("Missing Input: If_0"; found by the
+// fuzzer). The branch was optimized before (its folded values are Constant nodes), and its names
+// are unique in the model, so its nodes move as they are. Branches with sequence or optional
+// outputs stay: an Identity of those needs opset 14/16.
+bool GraphOptimizer::inline_constant_if(Node& n, std::vector<Node>& nodes) {
+  if (n.op_type != "If" || !n.domain.empty() || !options_.fold_constants) return false;
+  const at::Tensor* cond = constant(n.inputs[0]);
+  if (cond == nullptr || cond->numel() != 1) return false;
+  const char* taken = cond->item().toBool() ? "then_branch" : "else_branch";
+  std::shared_ptr<Graph> branch;
+  for (auto& attr : n.attributes) {
+    if (attr.name != taken) continue;
+    if (auto* sub = std::get_if<std::shared_ptr<Graph>>(&attr.value)) branch = *sub;
+  }
+  if (!branch || branch->outputs.size() != n.outputs.size()) return false;
+  for (const auto& out : branch->outputs) {
+    if (out.type.sequence || out.type.optional) return false;
+  }
+  // A branch output that its producer in the branch gives to nothing else takes the If output's
+  // name; the others (outer values, outputs read again) get an Identity.
+  std::unordered_map<std::string, int> reads;
+  std::unordered_map<std::string, std::pair<size_t, size_t>> producers;  // node, output index
+  for (const auto& out : branch->outputs) ++reads[out.name];
+  for (auto& bn : branch->nodes) {
+    for (const auto& in : bn.inputs) ++reads[in];
+    if (has_subgraph(bn)) {
+      std::unordered_set<std::string> sub_reads;
+      for (const auto& attr : bn.attributes) {
+        if (const auto* sub = std::get_if<std::shared_ptr<Graph>>(&attr.value)) {
+          collect_reads(**sub, sub_reads);
+        }
+      }
+      for (const auto& r : sub_reads) ++reads[r];
+    }
+    for (size_t j = 0; j < bn.outputs.size(); ++j) producers[bn.outputs[j]] = {nodes.size(), j};
+    nodes.push_back(std::move(bn));
+  }
+  for (auto& [name, type] : branch->value_types) g_.value_types.emplace(name, type);
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const std::string& out = branch->outputs[k].name;
+    auto p = producers.find(out);
+    if (p != producers.end() && reads[out] == 1) {
+      nodes[p->second.first].outputs[p->second.second] = n.outputs[k];
+      g_.value_types.erase(out);
+      continue;
+    }
+    g_.value_types.emplace(out, branch->outputs[k].type);
+    Node identity{"Identity", "",       fresh("Identity"), {out},  {n.outputs[k]},
+                  {},         n.source, n.origin,          n.scope};
+    nodes.push_back(std::move(identity));
+  }
+  return true;
+}
+
 }  // namespace optimizer
 
 void optimize_model(ir::Model& model, const OptimizeOptions& options) {
   std::unordered_set<std::string> names;
   optimizer::collect_names(model.graph, names);
-  optimizer::GraphOptimizer(model.graph, options, model.opset, true, names).run();
+  optimizer::GraphOptimizer(model.graph, options, model.opset, nullptr, names).run();
 }
 
 }  // namespace torchonnx

@@ -116,21 +116,83 @@ TEST(FoldConstants, InASubgraphFoldedValuesBecomeConstantNodes) {
   EXPECT_EQ(initializer_names(m.graph), std::vector<std::string>{"a"});
 }
 
-TEST(FoldConstants, OuterInitializersAreNoConstantsInASubgraph) {
-  // Subgraphs are optimized on their own: Add(a, b) of the outer initializers stays a node there.
+TEST(FoldConstants, SmallOuterConstantsFoldInASubgraph) {
+  // Add(a, b) of outer initializers in a branch becomes a Constant node there; `b`, read by no
+  // one after that, goes. Add(big, big) of a 1 MiB initializer stays a node (no copy of it).
   auto then_branch = std::make_shared<ir::Graph>();
   then_branch->outputs = {value("t", at::kFloat, {3})};
-  then_branch->nodes = {node("Add", {"a", "b"}, {"t"})};
+  then_branch->nodes = {node("Add", {"a", "b"}, {"s"}), node("Relu", {"s"}, {"t"})};
   auto else_branch = std::make_shared<ir::Graph>();
-  else_branch->outputs = {value("e", at::kFloat, {3})};
-  else_branch->nodes = {node("Neg", {"a"}, {"e"})};
-  ir::Model m = model({value("cond", at::kBool, {})}, {value("y", at::kFloat, {3})});
-  m.graph.initializers = {{"a", at::tensor({1.f, 2.f, 3.f})}, {"b", at::tensor({1.f, 1.f, 1.f})}};
+  else_branch->outputs = {value("e", at::kFloat, {512, 512})};
+  else_branch->nodes = {node("Add", {"big", "big"}, {"e2"}), node("Neg", {"e2"}, {"e"})};
+  ir::Model m = model({value("cond", at::kBool, {})}, {value("y", at::kFloat, {})});
+  m.graph.initializers = {{"a", at::tensor({1.f, 2.f, 3.f})},
+                          {"b", at::tensor({1.f, 1.f, 1.f})},
+                          {"big", at::ones({512, 512})}};
   m.graph.nodes = {
       node("If", {"cond"}, {"y"}, {{"then_branch", then_branch}, {"else_branch", else_branch}})};
   optimize_model(m, {});
-  EXPECT_EQ(op_types(*then_branch), Ops{"Add"}) << describe(*then_branch);
-  EXPECT_EQ(initializer_names(m.graph), (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(op_types(*then_branch), (Ops{"Constant", "Relu"})) << describe(*then_branch);
+  const at::Tensor* sum = attribute<at::Tensor>(then_branch->nodes[0], "value");
+  ASSERT_NE(sum, nullptr);
+  EXPECT_TRUE(at::equal(*sum, at::tensor({2.f, 3.f, 4.f}))) << *sum;
+  EXPECT_EQ(op_types(*else_branch), (Ops{"Add", "Neg"})) << describe(*else_branch);
+  EXPECT_EQ(initializer_names(m.graph), std::vector<std::string>{"big"});
+}
+
+// Note [If of a constant condition]: cond = Less(ReduceMean(w * w), 0.5) of an initializer w.
+ir::Node if_of(const std::string& cond, const std::string& out, const std::string& tag) {
+  auto then_branch = std::make_shared<ir::Graph>();
+  then_branch->outputs = {value(tag + "t", at::kFloat, {3})};
+  then_branch->nodes = {node("Relu", {"x"}, {tag + "t"})};
+  auto else_branch = std::make_shared<ir::Graph>();
+  else_branch->outputs = {value("x", at::kFloat, {3})};  // an outer value: an Identity
+  return node("If", {cond}, {out}, {{"then_branch", then_branch}, {"else_branch", else_branch}});
+}
+
+std::vector<ir::Node> condition_of(const std::string& w, const std::string& cond) {
+  return {node("Mul", {w, w}, {cond + "m"}),
+          node("ReduceMean", {cond + "m"}, {cond + "r"}, {{"keepdims", int64_t{0}}}),
+          node("Less", {cond + "r", "half"}, {cond})};
+}
+
+TEST(FoldConstants, AnIfOfAConstantConditionIsReplacedByTheBranchItTakes) {
+  for (float scale : {0.1f, 10.f}) {  // mean(w * w) below 0.5: then; above: else
+    ir::Model m = model({value("x", at::kFloat, {3})}, {value("y", at::kFloat, {3})});
+    m.graph.initializers = {{"w", at::full({2, 2}, scale)}, {"half", at::scalar_tensor(0.5f)}};
+    m.graph.nodes = condition_of("w", "c");
+    m.graph.nodes.push_back(if_of("c", "y", ""));
+    optimize_model(m, {});
+    if (scale < 1) {
+      EXPECT_EQ(op_types(m.graph), Ops{"Relu"}) << describe(m.graph);
+      EXPECT_EQ(m.graph.nodes[0].outputs, std::vector<std::string>{"y"});
+    } else {
+      EXPECT_EQ(op_types(m.graph), Ops{"Identity"}) << describe(m.graph);
+      EXPECT_EQ(m.graph.nodes[0].inputs, std::vector<std::string>{"x"});
+    }
+    EXPECT_TRUE(initializer_names(m.graph).empty()) << describe(m.graph);
+  }
+}
+
+TEST(FoldConstants, AnIfOfAConditionFromOuterInitializersInALoopBodyIsReplaced) {
+  // ONNX Runtime 1.30's optimizer loses the output of such an If in a Loop body itself.
+  auto body = std::make_shared<ir::Graph>();
+  body->inputs = {value("i", at::kLong, {}), value("keep", at::kBool, {}),
+                  value("acc", at::kFloat, {3})};
+  body->outputs = {value("keep", at::kBool, {}), value("acc2", at::kFloat, {3})};
+  body->nodes = condition_of("w", "c");
+  body->nodes.push_back(if_of("c", "chosen", "b"));
+  body->nodes.push_back(node("Add", {"acc", "chosen"}, {"acc2"}));
+  ir::Model m = model({value("x", at::kFloat, {3}), value("n", at::kLong, {})},
+                      {value("y", at::kFloat, {3})});
+  m.graph.initializers = {{"w", at::full({2, 2}, 0.1f)},
+                          {"half", at::scalar_tensor(0.5f)},
+                          {"yes", at::scalar_tensor(true)}};
+  m.graph.nodes = {node("Loop", {"n", "yes", "x"}, {"y"}, {{"body", body}})};
+  optimize_model(m, {});
+  EXPECT_EQ(op_types(*body), (Ops{"Relu", "Add"})) << describe(*body);
+  EXPECT_EQ(body->nodes[1].inputs, (std::vector<std::string>{"acc", "chosen"}));
+  EXPECT_EQ(initializer_names(m.graph), std::vector<std::string>{"yes"});
 }
 
 }  // namespace

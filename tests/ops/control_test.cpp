@@ -559,5 +559,30 @@ def forward(self, x):
   }
 }
 
+// An If in a Loop body whose condition is computed from a buffer: the optimizer folds the
+// condition and keeps only the branch taken (Note [If of a constant condition]); ONNX Runtime
+// 1.30's own optimizer lost the If's output here ("Missing Input: If_0"; found by the fuzzer).
+TEST(Control, IfOfABufferConditionInALoop) {
+  const std::string src = R"(
+def forward(self, x0, x1):
+  i = 0
+  while i < 4:
+    i += 1
+    if bool((self.w * self.w).mean() < 0.5):
+      pass
+    else:
+      x1 = x0
+    v = (x0.max() - self.b).expand_as(x1)
+    x1 = x1 + x0 * v
+  return x1
+)";
+  for (float scale : {0.1f, 2.f}) {
+    expect_script_matches(
+        "prim::If",
+        script_module(src, {{"w", at::full({4, 3}, scale)}, {"b", at::randn({1, 1, 1})}}),
+        {at::randn({4, 1, 4}), at::randn({4, 1, 4})});
+  }
+}
+
 }  // namespace
 }  // namespace torchonnx::testing
