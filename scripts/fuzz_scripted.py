@@ -11,10 +11,11 @@ Each program is the Python source of an nn.Module drawn from a small typed gramm
 (tensor ops whose shapes fit, for/while loops with constant and size-derived trip counts,
 ifs on tensor and int conditions, List[Tensor] built by append, tuples, Optional[Tensor],
 ints/floats/bools, helper methods and free functions, parameters and nn.Linear). It is
-scripted and run twice in Python (on randn and rand inputs); programs that fail to script or
-run are discarded and counted. The others are saved with torch.jit.save and exported with
-`torchonnx export M.pt --input SHAPE ... --opset K --save-test-data D --quiet` (under nice,
-60 s timeout); exported models are run in ONNX Runtime (tools/verify/verify.mjs) against
+scripted and run twice in Python (on randn and rand inputs), in a worker process whose address
+space is limited (--mem-gb) and whose run is timed (--prepare-timeout); programs that fail to
+script or run, or exceed those, are discarded and counted. The others are saved with
+torch.jit.save and exported with `torchonnx export M.pt --input SHAPE ... --opset K
+--save-test-data D --quiet` (under nice, 60 s timeout); exported models are run in ONNX Runtime (tools/verify/verify.mjs) against
 libtorch's outputs.
 
 Classes: ok, mismatch, ort_error, internal (exit 1), crash (signal/abort/timeout),
@@ -981,6 +982,90 @@ def load_module(path, name):
     return mod
 
 
+def prepare(task, torch):
+    """Scripts, runs (randn and rand inputs) and saves one program; returns None or
+    (stage, message) when it is discarded."""
+    py, pt, seed, in_shapes, modname, allow_mutation = task
+    stage = 'import'
+    try:
+        mod = load_module(py, modname)
+        torch.manual_seed(seed)
+        m = mod.M().eval()
+        stage = 'script'
+        sm = torch.jit.script(m)
+        stage = 'run'
+        with torch.no_grad():
+            for gen in (torch.randn, torch.rand):
+                ins = [gen(*s) if s else gen(()) for s in in_shapes]
+                before = [i.clone() for i in ins]
+                sm(*ins)
+                if not allow_mutation and any(not torch.equal(a, b) for a, b in zip(ins, before)):
+                    raise RuntimeError('mutates its inputs')
+        torch.jit.save(sm, pt)
+        return None
+    except Exception as e:
+        msg = str(e).strip().splitlines()
+        return stage, (msg[0] if msg else type(e).__name__)
+    finally:
+        sys.modules.pop(modname, None)
+
+
+def worker_main(conn, mem_bytes):
+    """The child process that prepares programs (Preparer): its address space is limited, so a
+    program that allocates without bound fails there (a discard) instead of taking the machine."""
+    import resource
+    if mem_bytes:
+        resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
+    import torch
+    torch.set_num_threads(1)
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        conn.send(prepare(task, torch))
+
+
+class Preparer:
+    """Runs prepare() in a worker process with a memory limit and a timeout; a worker that dies
+    or hangs is replaced, and its program discarded."""
+
+    def __init__(self, mem_gb, timeout):
+        import multiprocessing
+        self.ctx = multiprocessing.get_context('spawn')
+        self.mem = int(mem_gb * (1 << 30))
+        self.timeout = timeout
+        self.proc = None
+        self.conn = None
+
+    def start(self):
+        parent, child = self.ctx.Pipe()
+        self.proc = self.ctx.Process(target=worker_main, args=(child, self.mem), daemon=True)
+        self.proc.start()
+        child.close()
+        self.conn = parent
+
+    def stop(self):
+        if self.proc is not None:
+            self.conn.close()
+            self.proc.kill()
+            self.proc.join()
+            self.proc = None
+
+    def run(self, task):
+        if self.proc is None or not self.proc.is_alive():
+            self.start()
+        try:
+            self.conn.send(task)
+            if self.conn.poll(self.timeout):
+                return self.conn.recv()
+            result = ('run', 'timed out after %d s' % self.timeout)
+        except (EOFError, OSError):
+            result = ('run', 'worker died (out of memory?)')
+        self.stop()
+        return result
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--minutes', type=float, default=15)
@@ -996,6 +1081,10 @@ def main():
                     help='keep programs that modify their inputs in place (--save-test-data then '
                          'saves the modified inputs, a known false mismatch)')
     ap.add_argument('--show', type=int, default=0, help='print N programs and exit')
+    ap.add_argument('--mem-gb', type=float, default=3,
+                    help='address-space limit of the process that scripts and runs the programs')
+    ap.add_argument('--prepare-timeout', type=int, default=120,
+                    help='seconds one program may take to script and run')
     args = ap.parse_args()
 
     import torch
@@ -1013,6 +1102,7 @@ def main():
     work = tempfile.mkdtemp(prefix='fuzz-scripted-')
     sys.path.insert(0, work)
     verifier = Verifier(args.verify)
+    preparer = Preparer(args.mem_gb, args.prepare_timeout)
     counts = collections.Counter()
     discards = collections.Counter()
     refused = collections.Counter()
@@ -1041,31 +1131,13 @@ def main():
             pt = os.path.join(pdir, 'model.pt')
             seed = rng.randrange(1 << 30)
             modname = 'fuzzprog_%d' % n
-            stage = 'import'
-            try:
-                mod = load_module(py, modname)
-                torch.manual_seed(seed)
-                m = mod.M().eval()
-                stage = 'script'
-                sm = torch.jit.script(m)
-                stage = 'run'
-                with torch.no_grad():
-                    for gen in (torch.randn, torch.rand):
-                        ins = [gen(*s) if s else gen(()) for s in in_shapes]
-                        before = [i.clone() for i in ins]
-                        sm(*ins)
-                        if not args.allow_input_mutation and \
-                                any(not torch.equal(a, b) for a, b in zip(ins, before)):
-                            raise RuntimeError('mutates its inputs')
-                torch.jit.save(sm, pt)
-            except Exception as e:
-                msg = str(e).strip().splitlines()
-                discards['%s: %s' % (stage, normalize(msg[0] if msg else type(e).__name__)[:100])] += 1
+            failed = preparer.run((py, pt, seed, in_shapes, modname, args.allow_input_mutation))
+            if failed is not None:
+                stage, msg = failed
+                discards['%s: %s' % (stage, normalize(msg)[:100])] += 1
                 stats['discarded_' + stage] += 1
                 shutil.rmtree(pdir, ignore_errors=True)
                 continue
-            finally:
-                sys.modules.pop(modname, None)
             stats['scripted'] += 1
             opset = rng.choice(opsets)
             onnx = os.path.join(pdir, 'model.onnx')
@@ -1141,6 +1213,7 @@ def main():
         pass
     finally:
         verifier.stop()
+        preparer.stop()
         shutil.rmtree(work, ignore_errors=True)
     elapsed = time.time() - t0
     summary = {
