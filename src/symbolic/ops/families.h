@@ -34,15 +34,19 @@ void register_dropout(Registry& r);      // dropout family (training mode)
 void register_inplace(Registry& r);      // copy, zero, select_scatter, slice_scatter
 void register_control(Registry& r);      // prim::Loop, prim::If
 void register_torchvision(Registry& r);  // torchvision::nms, roi_align, roi_pool
+void register_math(Registry& r);         // sinh, cosh, asinh, trunc, frac, hypot, xlogy, ...
+void register_cumulative(Registry& r);   // cumprod, cummax, cummin, logcumsumexp, diff
+void register_spectral(Registry& r);     // stft, istft, view_as_real/complex, windows
 
 inline constexpr void (*kFamilies[])(Registry&) = {
-    register_prim,    register_elementwise, register_activation, register_shape,
-    register_slicing, register_reduction,   register_linear,     register_conv,
-    register_pool,    register_norm,        register_logic,      register_creation,
-    register_index,   register_sort,        register_linalg,     register_inplace,
-    register_rnn,     register_attention,   register_resample,   register_pad,
-    register_loss,    register_quantized,   register_embedding,  register_dropout,
-    register_control, register_torchvision,
+    register_prim,     register_elementwise, register_activation, register_shape,
+    register_slicing,  register_reduction,   register_linear,     register_conv,
+    register_pool,     register_norm,        register_logic,      register_creation,
+    register_index,    register_sort,        register_linalg,     register_inplace,
+    register_rnn,      register_attention,   register_resample,   register_pad,
+    register_loss,     register_quantized,   register_embedding,  register_dropout,
+    register_control,  register_torchvision, register_math,       register_cumulative,
+    register_spectral,
 };
 
 }  // namespace torchonnx::symbolic::ops
