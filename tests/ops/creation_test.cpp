@@ -387,7 +387,7 @@ TEST_F(Creation, AsTensor) {
                         {at::randn({2, 3})});
 }
 
-// ----- one_hot / bucketize / hann_window / item ------------------------------------------------
+// ----- one_hot / bucketize / item ----------------------------------------------------------------
 
 TEST_F(Creation, OneHot) {
   expect_op_matches("aten::one_hot", [](const Inputs& in) { return at::one_hot(arg(in, 0), 5); },
@@ -428,35 +428,6 @@ TEST_F(Creation, BucketizeOfAScalar) {
       "aten::bucketize",
       "def forward(self, b):\n  return torch.bucketize(3, b), torch.bucketize(3, b, right=True)\n",
       {longs({1, 3, 5})});
-}
-
-TEST_F(Creation, HannWindow) {
-  for (bool periodic : {true, false}) {
-    SCOPED_TRACE(periodic ? "periodic" : "symmetric");
-    for (int64_t n : {0, 1, 2, 8, 11}) {
-      SCOPED_TRACE(n);
-      expect_unfolded_matches("aten::hann_window",
-                              [n, periodic](const Inputs&) { return at::hann_window(n, periodic); },
-                              {at::randn({2})});
-    }
-    expect_unfolded_matches(
-        "aten::hann_window",
-        [periodic](const Inputs&) { return at::hann_window(6, periodic, at::kDouble); },
-        {at::randn({2})});
-  }
-  expect_unfolded_matches("aten::hann_window", [](const Inputs&) { return at::hann_window(6); },
-                          {at::randn({2})});
-}
-
-TEST_F(Creation, HannWindowOfComputedLength) {
-  for (int64_t n : {1, 7}) {
-    SCOPED_TRACE(n);
-    expect_script_matches("aten::hann_window",
-                          "def forward(self, x):\n"
-                          "  return torch.hann_window(x.size(0)), torch.hann_window(x.size(0), "
-                          "periodic=False)\n",
-                          {at::randn({n})}, kUnfolded);
-  }
 }
 
 TEST_F(Creation, Item) {

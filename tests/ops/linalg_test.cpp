@@ -1,5 +1,5 @@
 // Numeric tests of the linalg converters: norm, frobenius_norm, linalg_norm / vector_norm /
-// matrix_norm, det / linalg_det / logdet, std / var / std_mean / var_mean, stft.
+// matrix_norm, det / linalg_det / logdet, std / var / std_mean / var_mean.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -384,78 +384,6 @@ TEST_F(Linalg, StdInScriptWithKeywords) {
       "aten::var_mean",
       "def forward(self, x):\n  return torch.var_mean(x, [0, 1], unbiased=False)\n",
       {at::randn({3, 6, 2})});
-}
-
-// ----- stft (opset 17: DFT) ----------------------------------------------------------------------
-
-// return_complex=False: the real and imaginary parts in a last dim of 2.
-TEST_F(Linalg, StftWithoutCentering) {
-  at::Tensor x = at::randn({2, 40});
-  const Tolerance tol{1e-4, 1e-4};
-  // n_fft, hop_length, win_length, window (Hann of win_length or none), normalized, onesided.
-  for (auto [n_fft, hop, win, hann, normalized, onesided] :
-       std::vector<std::tuple<int64_t, int64_t, int64_t, bool, bool, bool>>{
-           {8, 2, 8, true, false, true},
-           {8, 3, 6, true, true, true},
-           {10, 4, 10, false, false, false},
-           {9, 5, 5, false, true, true},
-           {16, 16, 12, true, false, false}}) {
-    SCOPED_TRACE(::testing::Message() << "n_fft " << n_fft << " hop " << hop << " win " << win);
-    at::Tensor window = hann ? at::hann_window(win) : at::Tensor();
-    auto fn = [=](const Inputs& in) {
-      return at::stft(arg(in, 0), n_fft, hop, win,
-                      hann ? c10::optional<at::Tensor>(window) : c10::nullopt,
-                      /*center=*/false, "reflect", normalized, onesided, /*return_complex=*/false);
-    };
-    expect_op_matches("aten::stft", fn, {x}, 17, highest_opset(), {}, tol);
-  }
-}
-
-TEST_F(Linalg, StftCentered) {
-  const Tolerance tol{1e-4, 1e-4};
-  for (const char* mode : {"reflect", "constant", "replicate"}) {
-    SCOPED_TRACE(mode);
-    expect_op_matches(
-        "aten::stft",
-        [mode](const Inputs& in) {
-          return at::stft(arg(in, 0), 8, 2, 8, at::hann_window(8), /*center=*/true, mode, false,
-                          true, false);
-        },
-        {at::randn({2, 30})}, 17, highest_opset(), {}, tol);
-  }
-  // A 1-D double signal with the defaults: hop n_fft / 4, win_length n_fft, no window.
-  expect_op_matches(
-      "aten::stft",
-      [](const Inputs& in) {
-        return at::stft(arg(in, 0), 16, c10::nullopt, c10::nullopt, c10::nullopt, true, "reflect",
-                        false, c10::nullopt, false);
-      },
-      {at::randn({50}, at::kDouble)}, 17, highest_opset(), {}, tol);
-}
-
-TEST_F(Linalg, StftInScript) {
-  // torch.stft pads (center) in Python, then calls the overload without center.
-  expect_script_matches("aten::stft",
-                        "def forward(self, x, w):\n"
-                        "  return torch.stft(x, 8, hop_length=3, window=w, center=True,\n"
-                        "                    normalized=True, return_complex=False)\n",
-                        {at::randn({3, 33}), at::hann_window(8)},
-                        {17, highest_opset(), true, {1e-4, 1e-4}});
-}
-
-TEST_F(Linalg, StftFailsClearly) {
-  at::Tensor x = at::randn({2, 40});
-  expect_export_fails(
-      [](const Inputs& in) {
-        return at::stft(arg(in, 0), 8, 2, 8, c10::nullopt, false, "reflect", false, true,
-                        /*return_complex=*/true);
-      },
-      {x}, 17, "return_complex=False");
-  expect_export_fails(
-      [](const Inputs& in) {
-        return at::stft(arg(in, 0), 8, 2, 8, c10::nullopt, true, "circular", false, true, false);
-      },
-      {x}, 17, "pad_mode 'circular'");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Tensor creation: arange, zeros/ones/full/empty (+_like, new_*), fill, eye, linspace,
-// scalar_tensor, tensor/as_tensor, one_hot, bucketize, hann_window, item, and the random ops
+// scalar_tensor, tensor/as_tensor, one_hot, bucketize, item, and the random ops
 // (rand, randn, randint and their _like forms, bernoulli, ...).
 //
 // Sizes may be constant lists or computed in the graph (ConstantOfShape of a computed shape), and
@@ -259,17 +259,6 @@ std::pair<Value, Value> randint_bounds(GraphContext& g, const Args& a, size_t hi
   return {low, a.tensor_as(high_i, at::kDouble)};
 }
 
-// torch.hann_window of a 0-d int64 length `n`, in double: 0.5 - 0.5·cos(2πk / D), k < n,
-// D = n (periodic) or n - 1 (symmetric).
-Value hann_cos(GraphContext& g, const Value& n, bool periodic) {
-  Value k = g.cast(index_range(g, n), at::kDouble);
-  Value d = g.cast(n, at::kDouble);
-  if (!periodic) d = g.op("Sub", {d, g.constant_scalar(1, at::kDouble)});
-  Value angle = g.op("Div", {g.op("Mul", {k, g.constant_scalar(2 * M_PI, at::kDouble)}), d});
-  Value half = g.constant_scalar(0.5, at::kDouble);
-  return g.op("Sub", {half, g.op("Mul", {half, g.op("Cos", {angle})})});
-}
-
 // aten::arange(Scalar end, *, dtype, ...) / arange.start(start, end, ...) /
 // arange.start_step(start, end, step, ...)  ⇒  Range (11+); NonZero(ConstantOfShape) index
 // vector · step + start below 11. Long for integral arguments, the default dtype otherwise.
@@ -470,33 +459,6 @@ Values bucketize(GraphContext& g, const Args& a) {
   return {g.cast(reduce(g, "ReduceSum", g.cast(below, at::kLong), {rank}, false), out)};
 }
 
-// aten::hann_window(int window_length[, bool periodic=True], *, dtype, ...)
-//   ⇒  HannWindow (17+); 0.5 - 0.5·cos(2πk/D) below; length 1 gives [1] as in PyTorch
-Values hann_window(GraphContext& g, const Args& a) {
-  at::ScalarType type = result_dtype(a, at::kFloat);
-  if (!at::isFloatingType(type)) g.fail("hann_window needs a floating dtype");
-  auto periodic_i = arg_index(a, "periodic");
-  const bool periodic = periodic_i ? a.bool_arg(*periodic_i) : true;
-  std::optional<int64_t> length;
-  if (a.is_constant(0)) {
-    length = a.int_arg(0);
-    if (*length == 0) return {constant_of_shape(g, g.constant_ints({0}), 0, type)};
-    if (*length == 1) return {constant_of_shape(g, g.constant_ints({1}), 1, type)};
-  }
-  Value n = a.tensor_as(0, at::kLong);
-  Value w;
-  if (g.opset() >= 17 && (type == at::kFloat || type == at::kDouble)) {
-    w = g.op("HannWindow", {n},
-             {{"periodic", int64_t{periodic}}, {"output_datatype", onnx_dtype(type)}});
-  } else {
-    w = g.cast(hann_cos(g, n, periodic), type);
-  }
-  if (length) return {w};
-  // A computed length of 1 gives [1] in PyTorch (the formulas give 0 or NaN).
-  Value is_one = g.op("Equal", {n, g.constant_scalar(1, at::kLong)});
-  return {g.op("Where", {is_one, g.constant_scalar(1, type), w})};
-}
-
 // aten::item(Tensor self) -> Scalar  ⇒  the single element as a 0-d tensor (Reshape to []); a
 // float/int/bool result type is given as double/int64/bool
 Values item(GraphContext& g, const Args& a) {
@@ -655,7 +617,6 @@ void register_creation(Registry& r) {
   r.add("aten::as_tensor", from(9), as_tensor);
   r.add("aten::one_hot", from(9), one_hot);
   r.add("aten::bucketize", from(9), bucketize);
-  r.add("aten::hann_window", from(9), hann_window);
   r.add("aten::item", from(9), item);
   r.add("aten::rand", from(9), random_tensor(/*normal=*/false));
   r.add("aten::randn", from(9), random_tensor(/*normal=*/true));

@@ -1,11 +1,10 @@
 // Linear algebra and statistics beyond matrix products: vector and matrix norms, determinants,
-// std/var (with their means), and the short-time Fourier transform (stft, as a real/imag pair).
+// std/var (with their means).
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <cmath>
 #include <limits>
-#include <map>
 #include <string>
 #include <tuple>
 
@@ -177,61 +176,6 @@ Value det(GraphContext& g, const Args& a) {
   return g.cast(g.op("Det", {a.tensor_as(0, at::kFloat)}), type);
 }
 
-// torch.stft's arguments, from either overload:
-//   stft(self, n_fft, hop_length?, win_length?, window?, normalized, onesided?, return_complex?)
-//   stft.center(self, n_fft, hop_length?, win_length?, window?, center, pad_mode, normalized,
-//               onesided?, return_complex?)
-struct StftArgs {
-  int64_t n_fft, hop, win_length;
-  bool center = false;
-  std::string pad_mode = "reflect";
-  bool normalized, onesided;
-};
-
-StftArgs stft_args(GraphContext& g, const Args& a, bool has_center) {
-  const size_t normalized_i = has_center ? 7 : 5;
-  StftArgs s;
-  s.n_fft = a.int_arg(1);
-  if (s.n_fft <= 0) g.fail("stft needs n_fft > 0");
-  s.hop = a.optional_int(2).value_or(s.n_fft / 4);
-  s.win_length = a.optional_int(3).value_or(s.n_fft);
-  if (s.hop <= 0 || s.win_length <= 0 || s.win_length > s.n_fft) {
-    g.fail("stft needs hop_length > 0 and 0 < win_length <= n_fft (as PyTorch)");
-  }
-  if (has_center) {
-    s.center = a.bool_arg(5);
-    s.pad_mode = a.str_arg(6);
-  }
-  s.normalized = a.bool_arg(normalized_i);
-  s.onesided = a.is_none(normalized_i + 1) || a.bool_arg(normalized_i + 1);
-  if (!a.is_none(normalized_i + 2) && a.bool_arg(normalized_i + 2)) {
-    g.fail(
-        "stft with return_complex=True returns a complex tensor, which ONNX cannot represent. "
-        "Remedy: return_complex=False (the real and imaginary parts in a last dim of 2)");
-  }
-  return s;
-}
-
-// The window of length n_fft that multiplies each frame: `window` (or ones) of win_length, padded
-// with zeros on both sides to n_fft as torch.stft centers it; nullopt for a rectangular window of
-// n_fft (no multiplication).
-std::optional<Value> stft_window(GraphContext& g, const Args& a, const StftArgs& s,
-                                 at::ScalarType type) {
-  if (a.is_none(4) && s.win_length == s.n_fft) return std::nullopt;
-  Value w;
-  if (a.is_none(4)) {
-    w = g.constant(at::ones({s.win_length}, at::TensorOptions().dtype(type)));
-  } else {
-    if (auto sizes = a.sizes(4); sizes && (sizes->size() != 1 || (*sizes)[0] != s.win_length)) {
-      g.fail("stft's window must be 1-D of win_length elements (as PyTorch requires)");
-    }
-    w = a.tensor_as(4, type);
-  }
-  if (s.win_length == s.n_fft) return w;
-  const int64_t left = (s.n_fft - s.win_length) / 2;
-  return g.op("Pad", {w, g.constant_ints({left, s.n_fft - s.win_length - left})});
-}
-
 // aten::norm.Scalar(Tensor self, Scalar p=2)
 // aten::norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype)
 // aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False)
@@ -385,69 +329,6 @@ Converter var_converter(VarOptions (*options)(GraphContext&, const Args&), bool 
   };
 }
 
-// aten::stft(Tensor self, int n_fft, int? hop_length, int? win_length, Tensor? window,
-//   bool normalized, bool? onesided, bool? return_complex) / stft.center(..., Tensor? window,
-//   bool center, str pad_mode, bool normalized, bool? onesided, bool? return_complex) -> Tensor
-//   ⇒  (center: Pad reflect/constant/edge by n_fft/2), Gather of the frames
-//      (frame f = x[f·hop : f·hop + n_fft]), Mul by the window padded to n_fft, DFT (17+) along
-//      the frame (onesided), Mul by n_fft^-1/2 when normalized, Transpose to
-//      [batch?, freq, frames, 2]; real input, return_complex=False only
-Values stft_of(GraphContext& g, const Args& a, bool has_center) {
-  const at::ScalarType type = a.dtype(0);
-  if (type != at::kFloat && type != at::kDouble) {
-    g.fail(std::string("stft of ") + c10::toString(type) +
-           " input: ONNX's DFT takes real float or double signals (complex inputs have no "
-           "ONNX tensor type)");
-  }
-  const StftArgs s = stft_args(g, a, has_center);
-  const int64_t rank = a.require_rank(0);
-  if (rank != 1 && rank != 2) g.fail("stft takes a 1-D or a 2-D (batch, time) input");
-  Value x = rank == 1 ? unsqueeze(g, a.tensor(0), {0}) : a.tensor(0);  // [B, L]
-  if (s.center) {
-    const std::map<std::string, std::string> modes{
-        {"reflect", "reflect"}, {"constant", "constant"}, {"replicate", "edge"}};
-    auto mode = modes.find(s.pad_mode);
-    if (mode == modes.end()) {
-      g.fail("stft with center=True and pad_mode '" + s.pad_mode +
-             "': ONNX Pad has reflect, constant and replicate (edge) only");
-    }
-    const int64_t p = s.n_fft / 2;
-    x = g.op("Pad", {x, g.constant_ints({0, p, 0, p})}, {{"mode", mode->second}});
-  }
-  // Frame starts f·hop for f < 1 + (L - n_fft) / hop, plus offsets 0..n_fft-1: [F, n_fft].
-  Value length = dim_size(g, x, 1);
-  Value frames =
-      g.op("Add", {g.op("Div", {g.op("Sub", {length, g.constant_scalar(s.n_fft, at::kLong)}),
-                                g.constant_scalar(s.hop, at::kLong)}),
-                   g.constant_scalar(1, at::kLong)});
-  Value starts = g.op("Mul", {arange(g, frames), g.constant_scalar(s.hop, at::kLong)});
-  Value offsets = g.constant(at::arange(s.n_fft, at::kLong));
-  Value index = g.op("Add", {unsqueeze(g, starts, {1}), unsqueeze(g, offsets, {0})});
-  Value framed = g.op("Gather", {x, index}, {{"axis", int64_t{1}}});  // [B, F, n_fft]
-  if (auto w = stft_window(g, a, s, type)) framed = g.op("Mul", {framed, *w});
-  // DFT along the frame: an attribute at opsets 17-19, an input (after dft_length) from 20.
-  Value signal = unsqueeze(g, framed, {3});  // [B, F, n_fft, 1]: real
-  Value spectrum =
-      g.opset() >= 20
-          ? g.op("DFT", {signal, "", g.constant_scalar(2, at::kLong)},
-                 {{"onesided", int64_t{s.onesided}}})
-          : g.op("DFT", {signal}, {{"axis", int64_t{2}}, {"onesided", int64_t{s.onesided}}});
-  if (s.normalized) {
-    spectrum = g.op("Mul", {spectrum, g.constant_scalar(1 / std::sqrt(double(s.n_fft)), type)});
-  }
-  Value y = g.op("Transpose", {spectrum}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
-  return {rank == 1 ? squeeze(g, y, {0}) : y};
-}
-
-Values stft_center(GraphContext& g, const Args& a) {
-  return stft_of(g, a, true);
-}
-
-// Either overload, told apart by the number of arguments (nodes without a schema).
-Values stft_any(GraphContext& g, const Args& a) {
-  return stft_of(g, a, a.size() == 10);
-}
-
 }  // namespace
 
 void register_linalg(Registry& r) {
@@ -474,8 +355,6 @@ void register_linalg(Registry& r) {
     r.add(name + ".dim", from(9), var_converter(var_options_dim, sqrt, with_mean));
     r.add(name + ".correction", from(9), var_converter(var_options_correction, sqrt, with_mean));
   }
-  r.add("aten::stft", from(17), stft_any);
-  r.add("aten::stft.center", from(17), stft_center);
 }
 
 }  // namespace torchonnx::symbolic::ops

@@ -1,0 +1,127 @@
+// Numeric tests of the signal processing converters: window functions, stft.
+//
+// Windows whose arguments are all constants are folded to constants when folding is on, so they
+// are exported unfolded (traced: expect_unfolded_matches; scripted: kUnfolded).
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
+
+#include "ops/op_test_util.h"
+
+namespace torchonnx::testing {
+namespace {
+
+const ScriptOptions kUnfolded{kMinOpset, highest_opset(), /*fold=*/false};
+
+class Spectral : public ::testing::Test {
+ protected:
+  void SetUp() override { at::manual_seed(0); }
+};
+
+// ----- windows ----------------------------------------------------------------------------------
+
+TEST_F(Spectral, HannWindow) {
+  for (bool periodic : {true, false}) {
+    SCOPED_TRACE(periodic ? "periodic" : "symmetric");
+    for (int64_t n : {0, 1, 2, 8, 11}) {
+      SCOPED_TRACE(n);
+      expect_unfolded_matches("aten::hann_window",
+                              [n, periodic](const Inputs&) { return at::hann_window(n, periodic); },
+                              {at::randn({2})});
+    }
+    expect_unfolded_matches(
+        "aten::hann_window",
+        [periodic](const Inputs&) { return at::hann_window(6, periodic, at::kDouble); },
+        {at::randn({2})});
+  }
+  expect_unfolded_matches("aten::hann_window", [](const Inputs&) { return at::hann_window(6); },
+                          {at::randn({2})});
+}
+
+TEST_F(Spectral, HannWindowOfComputedLength) {
+  for (int64_t n : {1, 7}) {
+    SCOPED_TRACE(n);
+    expect_script_matches("aten::hann_window",
+                          "def forward(self, x):\n"
+                          "  return torch.hann_window(x.size(0)), torch.hann_window(x.size(0), "
+                          "periodic=False)\n",
+                          {at::randn({n})}, kUnfolded);
+  }
+}
+
+// ----- stft (opset 17: DFT) ----------------------------------------------------------------------
+
+// return_complex=False: the real and imaginary parts in a last dim of 2.
+TEST_F(Spectral, StftWithoutCentering) {
+  at::Tensor x = at::randn({2, 40});
+  const Tolerance tol{1e-4, 1e-4};
+  // n_fft, hop_length, win_length, window (Hann of win_length or none), normalized, onesided.
+  for (auto [n_fft, hop, win, hann, normalized, onesided] :
+       std::vector<std::tuple<int64_t, int64_t, int64_t, bool, bool, bool>>{
+           {8, 2, 8, true, false, true},
+           {8, 3, 6, true, true, true},
+           {10, 4, 10, false, false, false},
+           {9, 5, 5, false, true, true},
+           {16, 16, 12, true, false, false}}) {
+    SCOPED_TRACE(::testing::Message() << "n_fft " << n_fft << " hop " << hop << " win " << win);
+    at::Tensor window = hann ? at::hann_window(win) : at::Tensor();
+    auto fn = [=](const Inputs& in) {
+      return at::stft(arg(in, 0), n_fft, hop, win,
+                      hann ? c10::optional<at::Tensor>(window) : c10::nullopt,
+                      /*center=*/false, "reflect", normalized, onesided, /*return_complex=*/false);
+    };
+    expect_op_matches("aten::stft", fn, {x}, 17, highest_opset(), {}, tol);
+  }
+}
+
+TEST_F(Spectral, StftCentered) {
+  const Tolerance tol{1e-4, 1e-4};
+  for (const char* mode : {"reflect", "constant", "replicate"}) {
+    SCOPED_TRACE(mode);
+    expect_op_matches(
+        "aten::stft",
+        [mode](const Inputs& in) {
+          return at::stft(arg(in, 0), 8, 2, 8, at::hann_window(8), /*center=*/true, mode, false,
+                          true, false);
+        },
+        {at::randn({2, 30})}, 17, highest_opset(), {}, tol);
+  }
+  // A 1-D double signal with the defaults: hop n_fft / 4, win_length n_fft, no window.
+  expect_op_matches(
+      "aten::stft",
+      [](const Inputs& in) {
+        return at::stft(arg(in, 0), 16, c10::nullopt, c10::nullopt, c10::nullopt, true, "reflect",
+                        false, c10::nullopt, false);
+      },
+      {at::randn({50}, at::kDouble)}, 17, highest_opset(), {}, tol);
+}
+
+TEST_F(Spectral, StftInScript) {
+  // torch.stft pads (center) in Python, then calls the overload without center.
+  expect_script_matches("aten::stft",
+                        "def forward(self, x, w):\n"
+                        "  return torch.stft(x, 8, hop_length=3, window=w, center=True,\n"
+                        "                    normalized=True, return_complex=False)\n",
+                        {at::randn({3, 33}), at::hann_window(8)},
+                        {17, highest_opset(), true, {1e-4, 1e-4}});
+}
+
+TEST_F(Spectral, StftFailsClearly) {
+  at::Tensor x = at::randn({2, 40});
+  expect_export_fails(
+      [](const Inputs& in) {
+        return at::stft(arg(in, 0), 8, 2, 8, c10::nullopt, false, "reflect", false, true,
+                        /*return_complex=*/true);
+      },
+      {x}, 17, "return_complex=False");
+  expect_export_fails(
+      [](const Inputs& in) {
+        return at::stft(arg(in, 0), 8, 2, 8, c10::nullopt, true, "circular", false, true, false);
+      },
+      {x}, 17, "pad_mode 'circular'");
+}
+
+}  // namespace
+}  // namespace torchonnx::testing
