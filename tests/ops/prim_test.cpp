@@ -700,5 +700,24 @@ def forward(self, x):
   EXPECT_TRUE(alias.attr("w").toTensor().equal(before));
 }
 
+// A reshape to sizes computed from the length of a list built in a loop (type propagation holds
+// one iteration's elements: the sizes are approximate, the rank is known). Was "the operands'
+// dtypes are unknown" (found by the fuzzer).
+TEST_F(Prim, ReshapeToTheLengthOfAListBuiltInALoop) {
+  const std::string src = R"(
+def forward(self, x):
+    ls: List[Tensor] = []
+    for i in range(3):
+        ls.append(x[i] * 2.0)
+    acc = self.w.reshape(len(ls), 1, 2)
+    for e in ls:
+        acc = acc + e.sum()
+    return acc
+)";
+  // Below 11 the list's run-time length is refused (ONNX sequences).
+  expect_script_matches("aten::reshape", script_module(src, {{"w", at::randn({6})}}),
+                        {at::randn({3, 1, 2})}, {/*first=*/11});
+}
+
 }  // namespace
 }  // namespace torchonnx::testing
