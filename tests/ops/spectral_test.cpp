@@ -3,8 +3,10 @@
 // Windows whose arguments are all constants are folded to constants when folding is on, so they
 // are exported unfolded (traced: expect_unfolded_matches; scripted: kUnfolded).
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -48,6 +50,74 @@ TEST_F(Spectral, HannWindowOfComputedLength) {
                           "  return torch.hann_window(x.size(0)), torch.hann_window(x.size(0), "
                           "periodic=False)\n",
                           {at::randn({n})}, kUnfolded);
+  }
+}
+
+// The other windows, as HannWindow above: every length class (0, 1, even, odd), both forms, the
+// dtypes, and a length computed in the graph (1 takes the Where).
+TEST_F(Spectral, HammingBlackmanBartlettWindows) {
+  using Window = at::Tensor (*)(int64_t, bool, at::ScalarType);
+  const std::vector<std::tuple<const char*, Window>> windows{
+      {"aten::hamming_window",
+       [](int64_t n, bool p, at::ScalarType t) { return at::hamming_window(n, p, at::dtype(t)); }},
+      {"aten::blackman_window",
+       [](int64_t n, bool p, at::ScalarType t) { return at::blackman_window(n, p, at::dtype(t)); }},
+      {"aten::bartlett_window",
+       [](int64_t n, bool p, at::ScalarType t) { return at::bartlett_window(n, p, at::dtype(t)); }},
+  };
+  for (const auto& [op, window] : windows) {
+    SCOPED_TRACE(op);
+    for (bool periodic : {true, false}) {
+      SCOPED_TRACE(periodic ? "periodic" : "symmetric");
+      for (int64_t n : {0, 1, 2, 5, 8, 11}) {
+        SCOPED_TRACE(n);
+        expect_unfolded_matches(
+            op, [=, w = window](const Inputs&) { return w(n, periodic, at::kFloat); },
+            {at::randn({2})});
+      }
+      expect_unfolded_matches(
+          op, [=, w = window](const Inputs&) { return w(7, periodic, at::kDouble); },
+          {at::randn({2})});
+    }
+  }
+}
+
+TEST_F(Spectral, HammingWindowCoefficients) {
+  for (bool periodic : {true, false}) {
+    SCOPED_TRACE(periodic ? "periodic" : "symmetric");
+    expect_unfolded_matches(
+        "aten::hamming_window",
+        [periodic](const Inputs&) { return at::hamming_window(9, periodic, 0.5); },
+        {at::randn({2})});
+    expect_unfolded_matches("aten::hamming_window",
+                            [periodic](const Inputs&) {
+                              return at::hamming_window(10, periodic, -0.25, 1.5,
+                                                        at::dtype(at::kDouble));
+                            },
+                            {at::randn({2})});
+  }
+  expect_unfolded_matches("aten::hamming_window",
+                          [](const Inputs&) { return at::hamming_window(12); }, {at::randn({2})});
+}
+
+TEST_F(Spectral, WindowsOfComputedLength) {
+  for (int64_t n : {1, 6, 7}) {
+    SCOPED_TRACE(n);
+    // dtype 7 is float64 (torch.float64 is no value in TorchScript source here).
+    for (const char* op : {"hamming_window", "blackman_window", "bartlett_window"}) {
+      SCOPED_TRACE(op);
+      expect_script_matches(std::string("aten::") + op,
+                            fmt::format("def forward(self, x):\n"
+                                        "  return torch.{0}(x.size(0)), torch.{0}(x.size(0), "
+                                        "periodic=False, dtype=7)\n",
+                                        op),
+                            {at::randn({n})}, kUnfolded);
+    }
+    // Coefficients computed in the graph.
+    expect_script_matches("aten::hamming_window",
+                          "def forward(self, x, a: float):\n"
+                          "  return torch.hamming_window(x.size(0), False, alpha=a, beta=2 * a)\n",
+                          {at::randn({n}), 0.3}, kUnfolded);
   }
 }
 

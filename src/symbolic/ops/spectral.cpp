@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,17 +46,6 @@ at::ScalarType result_dtype(const Args& a, at::ScalarType fallback) {
 Value filled(GraphContext& g, int64_t length, double value, at::ScalarType type) {
   at::Tensor fill = at::full({1}, value, at::TensorOptions().dtype(type));
   return g.op("ConstantOfShape", {g.constant_ints({length})}, {{"value", fill}});
-}
-
-// torch.hann_window of a 0-d int64 length `n`, in double: 0.5 - 0.5·cos(2πk / D), k < n,
-// D = n (periodic) or n - 1 (symmetric).
-Value hann_cos(GraphContext& g, const Value& n, bool periodic) {
-  Value k = g.cast(arange(g, n), at::kDouble);
-  Value d = g.cast(n, at::kDouble);
-  if (!periodic) d = g.op("Sub", {d, g.constant_scalar(1, at::kDouble)});
-  Value angle = g.op("Div", {g.op("Mul", {k, g.constant_scalar(2 * M_PI, at::kDouble)}), d});
-  Value half = g.constant_scalar(0.5, at::kDouble);
-  return g.op("Sub", {half, g.op("Mul", {half, g.op("Cos", {angle})})});
 }
 
 // torch.stft's arguments, from either overload:
@@ -113,31 +103,123 @@ std::optional<Value> stft_window(GraphContext& g, const Args& a, const StftArgs&
   return g.op("Pad", {w, g.constant_ints({left, s.n_fft - s.win_length - left})});
 }
 
-// aten::hann_window(int window_length[, bool periodic=True], *, dtype, ...)
-//   ⇒  HannWindow (17+); 0.5 - 0.5·cos(2πk/D) below; length 1 gives [1] as in PyTorch
-Values hann_window(GraphContext& g, const Args& a) {
+// ----- window functions ------------------------------------------------------------------------
+// PyTorch's windows (aten/src/ATen/native/TensorFactories.cpp): length 0 gives [], length 1 gives
+// [1]; a longer window is a formula of k / D for k < n, D = n - 1 (symmetric) or n (periodic: the
+// first n points of the symmetric window of n + 1). Computed here in double, then cast.
+
+// A window's formula, of k = 0, ..., n - 1 and D (both double).
+using WindowFormula =
+    std::function<Value(GraphContext& g, const Args& a, const Value& k, const Value& d)>;
+
+// 2π·k / D
+Value window_angle(GraphContext& g, const Value& k, const Value& d) {
+  return g.op("Div", {g.op("Mul", {k, g.constant_scalar(2 * M_PI, at::kDouble)}), d});
+}
+
+// alpha - beta·cos(2πk / D), for 0-d double alpha and beta.
+Value cosine_window(GraphContext& g, const Value& k, const Value& d, const Value& alpha,
+                    const Value& beta) {
+  return g.op("Sub", {alpha, g.op("Mul", {beta, g.op("Cos", {window_angle(g, k, d)})})});
+}
+
+Value hann_formula(GraphContext& g, const Args&, const Value& k, const Value& d) {
+  Value half = g.constant_scalar(0.5, at::kDouble);
+  return cosine_window(g, k, d, half, half);
+}
+
+// alpha and beta from the periodic_alpha(_beta) overloads (0.54 and 0.46 when absent).
+Value hamming_formula(GraphContext& g, const Args& a, const Value& k, const Value& d) {
+  auto coefficient = [&](const char* name, double fallback) {
+    auto i = arg_index(a, name);
+    return i ? a.tensor_as(*i, at::kDouble) : g.constant_scalar(fallback, at::kDouble);
+  };
+  return cosine_window(g, k, d, coefficient("alpha", 0.54), coefficient("beta", 0.46));
+}
+
+// 0.42 - 0.5·cos(2πk / D) + 0.08·cos(4πk / D)
+Value blackman_formula(GraphContext& g, const Args&, const Value& k, const Value& d) {
+  Value angle = window_angle(g, k, d);
+  Value twice = g.op("Mul", {angle, g.constant_scalar(2, at::kDouble)});
+  Value c1 = g.op("Mul", {g.constant_scalar(0.5, at::kDouble), g.op("Cos", {angle})});
+  Value c2 = g.op("Mul", {g.constant_scalar(0.08, at::kDouble), g.op("Cos", {twice})});
+  return g.op("Add", {g.op("Sub", {g.constant_scalar(0.42, at::kDouble), c1}), c2});
+}
+
+// x = 2k / D up to the middle, 2 - x after it: PyTorch takes 2 - x from k = D / 2 + 1 (integer
+// division) on, i.e. exactly where x > 1, which is where Min(x, 2 - x) takes it.
+Value bartlett_formula(GraphContext& g, const Args&, const Value& k, const Value& d) {
+  Value x = g.op("Div", {g.op("Mul", {k, g.constant_scalar(2, at::kDouble)}), d});
+  return g.op("Min", {x, g.op("Sub", {g.constant_scalar(2, at::kDouble), x})});
+}
+
+// A window op: `window_length` at 0, `periodic` (when the overload has it, else true) and the
+// dtype by name. `onnx_op` (HannWindow, BlackmanWindow: opset 17) computes float and double
+// windows when given; otherwise, and for other dtypes, `formula` in double.
+Values window_of(GraphContext& g, const Args& a, const char* name, const WindowFormula& formula,
+                 const char* onnx_op = nullptr) {
   at::ScalarType type = result_dtype(a, at::kFloat);
-  if (!at::isFloatingType(type)) g.fail("hann_window needs a floating dtype");
+  if (!at::isFloatingType(type)) {
+    g.fail(std::string(name) + " of " + c10::toString(type) +
+           ": PyTorch's windows are floating point");
+  }
   auto periodic_i = arg_index(a, "periodic");
   const bool periodic = periodic_i ? a.bool_arg(*periodic_i) : true;
   std::optional<int64_t> length;
   if (a.is_constant(0)) {
     length = a.int_arg(0);
-    if (*length == 0) return {filled(g, 0, 0, type)};
-    if (*length == 1) return {filled(g, 1, 1, type)};
+    if (*length < 0) g.fail(std::string(name) + " needs window_length >= 0 (as PyTorch)");
+    if (*length <= 1) return {filled(g, *length, 1, type)};
   }
   Value n = a.tensor_as(0, at::kLong);
   Value w;
-  if (g.opset() >= 17 && (type == at::kFloat || type == at::kDouble)) {
-    w = g.op("HannWindow", {n},
+  if (onnx_op && (type == at::kFloat || type == at::kDouble)) {
+    w = g.op(onnx_op, {n},
              {{"periodic", int64_t{periodic}}, {"output_datatype", to_onnx_dtype(type)}});
   } else {
-    w = g.cast(hann_cos(g, n, periodic), type);
+    Value k = g.cast(arange(g, n), at::kDouble);
+    Value d = g.cast(n, at::kDouble);
+    if (!periodic) d = g.op("Sub", {d, g.constant_scalar(1, at::kDouble)});
+    w = g.cast(formula(g, a, k, d), type);
   }
   if (length) return {w};
   // A computed length of 1 gives [1] in PyTorch (the formulas give 0 or NaN).
   Value is_one = g.op("Equal", {n, g.constant_scalar(1, at::kLong)});
   return {g.op("Where", {is_one, g.constant_scalar(1, type), w})};
+}
+
+// aten::hann_window(int window_length, *, dtype, ...) / hann_window.periodic(int window_length,
+//   bool periodic, *, dtype, ...)  ⇒  0.5 - 0.5·cos(2πk/D) (9-16); HannWindow (17+, float and
+//   double; the formula for other dtypes)
+Values hann_window(GraphContext& g, const Args& a) {
+  return window_of(g, a, "hann_window", hann_formula);
+}
+Values hann_window_17(GraphContext& g, const Args& a) {
+  return window_of(g, a, "hann_window", hann_formula, "HannWindow");
+}
+
+// aten::hamming_window(int window_length, *, dtype, ...) / .periodic(window_length, periodic) /
+//   .periodic_alpha(..., float alpha) / .periodic_alpha_beta(..., float alpha, float beta)
+//   ⇒  alpha - beta·cos(2πk/D) (alpha 0.54, beta 0.46 by default). Not ONNX's HammingWindow: its
+//   coefficients are 25/46 and 21/46.
+Values hamming_window(GraphContext& g, const Args& a) {
+  return window_of(g, a, "hamming_window", hamming_formula);
+}
+
+// aten::blackman_window(int window_length, *, dtype, ...) / .periodic(window_length, periodic)
+//   ⇒  0.42 - 0.5·cos(2πk/D) + 0.08·cos(4πk/D) (9-16); BlackmanWindow (17+, float and double:
+//   the same coefficients)
+Values blackman_window(GraphContext& g, const Args& a) {
+  return window_of(g, a, "blackman_window", blackman_formula);
+}
+Values blackman_window_17(GraphContext& g, const Args& a) {
+  return window_of(g, a, "blackman_window", blackman_formula, "BlackmanWindow");
+}
+
+// aten::bartlett_window(int window_length, *, dtype, ...) / .periodic(window_length, periodic)
+//   ⇒  Min(2k/D, 2 - 2k/D)
+Values bartlett_window(GraphContext& g, const Args& a) {
+  return window_of(g, a, "bartlett_window", bartlett_formula);
 }
 
 // aten::stft(Tensor self, int n_fft, int? hop_length, int? win_length, Tensor? window,
@@ -206,7 +288,12 @@ Values stft_any(GraphContext& g, const Args& a) {
 }  // namespace
 
 void register_spectral(Registry& r) {
-  r.add("aten::hann_window", from(9), hann_window);
+  r.add("aten::hann_window", {9, 16}, hann_window);
+  r.add("aten::hann_window", from(17), hann_window_17);
+  r.add("aten::hamming_window", from(9), hamming_window);
+  r.add("aten::blackman_window", {9, 16}, blackman_window);
+  r.add("aten::blackman_window", from(17), blackman_window_17);
+  r.add("aten::bartlett_window", from(9), bartlett_window);
   r.add("aten::stft", from(17), stft_any);
   r.add("aten::stft.center", from(17), stft_center);
 }
