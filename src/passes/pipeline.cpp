@@ -35,14 +35,17 @@ bool lint_enabled() {
 }
 
 // Runs each pass; with TORCHONNX_STAGE_TIMES=1 prints its seconds on stderr (for bench/scale and
-// profiling), and lints the graph after it (Note [Graph lint between passes]).
+// profiling), with TORCHONNX_DEBUG_PASSES=1 the graph after it (for debugging a pass), and lints
+// the graph after it (Note [Graph lint between passes]).
 class PassRunner {
  public:
   explicit PassRunner(const torch::jit::Graph& graph)
       : graph_(graph),
         timed_(std::getenv("TORCHONNX_STAGE_TIMES") != nullptr),
+        dump_(std::getenv("TORCHONNX_DEBUG_PASSES") != nullptr),
         lint_(lint_enabled()) {
     if (lint_) LintGraph(graph_, "capture (before the passes)");
+    if (dump_) std::cerr << "torchonnx: graph before the passes:\n" << graph_.toString(false);
   }
 
   template <typename F>
@@ -54,12 +57,14 @@ class PassRunner {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::cerr << "torchonnx: pass " << name << ": " << s << " s\n";
     }
+    if (dump_) std::cerr << "torchonnx: graph after " << name << ":\n" << graph_.toString(false);
     if (lint_) LintGraph(graph_, std::string("pass ") + name);
   }
 
  private:
   const torch::jit::Graph& graph_;
   bool timed_;
+  bool dump_;
   bool lint_;
 };
 
