@@ -1,14 +1,284 @@
 // Cumulative ops along a dim beyond cumsum (reduction.cpp): cumprod, cummax, cummin,
 // logcumsumexp, and diff.
+//
+// Semantics follow PyTorch's CPU kernels (aten/src/ATen/native/cpu/ReduceOpsKernel.cpp,
+// ReduceOps.cpp), checked by experiment on 1.13 and 2.6:
+//  - cumprod and logcumsumexp run one accumulator along the dim in acc_type, which is double for
+//    float on the CPU: a float cumprod of [1e30, 1e30, 1e-30] is [1e30, inf, 1e30]. ONNX has no
+//    CumProd, and exp(cumsum(log|x|)) loses zeros, signs and that rounding; a Scan over the dim
+//    with a double accumulator is the kernel's own loop, so it gives the same values.
+//  - cummax/cummin take an element when it is NaN, or when the running value is not NaN and the
+//    element is >= (cummin: <=) it: ties and NaNs give the last index.
+//  - logcumsumexp adds by max + log1p(exp(min - max)); two equal infinities give that infinity,
+//    a NaN on either side gives NaN.
+//  - diff of bool is logical_xor of neighbours; prepend/append are concatenated first.
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
 #include "symbolic/registry.h"
 
 namespace torchonnx::symbolic::ops {
+namespace {
+
+using at::ScalarType;
+
+// The states a Scan body returns and the slices it emits at each step.
+struct ScanStep {
+  Values states;
+  Values outputs;
+};
+using ScanBody = std::function<ScanStep(GraphContext&, const Values& states, const Value& slice)>;
+
+// A Scan over axis `dim` of `x` (rank >= 1, elements of `slice_type`): `init` (with `state_types`)
+// are the states before the first step, `body` maps (states, slice of x at step i) to the next
+// states and the step's outputs (of `output_types`), which the Scan stacks along `dim`. Returns
+// the stacked outputs. Scan takes its axes as attributes from opset 9.
+// ONNX Runtime fails a Scan of no steps, so unless `length` (the size of `dim`) is known to be
+// positive, `pad` (a slice of x) is appended to x and the outputs of that extra step dropped.
+Values scan_along(GraphContext& g, const Value& x, int64_t dim, std::optional<int64_t> length,
+                  const Value& pad, ScalarType slice_type, const Values& init,
+                  const std::vector<ScalarType>& state_types,
+                  const std::vector<ScalarType>& output_types, const ScanBody& body) {
+  const bool padded = !length || *length <= 0;
+  auto graph = std::make_shared<ir::Graph>();
+  graph->name = g.fresh_name("scan_body");
+  {
+    SubgraphScope scope(g, *graph);
+    Values states;
+    for (ScalarType t : state_types) {
+      states.push_back(g.fresh_name("state"));
+      graph->inputs.push_back({states.back(), {t}});
+    }
+    Value slice = g.fresh_name("slice");
+    graph->inputs.push_back({slice, {slice_type}});
+    ScanStep step = body(g, states, slice);
+    for (size_t k = 0; k < step.states.size(); ++k) {
+      graph->outputs.push_back({step.states[k], {state_types[k]}});
+    }
+    for (size_t k = 0; k < step.outputs.size(); ++k) {
+      // A graph output is named once: an output that is also a state gets its own name.
+      graph->outputs.push_back({g.op("Identity", {step.outputs[k]}), {output_types[k]}});
+    }
+  }
+  Values inputs(init);
+  inputs.push_back(padded ? g.op("Concat", {x, unsqueeze(g, pad, {dim})}, {{"axis", dim}}) : x);
+  const size_t num_outputs = output_types.size();
+  Values results = g.op("Scan", inputs,
+                        {{"body", graph},
+                         {"num_scan_inputs", int64_t{1}},
+                         {"scan_input_axes", ir::Ints{dim}},
+                         {"scan_output_axes", ir::Ints(num_outputs, dim)}},
+                        init.size() + num_outputs);
+  Values outputs(results.begin() + static_cast<std::ptrdiff_t>(init.size()), results.end());
+  if (padded) {
+    for (auto& y : outputs) y = slice(g, y, {dim}, {0}, {-1});
+  }
+  return outputs;
+}
+
+// A tensor of `value` (dtype `t`) shaped as `x` (rank >= 1) without its dim `dim`: the states of
+// a Scan along `dim`.
+Value filled_slice(GraphContext& g, const Value& x, int64_t rank, int64_t dim,
+                   const at::Scalar& value, ScalarType t) {
+  if (rank == 1) return g.constant(at::scalar_tensor(value, at::TensorOptions().dtype(t)));
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != dim) dims.push_back(d);
+  }
+  at::Tensor fill = at::full({1}, value, at::TensorOptions().dtype(t));
+  return g.op("ConstantOfShape", {dims_of(g, x, dims)}, {{"value", fill}});
+}
+
+// Whether tensor argument i is known at export to have no elements: its cumulative ops are the
+// empty input itself (a Scan over an empty slice is not run, see scan_along).
+bool known_empty(const Args& a, size_t i) {
+  auto sizes = a.sizes(i);
+  return sizes && std::find(sizes->begin(), sizes->end(), 0) != sizes->end();
+}
+
+// The dtype of a result: the dtype argument when given, else type propagation's.
+ScalarType result_dtype(GraphContext& g, const Args& a, std::optional<int64_t> dtype) {
+  if (dtype) return static_cast<ScalarType>(*dtype);
+  ScalarType out = a.output_dtype();
+  if (out == ScalarType::Undefined) g.fail("the result dtype is unknown (type propagation failed)");
+  return out;
+}
+
+// The type PyTorch's CPU kernels accumulate a product or a log-sum in for result dtype `out`
+// (at::acc_type<T, false>): double for floating types, int64 for integers.
+ScalarType accumulate_type(ScalarType out) {
+  return at::isFloatingType(out) ? ScalarType::Double : ScalarType::Long;
+}
+
+// aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+//   ⇒  Scan along dim with a running product in double (floats) or int64 (ints, bool), cast to
+//      the result dtype (int64 for bool/ints, else the input's or dtype's); every step is the
+//      kernel's multiplication, so zeros, signs, inf/NaN and overflow match
+Values cumprod(GraphContext& g, const Args& a) {
+  const std::optional<int64_t> dtype = a.size() > 2 ? a.optional_int(2) : std::nullopt;
+  const ScalarType out = result_dtype(g, a, dtype);
+  const ScalarType ct = accumulate_type(out);
+  const int64_t rank = a.require_rank(0);
+  // PyTorch converts the input to the result dtype first (a float cast to int truncates).
+  Value x = cast_if(g, cast_if(g, a.tensor(0), a.dtype(0), out), out, ct);
+  if (rank == 0 || known_empty(a, 0)) return {cast_if(g, x, ct, out)};
+  const int64_t dim = normalize_dim(a.int_arg(1), rank);
+  Value ones = filled_slice(g, x, rank, dim, 1.0, ct);
+  Values y = scan_along(g, x, dim, a.dim_size(0, dim), ones, ct, {ones}, {ct}, {ct},
+                        [](GraphContext& b, const Values& states, const Value& slice) {
+                          Value product = b.op("Mul", {states[0], slice});
+                          return ScanStep{{product}, {product}};
+                        });
+  return {cast_if(g, y[0], ct, out)};
+}
+
+// The type cummax/cummin compare in for input dtype t: floats as they are (half precision in
+// float, exact), integers and bool in int64 (Less/Greater/Where take them at every opset).
+ScalarType compare_type(ScalarType t) {
+  if (t == ScalarType::Float || t == ScalarType::Double) return t;
+  if (at::isFloatingType(t)) return ScalarType::Float;
+  return ScalarType::Long;
+}
+
+// aten::cummax / cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+//   ⇒  Scan along dim carrying (value, index, step): an element is taken when it is NaN, or the
+//      value is not NaN and the element is >= (cummin: <=) it — PyTorch's rule, so ties and NaNs
+//      give the last index. The first step takes its element (the value starts at -inf/lowest
+//      for cummax, +inf/highest for cummin)
+Values cummax_or_cummin(GraphContext& g, const Args& a, bool max) {
+  const ScalarType t = a.dtype(0);
+  if (t == ScalarType::Undefined) g.fail("the input's dtype is unknown (type propagation failed)");
+  const ScalarType ct = compare_type(t);
+  const bool floating = at::isFloatingType(ct);
+  const int64_t rank = a.require_rank(0);
+  Value x = cast_if(g, a.tensor(0), t, ct);
+  if (rank == 0) return {a.tensor(0), g.constant(at::scalar_tensor(0, at::kLong))};
+  if (known_empty(a, 0)) return {a.tensor(0), g.cast(a.tensor(0), at::kLong)};
+  const int64_t dim = normalize_dim(a.int_arg(1), rank);
+  at::Scalar start;
+  if (floating) {
+    start = max ? -INFINITY : INFINITY;
+  } else {
+    start = max ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+  }
+  Values init{filled_slice(g, x, rank, dim, start, ct),
+              filled_slice(g, x, rank, dim, int64_t{0}, at::kLong),
+              g.constant(at::scalar_tensor(0, at::kLong))};
+  Values y = scan_along(
+      g, x, dim, a.dim_size(0, dim), init[0], ct, init, {ct, at::kLong, at::kLong}, {ct, at::kLong},
+      [&](GraphContext& b, const Values& s, const Value& e) {
+        const Value& value = s[0];
+        const Value& index = s[1];
+        const Value& step = s[2];
+        // e >= value (cummax) is not (e < value); e <= value (cummin) is not (e > value).
+        Value take = b.op("Not", {b.op(max ? "Less" : "Greater", {e, value})});
+        if (floating) {
+          take = b.op("And", {take, b.op("Not", {b.op("IsNaN", {value})})});
+          take = b.op("Or", {take, b.op("IsNaN", {e})});
+        }
+        Value next_value = b.op("Where", {take, e, value});
+        Value next_index = b.op("Where", {take, step, index});
+        Value next_step = b.op("Add", {step, b.constant(at::scalar_tensor(1, at::kLong))});
+        return ScanStep{{next_value, next_index, next_step}, {next_value, next_index}};
+      });
+  return {cast_if(g, y[0], ct, t), y[1]};
+}
+
+Values cummax(GraphContext& g, const Args& a) {
+  return cummax_or_cummin(g, a, true);
+}
+Values cummin(GraphContext& g, const Args& a) {
+  return cummax_or_cummin(g, a, false);
+}
+
+// log1p(e) for e in [0, 1] to full precision without Log1p (ONNX has none): with u = 1 + e,
+// log(u) · e / (u − 1), and e where u rounds to 1 (Goldberg's correction of the rounding of u).
+Value log1p_unit(GraphContext& g, const Value& e, ScalarType t) {
+  Value u = g.op("Add", {g.constant_scalar(1.0, t), e});
+  Value d = g.op("Sub", {u, g.constant_scalar(1.0, t)});
+  Value corrected = g.op("Div", {g.op("Mul", {g.op("Log", {u}), e}), d});
+  return g.op("Where", {g.op("Greater", {u, g.constant_scalar(1.0, t)}), corrected, e});
+}
+
+// aten::logcumsumexp(Tensor self, int dim) -> Tensor (floating types)
+//   ⇒  Scan along dim with a double accumulator starting at -inf, each step
+//      max + log1p(exp(min − max)) of (element, accumulator); where min − max is NaN (equal
+//      infinities) the max itself; NaN where either is NaN
+Values logcumsumexp(GraphContext& g, const Args& a) {
+  const ScalarType t = a.dtype(0);
+  if (!at::isFloatingType(t)) {
+    g.fail(std::string("logcumsumexp of ") + c10::toString(t) +
+           " (PyTorch takes floating types only)");
+  }
+  const ScalarType ct = ScalarType::Double;
+  const int64_t rank = a.require_rank(0);
+  Value x = cast_if(g, a.tensor(0), t, ct);
+  if (rank == 0 || known_empty(a, 0)) return {a.tensor(0)};
+  const int64_t dim = normalize_dim(a.int_arg(1), rank);
+  Value init = filled_slice(g, x, rank, dim, -INFINITY, ct);
+  Values y = scan_along(g, x, dim, a.dim_size(0, dim), init, ct, {init}, {ct}, {ct},
+                        [&](GraphContext& b, const Values& s, const Value& e) {
+                          const Value& acc = s[0];
+                          Value hi = b.op("Max", {e, acc});
+                          Value lo = b.op("Min", {e, acc});
+                          Value diff = b.op("Sub", {lo, hi});
+                          Value sum = b.op("Add", {hi, log1p_unit(b, b.op("Exp", {diff}), ct)});
+                          sum = b.op("Where", {b.op("IsNaN", {diff}), hi, sum});
+                          Value nan = b.op("Or", {b.op("IsNaN", {e}), b.op("IsNaN", {acc})});
+                          sum = b.op("Where", {nan, b.constant_scalar(NAN, ct), sum});
+                          return ScanStep{{sum}, {sum}};
+                        });
+  return {cast_if(g, y[0], ct, t)};
+}
+
+// aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)
+//   ⇒  Concat(prepend, self, append) along dim, then n times Slice(1:) − Slice(:-1) (Xor for
+//      bool)
+Values diff(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank == 0) g.fail("diff of a 0-d tensor (PyTorch requires at least one dimension)");
+  const int64_t n = a.int_arg(1);
+  if (n < 0) g.fail("diff with n < 0 (PyTorch requires n >= 0)");
+  const int64_t dim = normalize_dim(a.int_arg(2), rank);
+  const ScalarType out = result_dtype(g, a, std::nullopt);
+  Values parts;
+  if (!a.is_none(3)) parts.push_back(a.tensor_as(3, out));
+  parts.push_back(cast_if(g, a.tensor(0), a.dtype(0), out));
+  if (!a.is_none(4)) parts.push_back(a.tensor_as(4, out));
+  for (size_t i : {size_t{3}, size_t{4}}) {
+    if (!a.is_none(i) && a.require_rank(i) != rank) {
+      g.fail("diff: prepend and append must have the input's number of dims");
+    }
+  }
+  Value x = parts.size() == 1 ? parts[0] : g.op("Concat", parts, {{"axis", dim}});
+  const char* op = out == ScalarType::Bool ? "Xor" : "Sub";
+  for (int64_t i = 0; i < n; ++i) {
+    Value later = slice(g, x, {dim}, {1}, {std::numeric_limits<int64_t>::max()});
+    Value earlier = slice(g, x, {dim}, {0}, {-1});
+    x = g.op(op, {later, earlier});
+  }
+  return {x};
+}
+
+}  // namespace
 
 void register_cumulative(Registry& r) {
-  (void)r;
+  r.add("aten::cumprod", from(9), cumprod);
+  r.add("aten::cummax", from(9), cummax);
+  r.add("aten::cummin", from(9), cummin);
+  r.add("aten::logcumsumexp", from(9), logcumsumexp);
+  r.add("aten::diff", from(9), diff);
 }
 
 }  // namespace torchonnx::symbolic::ops
