@@ -352,5 +352,48 @@ TEST_F(Math, Addcdiv) {
                     {at::scalar_tensor(1.0), at::scalar_tensor(3.0), at::scalar_tensor(4.0)});
 }
 
+TEST_F(Math, IsrealOfRealTensorsIsAllTrue) {
+  for (const at::Tensor& x :
+       {at::randn({2, 3}), longs({-2, 0, 3}), bools({1, 0}), at::scalar_tensor(kNaN)}) {
+    expect_unary("aten::isreal", at::isreal, x);
+  }
+}
+
+// isclose with (rtol, atol, equal_nan).
+BinaryFn isclose_with(double rtol, double atol, bool equal_nan) {
+  return [=](const at::Tensor& a, const at::Tensor& b) {
+    return at::isclose(a, b, rtol, atol, equal_nan);
+  };
+}
+
+TEST_F(Math, Isclose) {
+  at::Tensor x = floats({1, 1, 1, kNaN, kNaN, kInf, kInf, -kInf, 0, 1e-9f, 100, 100, -0.0f});
+  at::Tensor y = floats({1, 1.001f, 1.1f, kNaN, 1, kInf, -kInf, 1e38f, 1e-9f, 0, 100.01f, 101, 0});
+  for (bool equal_nan : {false, true}) {
+    SCOPED_TRACE(equal_nan);
+    expect_binary("aten::isclose", isclose_with(1e-5, 1e-8, equal_nan), x, y);
+    expect_binary("aten::isclose", isclose_with(1e-2, 0, equal_nan), x, y);
+    expect_binary("aten::isclose", isclose_with(0, 0, equal_nan), x, y);
+    expect_binary("aten::isclose", isclose_with(0, 1e-8, equal_nan), x, y);
+  }
+  expect_binary("aten::isclose", isclose_with(1e-5, 1e-8, false), at::randn({2, 3}),
+                at::randn({3}));
+  expect_binary("aten::isclose", isclose_with(1e-5, 1e-8, false), x.to(at::kDouble),
+                y.to(at::kDouble));
+}
+
+TEST_F(Math, IscloseOfInt64AndBool) {
+  at::Tensor x = longs({10, 10, 100, -5, 1000000});
+  at::Tensor y = longs({10, 11, 101, 5, 1000009});
+  expect_binary("aten::isclose", isclose_with(1e-5, 1e-8, false), x, y);
+  expect_binary("aten::isclose", isclose_with(0.01, 0, false), x, y);
+  expect_binary("aten::isclose", isclose_with(0, 1, false), x, y);
+  expect_binary("aten::isclose", isclose_with(0, 0, false), x, y);
+  at::Tensor b = bools({1, 0, 1, 0});
+  at::Tensor c = bools({1, 1, 0, 0});
+  expect_binary("aten::isclose", isclose_with(1e-5, 1e-8, false), b, c);
+  expect_binary("aten::isclose", isclose_with(0, 1, false), b, c);
+}
+
 }  // namespace
 }  // namespace torchonnx::testing

@@ -372,6 +372,52 @@ Values addcdiv(GraphContext& g, const Args& a) {
   return {g.op("Add", {a.tensor_as(0, type), g.op("Div", {t1, a.tensor_as(2, type)})})};
 }
 
+// aten::isreal(Tensor self) of a real tensor  ⇒  all true: ConstantOfShape(Shape(x), true)
+Values isreal(GraphContext& g, const Args& a) {
+  at::Tensor one = at::ones({1}, at::TensorOptions().dtype(at::kBool));
+  return {g.op("ConstantOfShape", {g.op("Shape", {a.tensor(0)})}, {{"value", one}})};
+}
+
+// aten::isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08,
+//   bool equal_nan=False) -> Tensor
+//   ⇒  x == y, or both NaN with equal_nan, or |x - y| finite and <= atol + |rtol · y| (as ATen:
+//   integers compare their exact difference in float, bools compute in float)
+Values isclose(GraphContext& g, const Args& a) {
+  const at::ScalarType type = a.dtype(0);
+  if (a.dtype(1) != type) g.fail("isclose of tensors of different dtypes (PyTorch rejects it)");
+  const double rtol = a.float_arg(2), atol = a.float_arg(3);
+  const bool equal_nan = a.bool_arg(4);
+  Value x = a.tensor(0), y = a.tensor(1);
+  const bool floating = at::isFloatingType(type);
+  Value close;
+  if (type == at::kBool) {
+    close = g.op("Not", {g.op("Xor", {x, y})});
+  } else {
+    close = g.op("Not", {g.op("Or", {g.op("Less", {x, y}), g.op("Greater", {x, y})})});
+    if (floating) {
+      // Not(Less or Greater) holds for NaN too: only equal_nan makes NaN close to NaN.
+      Value both_nan = g.op("And", {g.op("IsNaN", {x}), g.op("IsNaN", {y})});
+      Value any_nan = g.op("Or", {g.op("IsNaN", {x}), g.op("IsNaN", {y})});
+      close = g.op("And", {close, g.op("Not", {any_nan})});
+      if (equal_nan) close = g.op("Or", {close, both_nan});
+    }
+  }
+  if (rtol == 0 && atol == 0) return {close};
+  const at::ScalarType work = floating ? type : at::kFloat;
+  Value actual;
+  if (type == at::kBool) {
+    actual = g.op("Abs", {g.op("Sub", {g.cast(x, work), g.cast(y, work)})});
+  } else {
+    actual = cast_if(g, g.op("Abs", {g.op("Sub", {x, y})}), type, work);
+  }
+  Value allowed =
+      g.op("Add", {scalar(g, atol, work),
+                   g.op("Abs", {g.op("Mul", {scalar(g, rtol, work), cast_if(g, y, type, work)})})});
+  Value finite = g.op("Less", {actual, scalar(g, std::numeric_limits<double>::infinity(), work)});
+  Value within = g.op("And", {finite, g.op("Not", {g.op("Greater", {actual, allowed})})});
+  return {g.op("Or", {close, within})};
+}
+
 }  // namespace
 
 void register_math(Registry& r) {
@@ -408,6 +454,8 @@ void register_math(Registry& r) {
   r.add("aten::heaviside", from(9), heaviside);
   r.add("aten::float_power", from(9), float_power);
   r.add("aten::addcdiv", from(9), addcdiv);
+  r.add("aten::isreal", from(9), isreal);
+  r.add("aten::isclose", from(9), isclose);
 }
 
 }  // namespace torchonnx::symbolic::ops
