@@ -204,6 +204,33 @@ TEST_F(Slicing, Flip) {
                     {at::randn({2, 1, 0})});
 }
 
+TEST_F(Slicing, FliplrFlipud) {
+  auto lr = [](const Inputs& in) { return at::fliplr(arg(in, 0)) * 1; };
+  auto ud = [](const Inputs& in) { return at::flipud(arg(in, 0)) * 1; };
+  for (const at::Tensor& x :
+       {at::randn({3, 4}), at::randn({2, 3, 4}) > 0, at::randint(-9, 9, {4, 2, 3}, at::kLong)}) {
+    expect_op_matches("aten::fliplr", lr, {x});
+    expect_op_matches("aten::flipud", ud, {x});
+  }
+  expect_op_matches("aten::flipud", ud, {floats({1, kInf, kNaN, -0.0f, -3})});  // 1-D
+  expect_op_matches("aten::fliplr", lr, {at::randn({5, 1})});                   // size-1 dim
+  expect_op_matches("aten::flipud", ud, {at::randn({0, 3})});                   // empty dim
+}
+
+TEST_F(Slicing, Rot90) {
+  for (int64_t k : {1, 2, 3, 0, 4, -1, -2, -3, 5}) {
+    for (std::vector<int64_t> dims :
+         std::vector<std::vector<int64_t>>{{0, 1}, {1, 0}, {-1, 0}, {2, -2}}) {
+      SCOPED_TRACE(::testing::Message() << "k " << k << " dims " << dims[0] << ", " << dims[1]);
+      auto fn = [k, dims](const Inputs& in) { return at::rot90(arg(in, 0), k, dims) * 1; };
+      expect_op_matches("aten::rot90", fn, {at::randn({2, 3, 4})});
+    }
+  }
+  auto fn = [](const Inputs& in) { return at::rot90(arg(in, 0)); };
+  expect_op_matches("aten::rot90", fn, {at::randint(-9, 9, {3, 5}, at::kLong)});
+  expect_op_matches("aten::rot90", fn, {at::randn({3, 5}) > 0});
+}
+
 // ----- diagonal / tril / triu
 // ------------------------------------------------------------------------
 

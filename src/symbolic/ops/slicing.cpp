@@ -1,6 +1,6 @@
 // Slicing: the ops that cut a tensor into pieces or take part of it — chunk/split/tensor_split/
-// unbind, narrow, diagonal, tril/triu, as_strided/unfold — and roll/flip, which reassemble
-// slices.
+// unbind, narrow, diagonal, tril/triu, as_strided/unfold — and roll/flip/fliplr/flipud/rot90, which
+// reassemble slices.
 //
 // The number of pieces, a shift taken modulo a size or gather indices may depend on a dim's size:
 // such lowerings read it from type propagation (marked "static shape").
@@ -375,37 +375,83 @@ Values roll(GraphContext& g, const Args& a) {
   return {x};
 }
 
-// aten::flip(Tensor self, int[] dims)  ⇒  at opset 9, Gather of reversed constant indices (static
-// shape)
-Values flip_by_gather(GraphContext& g, const Args& a) {
-  const int64_t rank = a.require_rank(0);
-  Value x = a.tensor(0);
-  if (rank == 0) return {x};
-  auto sizes = a.sizes(0);
-  if (!sizes) g.fail("flip at opset 9 needs the input's static shape; export with opset >= 10");
-  for (int64_t d : a.int_list(1)) {
-    d = normalize_dim(d, rank);
+// `x` (rank >= 1, `sizes` from type propagation) reversed along each of `dims` (non-negative).
+using FlipDims = Value (*)(GraphContext& g, const Value& x, const std::optional<Ints>& sizes,
+                           const Ints& dims);
+
+// At opset 9: a Gather of reversed constant indices per dim (static shape).
+Value flip_by_gather_dims(GraphContext& g, const Value& x, const std::optional<Ints>& sizes,
+                          const Ints& dims) {
+  Value y = x;
+  for (int64_t d : dims) {
+    if (!sizes || (*sizes)[d] < 0) {
+      g.fail("flipping at opset 9 needs the input's static shape; export with opset >= 10");
+    }
     at::Tensor idx = at::arange((*sizes)[d] - 1, -1, -1, at::kLong);
-    x = g.op("Gather", {x, g.constant(idx)}, {{"axis", d}});
+    y = g.op("Gather", {y, g.constant(idx)}, {{"axis", d}});
   }
-  return {x};
+  return y;
 }
 
-// aten::flip(Tensor self, int[] dims)  ⇒  Slice with step -1 (10+)
+// From opset 10: one Slice with step -1 over all dims.
+Value flip_by_slice_dims(GraphContext& g, const Value& x, const std::optional<Ints>& sizes,
+                         const Ints& dims) {
+  Ints sliced;
+  for (int64_t d : dims) {
+    // A dim of size 0 or 1 is its own flip (and ONNX's Slice shape inference miscounts an
+    // empty dim sliced backwards).
+    if (!sizes || (*sizes)[d] > 1) sliced.push_back(d);
+  }
+  if (sliced.empty()) return x;
+  const auto k = sliced.size();
+  return slice(g, x, sliced, Ints(k, -1), Ints(k, kIntMin), Ints(k, -1));
+}
+
+// aten::flip(Tensor self, int[] dims)  ⇒  Gather of reversed constant indices (9, static shape),
+// Slice with step -1 (10+)
+template <FlipDims flip_dims>
 Values flip(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
   if (rank == 0) return {a.tensor(0)};
+  Ints dims = a.int_list(1);
+  for (auto& d : dims) d = normalize_dim(d, rank);
+  return {flip_dims(g, a.tensor(0), a.sizes(0), dims)};
+}
+
+// aten::fliplr(Tensor self)  ⇒  flip of dim 1 (PyTorch requires rank >= 2)
+template <FlipDims flip_dims>
+Values fliplr(GraphContext& g, const Args& a) {
+  if (a.require_rank(0) < 2) g.fail("fliplr of a tensor of rank < 2 (PyTorch requires >= 2)");
+  return {flip_dims(g, a.tensor(0), a.sizes(0), {1})};
+}
+
+// aten::flipud(Tensor self)  ⇒  flip of dim 0 (PyTorch requires rank >= 1)
+template <FlipDims flip_dims>
+Values flipud(GraphContext& g, const Args& a) {
+  if (a.require_rank(0) < 1) g.fail("flipud of a 0-d tensor (PyTorch requires rank >= 1)");
+  return {flip_dims(g, a.tensor(0), a.sizes(0), {0})};
+}
+
+// aten::rot90(Tensor self, int k=1, int[] dims=[0,1])  ⇒  as PyTorch, by k mod 4: the input
+// (0), flip of dims[1] then Transpose of dims (1), flip of both dims (2), flip of dims[0] then
+// Transpose (3)
+template <FlipDims flip_dims>
+Values rot90(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const Ints dims = a.int_list(2);
+  if (dims.size() != 2) g.fail("rot90 takes exactly two dims");
+  if (rank < 2) g.fail("rot90 of a tensor of rank < 2 (PyTorch requires >= 2)");
+  const int64_t d0 = normalize_dim(dims[0], rank), d1 = normalize_dim(dims[1], rank);
+  if (d0 == d1) g.fail("rot90 of two equal dims (PyTorch requires different ones)");
+  const int64_t k = ((a.int_arg(1) % 4) + 4) % 4;
+  Value x = a.tensor(0);
   auto sizes = a.sizes(0);
-  Ints dims;
-  for (int64_t d : a.int_list(1)) {
-    d = normalize_dim(d, rank);
-    // A dim of size 0 or 1 is its own flip (and ONNX's Slice shape inference miscounts an
-    // empty dim sliced backwards).
-    if (!sizes || (*sizes)[d] > 1) dims.push_back(d);
-  }
-  if (dims.empty()) return {a.tensor(0)};
-  const auto k = dims.size();
-  return {slice(g, a.tensor(0), dims, Ints(k, -1), Ints(k, kIntMin), Ints(k, -1))};
+  if (k == 0) return {x};
+  if (k == 2) return {flip_dims(g, x, sizes, {d0, d1})};
+  Ints perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[d0], perm[d1]);
+  return {transpose(g, flip_dims(g, x, sizes, {k == 1 ? d1 : d0}), perm)};
 }
 
 // ----- diagonal / tril / triu ---------------------------------------------------------------
@@ -547,8 +593,14 @@ void register_slicing(Registry& r) {
 
   r.add("aten::narrow", from(9), narrow);
   r.add("aten::roll", from(9), roll);
-  r.add("aten::flip", {9, 9}, flip_by_gather);
-  r.add("aten::flip", from(10), flip);
+  r.add("aten::flip", {9, 9}, flip<flip_by_gather_dims>);
+  r.add("aten::flip", from(10), flip<flip_by_slice_dims>);
+  r.add("aten::fliplr", {9, 9}, fliplr<flip_by_gather_dims>);
+  r.add("aten::fliplr", from(10), fliplr<flip_by_slice_dims>);
+  r.add("aten::flipud", {9, 9}, flipud<flip_by_gather_dims>);
+  r.add("aten::flipud", from(10), flipud<flip_by_slice_dims>);
+  r.add("aten::rot90", {9, 9}, rot90<flip_by_gather_dims>);
+  r.add("aten::rot90", from(10), rot90<flip_by_slice_dims>);
 
   r.add("aten::diagonal", from(9), diagonal);
   r.add("aten::tril", {9, 10}, trilu_with_constant_mask(/*upper=*/false));
