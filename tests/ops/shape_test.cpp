@@ -625,6 +625,34 @@ TEST_F(Shape, NumpyT) {
                         {at::randint(0, 9, {3})});
 }
 
+TEST_F(Shape, MatrixTransposes) {
+  auto mT = [](const Inputs& in) { return arg(in, 0).mT(); };
+  auto mH = [](const Inputs& in) { return arg(in, 0).mH(); };
+  auto adjoint = [](const Inputs& in) { return arg(in, 0).adjoint(); };
+  for (const at::Tensor& x : {at::randn({3, 4}), at::randn({2, 3, 4, 5}),
+                              at::randint(-9, 9, {2, 1, 3}, at::kLong), at::randn({2, 3, 0}) > 0}) {
+    expect_op_matches("aten::mT", mT, {x});
+    expect_op_matches("aten::mH", mH, {x});
+    expect_op_matches("aten::mH", adjoint, {x});  // adjoint is normalized to mH
+  }
+  expect_script_matches("aten::mT", "def forward(self, x):\n  return x.mT\n",
+                        {at::randn({2, 3, 4})});
+  expect_script_matches("aten::mH", "def forward(self, x):\n  return x.mH + 1\n",
+                        {at::randint(0, 9, {4, 3})});
+  expect_script_matches("aten::mH", "def forward(self, x):\n  return x.adjoint()\n",
+                        {at::randn({5, 2, 3}) > 0});
+}
+
+// Traced (as scripted above) the aliases are normalized before the converters.
+TEST_F(Shape, TracedSwapaxesSwapdimsMoveaxis) {
+  expect_op_matches("aten::transpose", [](const Inputs& in) { return arg(in, 0).swapaxes(0, -1); },
+                    {at::randn({2, 3, 4})});
+  expect_op_matches("aten::transpose", [](const Inputs& in) { return arg(in, 0).swapdims(1, 2); },
+                    {at::randint(0, 9, {2, 3, 4})});
+  expect_op_matches("aten::movedim", [](const Inputs& in) { return arg(in, 0).moveaxis(0, -1); },
+                    {at::randn({2, 3, 4}) > 0});
+}
+
 TEST_F(Shape, Movedim) {
   expect_op_matches("aten::movedim", [](const Inputs& in) { return arg(in, 0).movedim(0, -1); },
                     {at::randn({2, 3, 4})});

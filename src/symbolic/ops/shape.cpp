@@ -352,6 +352,17 @@ Values numpy_T(GraphContext& g, const Args& a) {
   return {transpose(g, a.tensor(0), perm)};
 }
 
+// aten::mT / mH(Tensor self)  ⇒  Transpose of the last two dims (rank >= 2; mH also conjugates,
+// which is nothing for real tensors). adjoint() is normalized to mH before the converters.
+Values matrix_transpose(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank < 2) g.fail("a matrix transpose of a tensor of rank < 2 (PyTorch requires >= 2)");
+  if (at::isComplexType(a.dtype(0))) g.fail("the conjugate transpose of a complex tensor");
+  Ints perm = identity_perm(rank);
+  std::swap(perm[rank - 2], perm[rank - 1]);
+  return {transpose(g, a.tensor(0), perm)};
+}
+
 // aten::movedim.int / movedim.intlist(Tensor self, int[] | int source, int[] | int destination)
 //   ⇒  Transpose(perm) (moveaxis is normalized to movedim)
 Values movedim(GraphContext& g, const Args& a) {
@@ -607,6 +618,8 @@ void register_shape(Registry& r) {
   r.add("aten::permute", from(9), permute);
   r.add("aten::t", from(9), t);
   r.add("aten::numpy_T", from(9), numpy_T);
+  r.add("aten::mT", from(9), matrix_transpose);
+  r.add("aten::mH", from(9), matrix_transpose);
   r.add("aten::movedim", from(9), movedim);
 
   r.add("aten::unsqueeze", from(9), unsqueeze_op);
