@@ -320,6 +320,45 @@ TEST_F(Linear, EinsumDiagonalFromOpset12) {
 
 // ----- cross / linalg_cross ---------------------------------------------------------------------
 
+// nn.Bilinear: Einsum from opset 12, MatMul/ReduceSum before.
+TEST_F(Linear, BilinearWithAndWithoutBias) {
+  at::Tensor w = at::randn({5, 3, 4}), b = at::randn({5});
+  auto with_bias = [w, b](const Inputs& in) { return at::bilinear(arg(in, 0), arg(in, 1), w, b); };
+  auto without = [w](const Inputs& in) { return at::bilinear(arg(in, 0), arg(in, 1), w, {}); };
+  NamedTensors params{{"weight", w}, {"bias", b}};
+  expect_op_matches("aten::bilinear", with_bias, {at::randn({2, 3}), at::randn({2, 4})}, kMinOpset,
+                    highest_opset(), params);
+  expect_op_matches("aten::bilinear", without, {at::randn({6, 3}), at::randn({6, 4})}, kMinOpset,
+                    highest_opset(), {{"weight", w}});
+}
+
+TEST_F(Linear, BilinearBatched1dAndEmptyBatch) {
+  at::Tensor w = at::randn({2, 4, 3}), b = at::randn({2});
+  auto fn = [w, b](const Inputs& in) { return at::bilinear(arg(in, 0), arg(in, 1), w, b); };
+  NamedTensors params{{"weight", w}, {"bias", b}};
+  for (const auto& batch : std::vector<std::vector<int64_t>>{{2, 3}, {2, 1, 5}, {}, {0}}) {
+    std::vector<int64_t> s1(batch), s2(batch);
+    s1.push_back(4);
+    s2.push_back(3);
+    expect_op_matches("aten::bilinear", fn, {at::randn(s1), at::randn(s2)}, kMinOpset,
+                      highest_opset(), params);
+  }
+}
+
+TEST_F(Linear, BilinearInputsAsWeightsAndInt64) {
+  auto fn = [](const Inputs& in) {
+    return at::bilinear(arg(in, 0), arg(in, 1), arg(in, 2), arg(in, 3));
+  };
+  expect_op_matches("aten::bilinear", fn,
+                    {at::randn({3, 2}), at::randn({3, 5}), at::randn({4, 2, 5}), at::randn({4})});
+  expect_op_matches("aten::bilinear", fn,
+                    {at::randint(-3, 3, {3, 2}, at::kLong), at::randint(-3, 3, {3, 5}, at::kLong),
+                     at::randint(-3, 3, {4, 2, 5}, at::kLong), at::randint(-3, 3, {4}, at::kLong)});
+  expect_script_matches("aten::bilinear",
+                        "def forward(self, a, b, w):\n  return torch.bilinear(a, b, w, None)\n",
+                        {at::randn({3, 2}), at::randn({3, 5}), at::randn({4, 2, 5})});
+}
+
 TEST_F(Linear, CrossWithoutDimTakesFirstDimOfSize3) {
   expect_op_matches("aten::cross",
                     [](const Inputs& in) { return at::cross(arg(in, 0), arg(in, 1)); },

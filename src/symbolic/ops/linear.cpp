@@ -1,5 +1,5 @@
 // Matrix and tensor products: linear, addmm, matmul, mm, bmm, baddbmm, mv, dot, outer, tensordot,
-// einsum, cross/linalg_cross.
+// einsum, bilinear, cross/linalg_cross.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -370,6 +370,61 @@ Values einsum_12(GraphContext& g, const Args& a) {
   return {g.op("Einsum", e.tensors, {{"equation", e.equation}})};
 }
 
+// ----- bilinear --------------------------------------------------------------------------------
+
+// The operands of aten::bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias) in the
+// result dtype, checked as PyTorch does: inputs of one rank and equal leading dims (not checked
+// here when dynamic), weight [out, in1, in2].
+struct BilinearArgs {
+  Value x1, x2, weight;
+  int64_t rank;
+  at::ScalarType type;
+};
+
+BilinearArgs bilinear_args(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank < 1 || a.require_rank(1) != rank) {
+    g.fail("bilinear: the inputs must have the same rank (>= 1)");
+  }
+  if (a.require_rank(2) != 3) g.fail("bilinear: the weight must be 3-D (out, in1, in2)");
+  const at::ScalarType type = result_type(a, 0);
+  return {a.tensor_as(0, type), a.tensor_as(1, type), a.tensor_as(2, type), rank, type};
+}
+
+Value add_bias(GraphContext& g, const Args& a, const Value& y, at::ScalarType type) {
+  return a.is_none(3) ? y : g.op("Add", {y, a.tensor_as(3, type)});
+}
+
+// aten::bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+//   ⇒  y[..., o] = Σ x1[..., i] · w[o, i, j] · x2[..., j] (+ bias[o]), before Einsum (9–11):
+//      MatMul(x1, w as [in1, out·in2]) reshaped to [..., out, in2], times x2 unsqueezed at -2,
+//      ReduceSum over in2 (the weight's out and in2 sizes static)
+Values bilinear_9(GraphContext& g, const Args& a) {
+  BilinearArgs b = bilinear_args(g, a);
+  const auto out = a.dim_size(2, 0), in2 = a.dim_size(2, 2);
+  if (!out || !in2 || *out < 0 || *in2 < 0) {
+    g.fail("bilinear before opset 12 needs the weight's static shape; export with opset >= 12");
+  }
+  Value w = g.op("Transpose", {b.weight}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
+  w = g.op("Reshape", {w, g.constant_ints({-1, *out * *in2})});  // [in1, out·in2]
+  // 0 copies the input's leading dims (also when they are 0: these are the inputs' own dims).
+  std::vector<int64_t> shape(b.rank - 1, 0);
+  shape.push_back(*out);
+  shape.push_back(*in2);
+  Value t = g.op("Reshape", {g.op("MatMul", {b.x1, w}), g.constant_ints(shape)});
+  Value x2 = unsqueeze(g, b.x2, {b.rank - 1});  // [..., 1, in2]
+  Value y = reduce(g, "ReduceSum", g.op("Mul", {t, x2}), {b.rank}, false);
+  return {add_bias(g, a, y, b.type)};
+}
+
+// aten::bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+//   ⇒  Einsum("...i,oij,...j->...o") (12+), Add bias
+Values bilinear_12(GraphContext& g, const Args& a) {
+  BilinearArgs b = bilinear_args(g, a);
+  Value y = g.op("Einsum", {b.x1, b.weight, b.x2}, {{"equation", "...i,oij,...j->...o"}});
+  return {add_bias(g, a, y, b.type)};
+}
+
 // aten::cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 // aten::linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 //   ⇒  Gather(self, [1,2,0]) * Gather(other, [2,0,1]) - Gather(self, [2,0,1]) * Gather(other,
@@ -420,6 +475,8 @@ void register_linear(Registry& r) {
   r.add("aten::tensordot", from(9), tensordot);
   r.add("aten::einsum", {9, 11}, einsum_9);
   r.add("aten::einsum", from(12), einsum_12);
+  r.add("aten::bilinear", {9, 11}, bilinear_9);
+  r.add("aten::bilinear", from(12), bilinear_12);
   r.add("aten::cross", from(9), cross);
   r.add("aten::linalg_cross", from(9), cross);
 }
