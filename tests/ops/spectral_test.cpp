@@ -182,15 +182,94 @@ TEST_F(Spectral, StftFailsClearly) {
   at::Tensor x = at::randn({2, 40});
   expect_export_fails(
       [](const Inputs& in) {
-        return at::stft(arg(in, 0), 8, 2, 8, c10::nullopt, false, "reflect", false, true,
-                        /*return_complex=*/true);
-      },
-      {x}, 17, "return_complex=False");
-  expect_export_fails(
-      [](const Inputs& in) {
         return at::stft(arg(in, 0), 8, 2, 8, c10::nullopt, true, "circular", false, true, false);
       },
       {x}, 17, "pad_mode 'circular'");
+}
+
+// ----- complex values (Note [Complex values]) ----------------------------------------------------
+
+const Tolerance kFft{1e-4, 1e-4};
+
+// stft(return_complex=True) read by view_as_real, real, imag and abs, on 1-D and batched signals.
+TEST_F(Spectral, ComplexStftPassesThrough) {
+  for (at::Tensor x : {at::randn({2, 50}), at::randn({37})}) {
+    SCOPED_TRACE(x.dim());
+    auto spectrum = [](const at::Tensor& x) {
+      return at::stft(x, 16, 4, 12, at::hann_window(12), /*center=*/true, "reflect", false,
+                      c10::nullopt, /*return_complex=*/true);
+    };
+    expect_op_matches(
+        "aten::view_as_real",
+        [=](const Inputs& in) { return at::view_as_real(spectrum(arg(in, 0))); }, {x}, 17,
+        highest_opset(), {}, kFft);
+    expect_op_matches(
+        "aten::real", [=](const Inputs& in) { return at::real(spectrum(arg(in, 0))); }, {x}, 17,
+        highest_opset(), {}, kFft);
+    expect_op_matches(
+        "aten::imag", [=](const Inputs& in) { return at::imag(spectrum(arg(in, 0))); }, {x}, 17,
+        highest_opset(), {}, kFft);
+    expect_op_matches(
+        "aten::abs", [=](const Inputs& in) { return at::abs(spectrum(arg(in, 0))).pow(2); }, {x},
+        17, highest_opset(), {}, kFft);
+  }
+  // A double signal, not onesided, normalized, without center.
+  expect_op_matches(
+      "aten::abs",
+      [](const Inputs& in) {
+        at::Tensor s = at::stft(arg(in, 0), 10, 3, c10::nullopt, c10::nullopt, false, "reflect",
+                                /*normalized=*/true, /*onesided=*/false, true);
+        return std::make_tuple(at::abs(s), at::view_as_real(s));
+      },
+      {at::randn({3, 40}, at::kDouble)}, 17, highest_opset(), {}, kFft);
+}
+
+TEST_F(Spectral, ComplexStftInScript) {
+  expect_script_matches(
+      std::vector<std::string>{"aten::abs", "aten::real", "aten::imag"},
+      script_module("def forward(self, x, w):\n"
+                    "  s = torch.stft(x, 16, hop_length=5, window=w, return_complex=True)\n"
+                    "  return s.abs().pow(2), s.real ** 2 + s.imag ** 2, torch.view_as_real(s)\n"),
+      {at::randn({2, 64}), at::hann_window(16)}, {17, highest_opset(), true, kFft});
+}
+
+// view_as_complex makes a complex value from a [..., 2] pair at any opset; real of a real tensor
+// is the tensor.
+TEST_F(Spectral, ViewAsComplex) {
+  at::Tensor x = at::randn({3, 4, 2});
+  x.index_put_({0, 0}, 0);  // |0| = 0
+  x.index_put_({0, 1, 0}, -3);
+  expect_op_matches("aten::view_as_complex",
+                    [](const Inputs& in) {
+                      at::Tensor z = at::view_as_complex(arg(in, 0));
+                      return std::make_tuple(at::abs(z), at::real(z), at::imag(z),
+                                             at::view_as_real(z));
+                    },
+                    {x});
+  expect_op_matches("aten::abs",
+                    [](const Inputs& in) { return at::abs(at::view_as_complex(arg(in, 0))); },
+                    {at::randn({2}, at::kDouble)});
+  // Large parts: their squares overflow float, not the double they are summed in.
+  expect_op_matches("aten::abs",
+                    [](const Inputs& in) { return at::abs(at::view_as_complex(arg(in, 0))); },
+                    {at::tensor({3e30f, -4e30f, 1e-30f, 0.0f}).reshape({2, 2})});
+  expect_script_matches("aten::real", "def forward(self, x):\n  return x.real + 1\n",
+                        {at::randn({2, 3})});
+}
+
+TEST_F(Spectral, ComplexValuesReachingOtherOpsFailClearly) {
+  at::Tensor x = at::randn({2, 40});
+  auto spectrum = [](const at::Tensor& x) {
+    return at::stft(x, 8, 2, 8, c10::nullopt, false, "reflect", false, true,
+                    /*return_complex=*/true);
+  };
+  expect_export_fails(
+      [=](const Inputs& in) { return at::view_as_real(at::mul(spectrum(arg(in, 0)), 2)); }, {x}, 17,
+      "its complex result reaches aten::mul");
+  expect_export_fails([=](const Inputs& in) { return spectrum(arg(in, 0)); }, {x}, 17,
+                      "its complex result reaches an output of the graph");
+  expect_export_fails([](const Inputs& in) { return at::view_as_complex(arg(in, 0)).sum(); },
+                      {at::randn({3, 2})}, 13, "its complex result reaches aten::sum");
 }
 
 }  // namespace

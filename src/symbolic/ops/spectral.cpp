@@ -5,14 +5,17 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "onnx/dtype.h"
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
+#include "symbolic/ops/spectral.h"
 #include "symbolic/registry.h"
 
 namespace torchonnx::symbolic::ops {
@@ -48,6 +51,87 @@ Value filled(GraphContext& g, int64_t length, double value, at::ScalarType type)
   return g.op("ConstantOfShape", {g.constant_ints({length})}, {{"value", fill}});
 }
 
+// ----- complex values ----------------------------------------------------------------------------
+// Note [Complex values]
+// ONNX has no complex arithmetic (COMPLEX64 is a tensor type, but no operator computes with it).
+// A complex tensor of shape S that the graph only passes along is carried as a real tensor of shape
+// S + [2] (real part, imaginary part: the layout of DFT's output and of view_as_real). Complex
+// values are made by stft(return_complex=True) and view_as_complex, and read by view_as_real (the
+// pair itself), real / imag (the pair's halves), abs (sqrt(re² + im²)) and istft. Their makers
+// check that every reader is one of these: any other (a complex product, a graph output, a branch
+// or loop, ...) fails the export, naming the reader, before a file is written.
+
+bool is_complex_reader(const torch::jit::Use& use) {
+  static const std::set<std::string> readers{"aten::view_as_real", "aten::real", "aten::imag",
+                                             "aten::abs", "aten::istft"};
+  return use.offset == 0 && readers.count(use.user->kind().toQualString()) > 0;
+}
+
+// Fails unless every reader of the complex output `v` of the node being converted is one of the
+// readers of Note [Complex values].
+void check_complex_readers(GraphContext& g, const torch::jit::Value* v) {
+  for (const torch::jit::Use& use : v->uses()) {
+    if (is_complex_reader(use)) continue;
+    const torch::jit::Node* user = use.user;
+    const bool output = user->kind() == c10::prim::Return;
+    const std::string where = source_location(user);
+    g.fail("its complex result reaches " +
+           (output ? std::string("an output of the graph")
+                   : std::string(user->kind().toQualString())) +
+           (where.empty() ? "" : " (" + where + ")") +
+           ": ONNX has no complex numbers, and torchonnx carries a complex value only to "
+           "view_as_real, real, imag, abs and istft. Remedy: take torch.view_as_real(x) (real and "
+           "imaginary parts in a last dim of 2), x.abs(), x.real or x.imag before other ops");
+  }
+}
+
+// The [..., 2] pair of input `i`, which is complex (Note [Complex values]).
+Value complex_pair(GraphContext& g, const Args& a, size_t i) {
+  if (!at::isComplexType(a.dtype(i))) {
+    g.fail(std::string("input ") + std::to_string(i) + " is " + c10::toString(a.dtype(i)) +
+           ", not complex");
+  }
+  return a.tensor(i);
+}
+
+// The real (part 0) or imaginary (part 1) half of a [..., 2] pair.
+Value complex_part(GraphContext& g, const Value& pair, int64_t part) {
+  return g.op("Gather", {pair, g.constant_scalar(part, at::kLong)}, {{"axis", int64_t{-1}}});
+}
+
+// aten::view_as_real(Tensor(a) self) -> Tensor(a)  ⇒  the pair itself
+Values view_as_real(GraphContext& g, const Args& a) {
+  return {complex_pair(g, a, 0)};
+}
+
+// aten::view_as_complex(Tensor(a) self) -> Tensor(a)  ⇒  the [..., 2] input itself, as the pair
+// of a complex value (Note [Complex values])
+Values view_as_complex(GraphContext& g, const Args& a) {
+  const at::ScalarType type = a.dtype(0);
+  if (type != at::kFloat && type != at::kDouble) {
+    g.fail(std::string("view_as_complex of ") + c10::toString(type) +
+           " (PyTorch takes float or double)");
+  }
+  if (auto last = a.dim_size(0, -1); last && *last != 2) {
+    g.fail("view_as_complex needs a last dim of size 2 (as PyTorch)");
+  }
+  check_complex_readers(g, a.node()->output());
+  return {a.tensor(0)};
+}
+
+// aten::real(Tensor(a) self) -> Tensor(a)  ⇒  the input for a real tensor (PyTorch returns it);
+// Gather of part 0 of a complex value's pair
+Values real(GraphContext& g, const Args& a) {
+  if (!at::isComplexType(a.dtype(0))) return {a.tensor(0)};
+  return {complex_part(g, complex_pair(g, a, 0), 0)};
+}
+
+// aten::imag(Tensor(a) self) -> Tensor(a)  ⇒  Gather of part 1 of a complex value's pair (PyTorch
+// rejects real tensors)
+Values imag(GraphContext& g, const Args& a) {
+  return {complex_part(g, complex_pair(g, a, 0), 1)};
+}
+
 // torch.stft's arguments, from either overload:
 //   stft(self, n_fft, hop_length?, win_length?, window?, normalized, onesided?, return_complex?)
 //   stft.center(self, n_fft, hop_length?, win_length?, window?, center, pad_mode, normalized,
@@ -57,6 +141,7 @@ struct StftArgs {
   bool center = false;
   std::string pad_mode = "reflect";
   bool normalized, onesided;
+  bool return_complex;
 };
 
 StftArgs stft_args(GraphContext& g, const Args& a, bool has_center) {
@@ -75,11 +160,7 @@ StftArgs stft_args(GraphContext& g, const Args& a, bool has_center) {
   }
   s.normalized = a.bool_arg(normalized_i);
   s.onesided = a.is_none(normalized_i + 1) || a.bool_arg(normalized_i + 1);
-  if (!a.is_none(normalized_i + 2) && a.bool_arg(normalized_i + 2)) {
-    g.fail(
-        "stft with return_complex=True returns a complex tensor, which ONNX cannot represent. "
-        "Remedy: return_complex=False (the real and imaginary parts in a last dim of 2)");
-  }
+  s.return_complex = !a.is_none(normalized_i + 2) && a.bool_arg(normalized_i + 2);
   return s;
 }
 
@@ -228,7 +309,8 @@ Values bartlett_window(GraphContext& g, const Args& a) {
 //   ⇒  (center: Pad reflect/constant/edge by n_fft/2), Gather of the frames
 //      (frame f = x[f·hop : f·hop + n_fft]), Mul by the window padded to n_fft, DFT (17+) along
 //      the frame (onesided), Mul by n_fft^-1/2 when normalized, Transpose to
-//      [batch?, freq, frames, 2]; real input, return_complex=False only
+//      [batch?, freq, frames, 2], which is also the pair of the complex result of
+//      return_complex=True (Note [Complex values]); real input only
 Values stft_of(GraphContext& g, const Args& a, bool has_center) {
   const at::ScalarType type = a.dtype(0);
   if (type != at::kFloat && type != at::kDouble) {
@@ -272,6 +354,8 @@ Values stft_of(GraphContext& g, const Args& a, bool has_center) {
   if (s.normalized) {
     spectrum = g.op("Mul", {spectrum, g.constant_scalar(1 / std::sqrt(double(s.n_fft)), type)});
   }
+  // A complex result is the same pair (Note [Complex values]).
+  if (s.return_complex) check_complex_readers(g, a.node()->output());
   Value y = g.op("Transpose", {spectrum}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
   return {rank == 1 ? squeeze(g, y, {0}) : y};
 }
@@ -287,6 +371,16 @@ Values stft_any(GraphContext& g, const Args& a) {
 
 }  // namespace
 
+// aten::abs(Tensor self) of a complex value  ⇒  sqrt(re² + im²) of its pair, in double for a float
+// pair (so that the squares of floats do not overflow; Note [Complex values])
+Values complex_abs(GraphContext& g, const Args& a) {
+  Value pair = complex_pair(g, a, 0);
+  const at::ScalarType type = a.dtype(0) == at::kComplexFloat ? at::kFloat : at::kDouble;
+  Value p = g.cast(pair, at::kDouble);
+  Value sum = reduce(g, "ReduceSum", g.op("Mul", {p, p}), {-1}, false);
+  return {cast_if(g, g.op("Sqrt", {sum}), at::kDouble, type)};
+}
+
 void register_spectral(Registry& r) {
   r.add("aten::hann_window", {9, 16}, hann_window);
   r.add("aten::hann_window", from(17), hann_window_17);
@@ -296,6 +390,10 @@ void register_spectral(Registry& r) {
   r.add("aten::bartlett_window", from(9), bartlett_window);
   r.add("aten::stft", from(17), stft_any);
   r.add("aten::stft.center", from(17), stft_center);
+  r.add("aten::view_as_real", from(9), view_as_real);
+  r.add("aten::view_as_complex", from(9), view_as_complex);
+  r.add("aten::real", from(9), real);
+  r.add("aten::imag", from(9), imag);
 }
 
 }  // namespace torchonnx::symbolic::ops
