@@ -272,5 +272,68 @@ TEST_F(Spectral, ComplexValuesReachingOtherOpsFailClearly) {
                       {at::randn({3, 2})}, 13, "its complex result reaches aten::sum");
 }
 
+// ----- istft (opset 17: DFT inverse=1 and overlap-add) -------------------------------------------
+
+// istft of spectra that are not the STFT of any signal (perturbed), so that the inverse DFT, the
+// conjugate-symmetric extension, the window and the envelope division all count.
+TEST_F(Spectral, Istft) {
+  struct Case {
+    int64_t n_fft, hop, win;
+    bool hann, center, normalized;
+    c10::optional<bool> onesided;
+    c10::optional<int64_t> length;
+  };
+  for (const Case& c :
+       std::vector<Case>{{16, 4, 16, true, true, false, c10::nullopt, c10::nullopt},
+                         {16, 4, 12, true, true, true, true, c10::nullopt},
+                         {15, 5, 15, true, false, false, c10::nullopt, c10::nullopt},
+                         {16, 4, 16, true, true, false, false, c10::nullopt},
+                         {16, 4, 16, true, true, false, true, 70},
+                         {16, 4, 16, true, true, false, true, 50},
+                         {16, 8, 16, false, false, false, true, c10::nullopt},
+                         {7, 2, 7, true, true, false, c10::nullopt, 30}}) {
+    SCOPED_TRACE(::testing::Message() << "n_fft " << c.n_fft << " hop " << c.hop << " win " << c.win
+                                      << " center " << c.center);
+    // Hann windows are 0 at their ends: without center the first sample's envelope is 0, which
+    // PyTorch rejects; a Hamming window is not.
+    at::Tensor window = !c.hann    ? at::Tensor()
+                        : c.center ? at::hann_window(c.win)
+                                   : at::hamming_window(c.win);
+    const c10::optional<at::Tensor> w =
+        window.defined() ? c10::optional<at::Tensor>(window) : c10::nullopt;
+    at::Tensor x = at::randn({2, 80});
+    at::Tensor s =
+        at::stft(x, c.n_fft, c.hop, c.win, w, c.center, "reflect", c.normalized, c.onesided, true);
+    at::Tensor pair = at::view_as_real(s + 0.1 * at::randn_like(s)).contiguous();
+    auto fn = [=](const Inputs& in) {
+      return at::istft(at::view_as_complex(arg(in, 0)), c.n_fft, c.hop, c.win, w, c.center,
+                       c.normalized, c.onesided, c.length, false);
+    };
+    expect_op_matches("aten::istft", fn, {pair}, 17, highest_opset(), {}, kFft);
+    // Unbatched.
+    expect_op_matches("aten::istft", fn, {pair[1].contiguous()}, 17, highest_opset(), {}, kFft);
+  }
+}
+
+TEST_F(Spectral, IstftOfStftRestoresTheSignal) {
+  for (auto type : {at::kFloat, at::kDouble}) {
+    expect_op_matches(
+        "aten::istft",
+        [](const Inputs& in) {
+          at::Tensor w = at::hann_window(32, true, arg(in, 0).scalar_type());
+          at::Tensor s = at::stft(arg(in, 0), 32, 8, 32, w, true, "reflect", false, true, true);
+          return at::istft(s, 32, 8, 32, w, true, false, true, arg(in, 0).size(-1), false);
+        },
+        {at::randn({3, 100}, type)}, 17, highest_opset(), {}, kFft);
+  }
+  // The window made in the graph.
+  expect_script_matches("aten::istft",
+                        "def forward(self, x):\n"
+                        "  w = torch.hamming_window(12)\n"
+                        "  s = torch.stft(x, 12, hop_length=3, window=w, return_complex=True)\n"
+                        "  return torch.istft(s, 12, hop_length=3, window=w)\n",
+                        {at::randn({50})}, {17, highest_opset(), true, kFft});
+}
+
 }  // namespace
 }  // namespace torchonnx::testing

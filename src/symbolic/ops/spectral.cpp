@@ -369,6 +369,136 @@ Values stft_any(GraphContext& g, const Args& a) {
   return stft_of(g, a, a.size() == 10);
 }
 
+// ----- istft -------------------------------------------------------------------------------------
+
+// Overlap-add of `frames` [B, T, n] (frame t's sample k goes to t·hop + k): [B, (T - 1)·hop + n].
+// ScatterElements with reduction add (opset 16+) of every sample into zeros at its position: exact
+// up to the order of the additions. (A ConvTranspose with an identity kernel would do it too, but
+// ONNX Runtime implements it for float only.)
+Value overlap_add(GraphContext& g, const Value& frames, int64_t n, int64_t hop,
+                  at::ScalarType type) {
+  Value batch = dim_size(g, frames, 0), count = dim_size(g, frames, 1);
+  Value starts = g.op("Mul", {arange(g, count), g.constant_scalar(hop, at::kLong)});
+  Value positions = g.op("Add", {unsqueeze(g, starts, {1}),
+                                 g.constant(at::arange(n, at::kLong).reshape({1, n}))});  // [T, n]
+  Value total = g.op("Mul", {count, g.constant_scalar(n, at::kLong)});
+  Value updates_shape = concat_1d(g, {unsqueeze(g, batch, {0}), unsqueeze(g, total, {0})});
+  Value updates = reshape_exact(g, frames, updates_shape);  // [B, T·n]
+  Value indices =
+      g.op("Expand", {g.op("Reshape", {positions, g.constant_ints({1, -1})}), updates_shape});
+  Value length = g.op("Add", {g.op("Mul", {g.op("Sub", {count, g.constant_scalar(1, at::kLong)}),
+                                           g.constant_scalar(hop, at::kLong)}),
+                              g.constant_scalar(n, at::kLong)});
+  Value zeros =
+      g.op("ConstantOfShape", {concat_1d(g, {unsqueeze(g, batch, {0}), unsqueeze(g, length, {0})})},
+           {{"value", at::zeros({1}, at::TensorOptions().dtype(type))}});
+  return g.op("ScatterElements", {zeros, indices, updates},
+              {{"axis", int64_t{1}}, {"reduction", std::string("add")}});
+}
+
+// aten::istft(Tensor self, int n_fft, int? hop_length, int? win_length, Tensor? window,
+//   bool center=True, bool normalized=False, bool? onesided, int? length,
+//   bool return_complex=False) -> Tensor
+//   ⇒  the spectrum's pair [B?, F, T, 2] (Note [Complex values]) transposed to frames [B, T, F, 2],
+//      its first n_fft/2 + 1 bins extended to n_fft by conjugate symmetry (X[n - k] = X[k]*),
+//      DFT inverse=1 (17+) and its real part (= PyTorch's irfft, which ignores what the extension
+//      drops), Mul by √n_fft when normalized, Mul by the window padded to n_fft, overlap-add,
+//      sliced as PyTorch ([n_fft/2, -n_fft/2) when centered, or `length` samples zero-padded),
+//      divided by the overlap-added squared window. A real output only; where PyTorch rejects a
+//      window whose overlap-added square is ~0 (NOLA), the model divides by it (inf/nan).
+Values istft(GraphContext& g, const Args& a) {
+  const at::ScalarType in_type = a.dtype(0);
+  at::ScalarType type;
+  int64_t rank;  // of the pair
+  if (in_type == at::kComplexFloat || in_type == at::kComplexDouble) {
+    type = in_type == at::kComplexFloat ? at::kFloat : at::kDouble;
+    rank = a.require_rank(0) + 1;
+  } else if (in_type == at::kFloat || in_type == at::kDouble) {
+    type = in_type;  // PyTorch 1.x's real form: the pair itself
+    rank = a.require_rank(0);
+    if (auto last = a.dim_size(0, -1); last && *last != 2) {
+      g.fail("istft of a real tensor takes the pair form [..., freq, frames, 2]");
+    }
+  } else {
+    g.fail(std::string("istft of ") + c10::toString(in_type) + " (PyTorch takes complex input)");
+  }
+  if (rank != 3 && rank != 4) {
+    g.fail("istft takes a 2-D (freq, frames) or 3-D (batch, freq, frames) spectrum");
+  }
+  const int64_t n_fft = a.int_arg(1);
+  if (n_fft <= 0) g.fail("istft needs n_fft > 0");
+  const int64_t hop = a.optional_int(2).value_or(n_fft / 4);
+  const int64_t win_length = a.optional_int(3).value_or(n_fft);
+  if (hop <= 0 || win_length <= 0 || win_length > n_fft) {
+    g.fail("istft needs hop_length > 0 and 0 < win_length <= n_fft (as PyTorch)");
+  }
+  const bool center = a.bool_arg(5);
+  const bool normalized = a.bool_arg(6);
+  const std::optional<int64_t> length = a.optional_int(8);
+  if (a.bool_arg(9)) {
+    g.fail(
+        "istft with return_complex=True gives a complex signal, which has no ONNX form here "
+        "(Note [Complex values]). Remedy: return_complex=False (a real signal)");
+  }
+  const int64_t bins = n_fft / 2 + 1;
+  const std::optional<int64_t> freq = a.dim_size(0, in_type == type ? -3 : -2);
+  bool onesided;
+  if (a.is_none(7)) {
+    if (!freq) g.fail("istft of a spectrum whose frequency dim is unknown: give onesided");
+    onesided = *freq != n_fft;
+  } else {
+    onesided = a.bool_arg(7);
+  }
+  if (freq && *freq != (onesided ? bins : n_fft)) {
+    g.fail("istft of " + std::to_string(*freq) + " frequency bins with n_fft " +
+           std::to_string(n_fft) + (onesided ? " (onesided)" : "") + ": PyTorch rejects it");
+  }
+  Value pair = rank == 3 ? unsqueeze(g, a.tensor(0), {0}) : a.tensor(0);  // [B, F, T, 2]
+  Value spectrum = g.op("Transpose", {pair}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
+  // The first n_fft/2 + 1 bins (all of a onesided spectrum), then bins n/2+1 .. n-1 as the
+  // conjugates of bins n-k: [B, T, n_fft, 2].
+  spectrum = slice(g, spectrum, {2}, {0}, {bins});
+  if (n_fft > bins) {
+    at::Tensor mirrored = n_fft - at::arange(bins, n_fft, at::kLong);
+    Value upper = g.op("Gather", {spectrum, g.constant(mirrored)}, {{"axis", int64_t{2}}});
+    at::Tensor conj = at::tensor({1.0, -1.0}, at::TensorOptions().dtype(type));
+    upper = g.op("Mul", {upper, g.constant(conj)});
+    spectrum = g.op("Concat", {spectrum, upper}, {{"axis", int64_t{2}}});
+  }
+  Value signal =
+      g.opset() >= 20
+          ? g.op("DFT", {spectrum, "", g.constant_scalar(2, at::kLong)}, {{"inverse", int64_t{1}}})
+          : g.op("DFT", {spectrum}, {{"axis", int64_t{2}}, {"inverse", int64_t{1}}});
+  Value frames = complex_part(g, signal, 0);  // [B, T, n_fft]
+  if (normalized) {
+    frames = g.op("Mul", {frames, g.constant_scalar(std::sqrt(double(n_fft)), type)});
+  }
+  // The window padded to n_fft (ones of win_length when none).
+  Value window = a.is_none(4) ? g.constant(at::ones({win_length}, at::TensorOptions().dtype(type)))
+                              : a.tensor_as(4, type);
+  if (win_length < n_fft) {
+    const int64_t left = (n_fft - win_length) / 2;
+    window = g.op("Pad", {window, g.constant_ints({left, n_fft - win_length - left})});
+  }
+  frames = g.op("Mul", {frames, window});
+  Value y = overlap_add(g, frames, n_fft, hop, type);  // [B, L]
+  // The squared window overlap-added over the same T frames: [1, L].
+  Value frames_shape =
+      concat_1d(g, {g.constant_ints({1}), dims_of(g, frames, {1}), g.constant_ints({n_fft})});
+  Value squares = g.op("Expand", {g.op("Mul", {window, window}), frames_shape});
+  Value envelope = overlap_add(g, squares, n_fft, hop, type);
+  const int64_t start = center ? n_fft / 2 : 0;
+  constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+  const int64_t end = length ? start + *length : (center && n_fft / 2 > 0 ? -(n_fft / 2) : kEnd);
+  y = g.op("Div", {slice(g, y, {1}, {start}, {end}), slice(g, envelope, {1}, {start}, {end})});
+  if (length) {
+    // `length` samples: PyTorch pads with zeros past the overlap-added signal.
+    y = g.op("Pad", {y, g.constant_ints({0, 0, 0, *length})});
+    y = slice(g, y, {1}, {0}, {*length});
+  }
+  return {rank == 3 ? squeeze(g, y, {0}) : y};
+}
+
 }  // namespace
 
 // aten::abs(Tensor self) of a complex value  ⇒  sqrt(re² + im²) of its pair, in double for a float
@@ -394,6 +524,7 @@ void register_spectral(Registry& r) {
   r.add("aten::view_as_complex", from(9), view_as_complex);
   r.add("aten::real", from(9), real);
   r.add("aten::imag", from(9), imag);
+  r.add("aten::istft", from(17), istft);
 }
 
 }  // namespace torchonnx::symbolic::ops
