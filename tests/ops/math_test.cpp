@@ -149,6 +149,18 @@ TEST_F(Math, Sinc) {
   expect_unary("aten::sinc", at::sinc, at::scalar_tensor(0.0));
 }
 
+TEST_F(Math, SphericalBesselJ0) {
+  UnaryFn j0 = [](const at::Tensor& x) { return at::special_spherical_bessel_j0(x); };
+  expect_unary("aten::special_spherical_bessel_j0", j0, at::randn({3, 4}) * 5);
+  // Both sides of the Taylor branch (|x| < 0.5), ±inf (0) and NaN.
+  expect_unary(
+      "aten::special_spherical_bessel_j0", j0,
+      floats({0, -0.0f, 0.1f, -0.4999f, 0.5f, -0.5001f, 3.14159265f, 1e4f, kInf, -kInf, kNaN}));
+  expect_unary("aten::special_spherical_bessel_j0", j0, at::rand({50}) - 0.5, kRelative);
+  expect_unary("aten::special_spherical_bessel_j0", j0, longs({0, 1, -4}));
+  expect_unary("aten::special_spherical_bessel_j0", j0, at::scalar_tensor(0.25));
+}
+
 TEST_F(Math, DegreesAndRadians) {
   for (const at::Tensor& x : {at::randn({2, 3}) * 200, floats({0, -180, 90, kInf, kNaN}),
                               longs({-180, 0, 45, 360}), at::scalar_tensor(30.0)}) {
@@ -205,6 +217,30 @@ TEST_F(Math, SgnOfRealTensorsIsSign) {
 TEST_F(Math, PositiveIsTheInput) {
   for (const at::Tensor& x : {at::randn({2, 3}), longs({-2, 0, 3})}) {
     expect_unary("aten::positive", at::positive, x);
+  }
+}
+
+TEST_F(Math, InPlaceFormsUseTheOutOfPlaceConverters) {
+  // x.op_(...) on a copy of the input: RemoveInplaceOps makes each the out-of-place op.
+  using Step = std::function<void(at::Tensor&, const at::Tensor&)>;
+  for (const auto& [op, step] : std::vector<std::pair<std::string, Step>>{
+           {"aten::trunc", [](at::Tensor&x, const at::Tensor&) { x.trunc_(); }},
+           {"aten::frac", [](at::Tensor&x, const at::Tensor&) { x.frac_(); }},
+           {"aten::hypot", [](at::Tensor&x, const at::Tensor&y) { x.hypot_(y); }},
+           {"aten::copysign", [](at::Tensor&x, const at::Tensor&y) { x.copysign_(y); }},
+           {"aten::xlogy", [](at::Tensor&x, const at::Tensor&y) { x.xlogy_(y); }},
+           {"aten::heaviside", [](at::Tensor&x, const at::Tensor&y) { x.heaviside_(y); }},
+           {"aten::addcdiv", [](at::Tensor&x, const at::Tensor&y) { x.addcdiv_(y, y + 3); }},
+       }) {
+    SCOPED_TRACE(op);
+    Step fn = step;
+    expect_op_matches(op,
+                      [fn](const Inputs& in) {
+                        at::Tensor x = arg(in, 0) * 1;
+                        fn(x, arg(in, 1));
+                        return x;
+                      },
+                      {at::randn({2, 3}) * 3, at::rand({3}) * 2});
   }
 }
 

@@ -168,6 +168,24 @@ Value sinc(GraphContext& g, const Value& x, at::ScalarType type) {
   return g.op("Where", {is_zero(g, x, type), scalar(g, 1, type), ratio});
 }
 
+// aten::special_spherical_bessel_j0(Tensor x)  ⇒  ATen's two branches: for |x| < 0.5 its
+// Taylor polynomial 1 - x²/6 + x⁴/120 - ... (Horner in x², the same coefficients), else
+// Sin(x) / x; 0 at ±inf
+Value spherical_bessel_j0(GraphContext& g, const Value& x, at::ScalarType type) {
+  Value x2 = g.op("Mul", {x, x});
+  // Innermost first: 1/6227020800, -1/39916800, 1/362880, -1/5040, 1/120, -1/6, 1.
+  const double coefficients[] = {-1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0,
+                                 1.0 / 120.0,       -1.0 / 6.0,     1.0};
+  Value poly = scalar(g, 1.0 / 6227020800.0, type);
+  for (double c : coefficients) {
+    poly = g.op("Add", {scalar(g, c, type), g.op("Mul", {x2, poly})});
+  }
+  Value small = g.op("Less", {g.op("Abs", {x}), scalar(g, 0.5, type)});
+  Value y = g.op("Where", {small, poly, g.op("Div", {g.op("Sin", {x}), x})});
+  Value inf = g.op("Or", {is_pos_inf(g, x, type), is_neg_inf(g, x, type)});
+  return g.op("Where", {inf, scalar(g, 0, type), y});
+}
+
 // aten::deg2rad(Tensor self)  ⇒  x · (π/180) in the dtype
 Value deg2rad(GraphContext& g, const Value& x, at::ScalarType type) {
   return g.op("Mul", {x, scalar(g, kPi / 180.0, type)});
@@ -432,6 +450,7 @@ void register_math(Registry& r) {
   r.add("aten::expm1", from(9), float_unary<expm1>);
   r.add("aten::special_entr", from(9), float_unary<entr>);
   r.add("aten::sinc", from(9), float_unary<sinc>);
+  r.add("aten::special_spherical_bessel_j0", from(9), float_unary<spherical_bessel_j0>);
   r.add("aten::deg2rad", from(9), float_unary<deg2rad>);
   r.add("aten::rad2deg", from(9), float_unary<rad2deg>);
   r.add("aten::exp2", from(9), float_unary<exp2>);
