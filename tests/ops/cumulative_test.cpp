@@ -1,4 +1,5 @@
-// Numeric tests of the cumulative converters: cumprod, cummax, cummin, logcumsumexp, diff.
+// Numeric tests of the cumulative converters: cumprod, cummax, cummin, logcumsumexp, diff,
+// trapezoid/trapz/cumulative_trapezoid.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -274,6 +275,52 @@ TEST_F(Cumulative, DiffPrependAppend) {
   // A float prepend to an int64 input: the concatenation (and the result) is float.
   expect_op_matches("aten::diff", prepend,
                     {at::randint(0, 9, {2, 3}, at::kLong), at::randn({2, 3})});
+}
+
+// ----- trapezoid / trapz / cumulative_trapezoid ------------------------------------------------
+
+TEST_F(Cumulative, TrapezoidWithSpacing) {
+  auto x1 = [](const Inputs& in) { return at::trapezoid(arg(in, 0), arg(in, 1), 1); };
+  auto trapz = [](const Inputs& in) { return at::trapz(arg(in, 0), arg(in, 1), -1); };
+  auto cumulative = [](const Inputs& in) {
+    return at::cumulative_trapezoid(arg(in, 0), arg(in, 1), 1);
+  };
+  // A 1-D x along dim, an x of y's shape, and a lower-rank x broadcast from the right.
+  for (const Inputs& in : std::vector<Inputs>{
+           {at::randn({2, 5}), at::randn({5}).cumsum(0)},
+           {at::randn({3, 4}), at::randn({3, 4})},
+           {at::randn({2, 3, 4}), at::randn({3, 4})},
+           {at::randint(-9, 9, {2, 4}, at::kLong), at::randint(0, 9, {4}, at::kLong)}}) {
+    expect_op_matches("aten::trapezoid", x1, in);
+    expect_op_matches("aten::trapz", trapz, in);
+    expect_op_matches("aten::cumulative_trapezoid", cumulative, in, 11);
+  }
+  // An empty dim: zeros (trapezoid) and an empty result (cumulative).
+  expect_op_matches("aten::trapezoid", x1, {at::randn({2, 0}), at::randn({0})});
+  expect_op_matches("aten::cumulative_trapezoid", cumulative, {at::randn({2, 0}), at::randn({0})},
+                    11);
+}
+
+TEST_F(Cumulative, TrapezoidWithConstantDx) {
+  for (double dx : {1.0, 0.5, -2.0}) {
+    for (int64_t dim : {0, -1}) {
+      SCOPED_TRACE(dim);
+      auto t = [dx, dim](const Inputs& in) { return at::trapezoid(arg(in, 0), dx, dim); };
+      auto tz = [dx, dim](const Inputs& in) { return at::trapz(arg(in, 0), dx, dim); };
+      auto c = [dx, dim](const Inputs& in) {
+        return at::cumulative_trapezoid(arg(in, 0), dx, dim);
+      };
+      for (const at::Tensor& y :
+           {with_edge_values({3, 4}), at::randn({5}), at::randint(-9, 9, {4, 3}, at::kLong)}) {
+        expect_op_matches("aten::trapezoid", t, {y});
+        expect_op_matches("aten::trapz", tz, {y});
+        expect_op_matches("aten::cumulative_trapezoid", c, {y}, 11);
+      }
+    }
+  }
+  auto t = [](const Inputs& in) { return at::trapezoid(arg(in, 0), 2, 1); };
+  expect_op_matches("aten::trapezoid", t, {at::randn({3, 0})});
+  expect_op_matches("aten::trapezoid", t, {at::randn({3, 1}, at::kDouble)});
 }
 
 }  // namespace

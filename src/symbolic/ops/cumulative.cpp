@@ -1,5 +1,5 @@
 // Cumulative ops along a dim beyond cumsum (reduction.cpp): cumprod, cummax, cummin,
-// logcumsumexp, and diff.
+// logcumsumexp, diff, and the trapezoid rule (trapezoid/trapz, cumulative_trapezoid).
 //
 // Semantics follow PyTorch's CPU kernels (aten/src/ATen/native/cpu/ReduceOpsKernel.cpp,
 // ReduceOps.cpp), checked by experiment on 1.13 and 2.6:
@@ -271,6 +271,94 @@ Values diff(GraphContext& g, const Args& a) {
   return {x};
 }
 
+// ----- trapezoid / trapz / cumulative_trapezoid -----------------------------------------------
+// PyTorch's forms (aten/src/ATen/native/Integration.cpp), in the result dtype (float for
+// integer y): with spacing x, dx = x[1:] − x[:-1] (a 1-D x laid along dim, a lower-rank x
+// broadcast from the right) and trapezoid = Σ dx · (y[1:] + y[:-1]) / 2, cumulative_trapezoid
+// the CumSum of the same products / 2; with a constant dx, trapezoid = (Σ y − (y[0] + y[-1]) / 2)
+// · dx and cumulative_trapezoid = CumSum(dx / 2 · (y[1:] + y[:-1])).
+
+struct Trapezoid {
+  Value y;
+  int64_t rank, dim;
+  ScalarType type;
+};
+
+Trapezoid trapezoid_args(GraphContext& g, const Args& a, size_t dim_at) {
+  const int64_t rank = a.require_rank(0);
+  if (rank == 0) g.fail("trapezoid of a 0-d tensor (PyTorch requires rank >= 1)");
+  const ScalarType out = result_dtype(g, a, std::nullopt);
+  if (a.dtype(0) == ScalarType::Bool) g.fail("trapezoid of bool (PyTorch rejects it)");
+  return {cast_if(g, a.tensor(0), a.dtype(0), out), rank, normalize_dim(a.int_arg(dim_at), rank),
+          out};
+}
+
+// y[1:] + y[:-1] along dim.
+Value pair_sums(GraphContext& g, const Trapezoid& t) {
+  return g.op("Add", {slice(g, t.y, {t.dim}, {1}, {std::numeric_limits<int64_t>::max()}),
+                      slice(g, t.y, {t.dim}, {0}, {-1})});
+}
+
+// x[1:] − x[:-1] along dim, x (argument 1) laid out against y as PyTorch does.
+Value spacings(GraphContext& g, const Args& a, const Trapezoid& t) {
+  const int64_t x_rank = a.require_rank(1);
+  if (a.dtype(1) == ScalarType::Bool) g.fail("trapezoid with bool x (PyTorch rejects it)");
+  Value x = cast_if(g, a.tensor(1), a.dtype(1), t.type);
+  if (x_rank == 1) {
+    std::vector<int64_t> shape(t.rank, 1);
+    shape[t.dim] = -1;
+    x = g.op("Reshape", {x, g.constant_ints(shape)});
+  } else if (x_rank < t.rank) {
+    std::vector<int64_t> axes;
+    for (int64_t d = 0; d < t.rank - x_rank; ++d) axes.push_back(d);
+    x = unsqueeze(g, x, axes);
+  }
+  return g.op("Sub", {slice(g, x, {t.dim}, {1}, {std::numeric_limits<int64_t>::max()}),
+                      slice(g, x, {t.dim}, {0}, {-1})});
+}
+
+Value halve(GraphContext& g, const Value& v, ScalarType t) {
+  return g.op("Div", {v, g.constant_scalar(2.0, t)});
+}
+
+// aten::trapezoid.x / trapz.x(Tensor y, Tensor x, *, int dim=-1)
+//   ⇒  ReduceSum(dx · (y[1:] + y[:-1])) / 2 (an empty dim sums to zeros, as PyTorch gives)
+Values trapezoid_x(GraphContext& g, const Args& a) {
+  Trapezoid t = trapezoid_args(g, a, 2);
+  Value products = g.op("Mul", {spacings(g, a, t), pair_sums(g, t)});
+  return {halve(g, reduce(g, "ReduceSum", products, {t.dim}, false), t.type)};
+}
+
+// aten::trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) / trapz.dx(..., float dx=1, ...)
+//   ⇒  (ReduceSum(y) − (y[0] + y[-1]) · 0.5) · dx; zeros for a dim known to be empty
+Values trapezoid_dx(GraphContext& g, const Args& a) {
+  Trapezoid t = trapezoid_args(g, a, 2);
+  Value sum = reduce(g, "ReduceSum", t.y, {t.dim}, false);
+  if (auto n = a.dim_size(0, t.dim); n && *n == 0) return {sum};  // the sum of nothing: zeros
+  Value first = squeeze(g, slice(g, t.y, {t.dim}, {0}, {1}), {t.dim});
+  Value last =
+      squeeze(g, slice(g, t.y, {t.dim}, {-1}, {std::numeric_limits<int64_t>::max()}), {t.dim});
+  Value ends = g.op("Mul", {g.op("Add", {first, last}), g.constant_scalar(0.5, t.type)});
+  return {g.op("Mul", {g.op("Sub", {sum, ends}), g.constant_scalar(a.float_arg(1), t.type)})};
+}
+
+// aten::cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1)
+//   ⇒  CumSum(dx · (y[1:] + y[:-1])) / 2 (11+)
+Values cumulative_trapezoid_x(GraphContext& g, const Args& a) {
+  Trapezoid t = trapezoid_args(g, a, 2);
+  Value products = g.op("Mul", {spacings(g, a, t), pair_sums(g, t)});
+  Value axis = g.constant(at::scalar_tensor(t.dim, at::kLong));
+  return {halve(g, g.op("CumSum", {products, axis}), t.type)};
+}
+
+// aten::cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1)
+//   ⇒  CumSum(dx / 2 · (y[1:] + y[:-1])) (11+)
+Values cumulative_trapezoid_dx(GraphContext& g, const Args& a) {
+  Trapezoid t = trapezoid_args(g, a, 2);
+  Value products = g.op("Mul", {g.constant_scalar(a.float_arg(1) / 2.0, t.type), pair_sums(g, t)});
+  return {g.op("CumSum", {products, g.constant(at::scalar_tensor(t.dim, at::kLong))})};
+}
+
 }  // namespace
 
 void register_cumulative(Registry& r) {
@@ -279,6 +367,12 @@ void register_cumulative(Registry& r) {
   r.add("aten::cummin", from(9), cummin);
   r.add("aten::logcumsumexp", from(9), logcumsumexp);
   r.add("aten::diff", from(9), diff);
+  for (const char* op : {"aten::trapezoid", "aten::trapz"}) {
+    r.add(std::string(op) + ".x", from(9), trapezoid_x);
+    r.add(std::string(op) + ".dx", from(9), trapezoid_dx);
+  }
+  r.add("aten::cumulative_trapezoid.x", from(11), cumulative_trapezoid_x);
+  r.add("aten::cumulative_trapezoid.dx", from(11), cumulative_trapezoid_dx);
 }
 
 }  // namespace torchonnx::symbolic::ops
