@@ -204,6 +204,32 @@ TEST_F(Slicing, Flip) {
                     {at::randn({2, 1, 0})});
 }
 
+TEST_F(Slicing, HsplitVsplitDsplit) {
+  auto h = [](const Inputs& in) { return tuple(at::hsplit(arg(in, 0), 2)); };
+  auto h_at = [](const Inputs& in) { return tuple(at::hsplit(arg(in, 0), {1, 3, 3})); };
+  auto v = [](const Inputs& in) { return tuple(at::vsplit(arg(in, 0), 3)); };
+  auto v_at = [](const Inputs& in) { return tuple(at::vsplit(arg(in, 0), {-1, 5})); };
+  auto d = [](const Inputs& in) { return tuple(at::dsplit(arg(in, 0), 2)); };
+  auto d_at = [](const Inputs& in) { return tuple(at::dsplit(arg(in, 0), {1})); };
+  expect_op_matches("aten::hsplit", h, {at::randn({3, 4})});
+  expect_op_matches("aten::hsplit", h, {at::randn({6})});  // 1-D: along dim 0
+  expect_op_matches("aten::hsplit", h_at, {at::randint(-9, 9, {2, 5, 2}, at::kLong)});
+  expect_op_matches("aten::vsplit", v, {at::randn({6, 2}) > 0});
+  expect_op_matches("aten::vsplit", v_at, {at::randn({4, 3})});
+  expect_op_matches("aten::dsplit", d, {at::randn({2, 3, 4})});
+  expect_op_matches("aten::dsplit", d_at, {at::randn({2, 1, 3, 2})});
+}
+
+TEST_F(Slicing, NarrowCopy) {
+  for (auto [dim, start, length] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {0, 1, 2}, {1, -3, 2}, {-1, 0, 0}, {1, 2, 2}}) {
+    auto fn = [dim = dim, start = start, length = length](const Inputs& in) {
+      return at::narrow_copy(arg(in, 0), dim, start, length);
+    };
+    expect_op_matches("aten::narrow_copy", fn, {at::randn({3, 4})});
+  }
+}
+
 TEST_F(Slicing, FliplrFlipud) {
   auto lr = [](const Inputs& in) { return at::fliplr(arg(in, 0)) * 1; };
   auto ud = [](const Inputs& in) { return at::flipud(arg(in, 0)) * 1; };

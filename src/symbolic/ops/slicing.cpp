@@ -272,9 +272,14 @@ Values split_op(GraphContext& g, const Args& a) {
 // aten::tensor_split.sections / .indices / .tensor_indices_or_sections(Tensor self,
 //   int sections | int[] indices | Tensor, int dim=0) -> Tensor[]
 //   ⇒  one Slice per piece (indices need no shape; sections read the dim's static size)
+Values tensor_split_along(GraphContext& g, const Args& a, int64_t dim);
+
 Values tensor_split(GraphContext& g, const Args& a) {
-  const int64_t rank = a.require_rank(0);
-  int64_t dim = normalize_dim(a.int_arg(2), rank);
+  return tensor_split_along(g, a, normalize_dim(a.int_arg(2), a.require_rank(0)));
+}
+
+// tensor_split of argument 0 by argument 1 (sections, indices or a tensor of either) along `dim`.
+Values tensor_split_along(GraphContext& g, const Args& a, int64_t dim) {
   c10::IValue arg = a.constant(1);
   Value x = a.tensor(0);
   if (arg.isTensor()) {
@@ -307,6 +312,23 @@ Values tensor_split(GraphContext& g, const Args& a) {
   return pieces;
 }
 
+// aten::hsplit / vsplit / dsplit.int(Tensor self, int sections) / .array(Tensor self,
+//   int[] indices) -> Tensor[]  ⇒  tensor_split along dim 1 (hsplit; dim 0 for a 1-D tensor),
+//   0 (vsplit, rank >= 2) or 2 (dsplit, rank >= 3); PyTorch requires sections to divide the dim
+Values hsplit(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank < 1) g.fail("hsplit of a 0-d tensor (PyTorch requires rank >= 1)");
+  return tensor_split_along(g, a, rank == 1 ? 0 : 1);
+}
+Values vsplit(GraphContext& g, const Args& a) {
+  if (a.require_rank(0) < 2) g.fail("vsplit of a tensor of rank < 2 (PyTorch requires >= 2)");
+  return tensor_split_along(g, a, 0);
+}
+Values dsplit(GraphContext& g, const Args& a) {
+  if (a.require_rank(0) < 3) g.fail("dsplit of a tensor of rank < 3 (PyTorch requires >= 3)");
+  return tensor_split_along(g, a, 2);
+}
+
 // aten::unbind.int(Tensor self, int dim=0) -> Tensor[]  ⇒  Split into ones, Squeeze each
 // static shape: one output per element of the dim.
 Values unbind(GraphContext& g, const Args& a) {
@@ -326,7 +348,8 @@ Values unbind(GraphContext& g, const Args& a) {
 
 // ----- narrow / roll / flip -----------------------------------------------------------------
 
-// aten::narrow(Tensor self, int dim, SymInt start, SymInt length)  ⇒  Slice [start, start+length);
+// aten::narrow / narrow_copy(Tensor self, int dim, SymInt start, SymInt length)  ⇒  Slice
+// [start, start+length);
 // narrow.Tensor(Tensor self, int dim, Tensor start, SymInt length)  ⇒  Slice with bounds computed
 // in the graph (opset 10)
 Values narrow(GraphContext& g, const Args& a) {
@@ -589,9 +612,13 @@ void register_slicing(Registry& r) {
     r.add(op, from(9), split_op);
   }
   r.add("aten::tensor_split", from(9), tensor_split);
+  r.add("aten::hsplit", from(9), hsplit);
+  r.add("aten::vsplit", from(9), vsplit);
+  r.add("aten::dsplit", from(9), dsplit);
   r.add("aten::unbind", from(9), unbind);
 
   r.add("aten::narrow", from(9), narrow);
+  r.add("aten::narrow_copy", from(9), narrow);
   r.add("aten::roll", from(9), roll);
   r.add("aten::flip", {9, 9}, flip<flip_by_gather_dims>);
   r.add("aten::flip", from(10), flip<flip_by_slice_dims>);
