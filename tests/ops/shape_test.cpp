@@ -653,6 +653,43 @@ TEST_F(Shape, TracedSwapaxesSwapdimsMoveaxis) {
                     {at::randn({2, 3, 4}) > 0});
 }
 
+TEST_F(Shape, MatrixH) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).matrix_H(); };
+  expect_op_matches("aten::matrix_H", fn, {at::randn({3, 4})});
+  expect_op_matches("aten::matrix_H", fn, {at::randint(-9, 9, {1, 5}, at::kLong)});
+}
+
+TEST_F(Shape, Ravel) {
+  auto fn = [](const Inputs& in) { return at::ravel(arg(in, 0)) * 1; };
+  for (const at::Tensor& x :
+       {at::randn({2, 3, 4}), at::scalar_tensor(2.0), at::randn({3, 0}), at::randn({4, 3}).t()}) {
+    expect_op_matches("aten::ravel", fn, {x});
+  }
+  expect_op_matches("aten::ravel", fn, {at::randn({2, 3}) > 0});
+}
+
+TEST_F(Shape, ColumnStack) {
+  auto fn = [](const Inputs& in) { return at::column_stack({arg(in, 0), arg(in, 1), arg(in, 2)}); };
+  // 1-D tensors become columns, 2-D ones stay; dtypes promote (int64, bool → float).
+  expect_op_matches("aten::column_stack", fn,
+                    {at::randn({3}), at::randint(-9, 9, {3, 2}, at::kLong), at::randn({3}) > 0});
+  expect_op_matches("aten::column_stack", fn,
+                    {at::scalar_tensor(1.0), at::randn({1, 3}), at::randn({1})});
+  expect_op_matches("aten::column_stack", fn,
+                    {at::randn({2, 3, 4}), at::randn({2, 1, 4}), at::randn({2, 2, 4})});
+  expect_op_matches("aten::column_stack",
+                    [](const Inputs& in) { return at::column_stack({arg(in, 0)}); },
+                    {at::randn({5})});
+}
+
+TEST_F(Shape, Dstack) {
+  auto fn = [](const Inputs& in) { return at::dstack({arg(in, 0), arg(in, 1)}); };
+  expect_op_matches("aten::dstack", fn, {at::randn({3}), at::randint(-9, 9, {3}, at::kLong)});
+  expect_op_matches("aten::dstack", fn, {at::randn({2, 3}), at::randn({2, 3, 2})});
+  expect_op_matches("aten::dstack", fn, {at::scalar_tensor(1.0), at::randn({1, 1, 3}) > 0});
+  expect_op_matches("aten::dstack", fn, {at::randn({2, 3, 4, 5}), at::randn({2, 3, 1, 5})});
+}
+
 TEST_F(Shape, Movedim) {
   expect_op_matches("aten::movedim", [](const Inputs& in) { return arg(in, 0).movedim(0, -1); },
                     {at::randn({2, 3, 4})});

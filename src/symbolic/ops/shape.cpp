@@ -1,7 +1,8 @@
-// Shape manipulation: view/reshape/flatten/unflatten, cat/stack/hstack/vstack, atleast_Nd,
-// transpose/permute/movedim, squeeze/unsqueeze, expand/broadcast_to/repeat/tile/repeat_interleave,
-// broadcast_tensors/meshgrid, and the ops that return their input (clone, detach, ...). The ops
-// that cut a tensor into pieces or take part of it are in slicing.cpp.
+// Shape manipulation: view/reshape/flatten/ravel/unflatten, cat/stack/hstack/vstack/column_stack/
+// dstack, atleast_Nd, transpose/permute/movedim/mT/mH, squeeze/unsqueeze, expand/broadcast_to/
+// repeat/tile/repeat_interleave, broadcast_tensors/meshgrid, and the ops that return their input
+// (clone, detach, ...). The ops that cut a tensor into pieces or take part of it are in
+// slicing.cpp.
 //
 // Output shapes are computed in the graph (Shape, Slice, Concat) where the op allows it, so that
 // the lowering needs only the input's rank; ops whose number of outputs or gather indices depend
@@ -204,6 +205,24 @@ Converter stack_along(bool horizontal) {
   };
 }
 
+// column_stack (each 0-d/1-D tensor as a column [N, 1], others as they are; Concat along dim 1)
+// and dstack (atleast_3d of each; Concat along dim 2), in the promoted dtype.
+Converter stack_reshaped(bool columns) {
+  return [columns](GraphContext& g, const Args& a) -> Values {
+    const at::ScalarType type = a.output_dtype();
+    Values parts;
+    for (const auto& [v, rank] : ranked_items(g, a, 0)) {
+      const torch::jit::Value* item = a.jit(0)->node()->input(parts.size());
+      Value part =
+          columns ? (rank <= 1 ? reshape_const(g, v, {-1, 1}) : v) : at_least(g, v, rank, 3);
+      parts.push_back(cast_if(g, part, dtype_of(item->type()), type));
+    }
+    if (parts.empty()) g.fail(std::string(a.node()->kind().toUnqualString()) + " of no tensors");
+    if (parts.size() == 1) return {parts[0]};
+    return {g.op("Concat", parts, {{"axis", int64_t{columns ? 1 : 2}}})};
+  };
+}
+
 // ----- view / reshape / flatten ---------------------------------------------------------------
 
 // aten::view.dtype(Tensor self, ScalarType dtype)  ⇒  identity for its own dtype only
@@ -251,6 +270,11 @@ Values flatten(GraphContext& g, const Args& a) {
   parts.push_back(reduce(g, "ReduceProd", shape_part(g, shape, start, end + 1), {0}, true));
   if (end + 1 < rank) parts.push_back(shape_part(g, shape, end + 1, rank));
   return {reshape_exact(g, x, concat_1d(g, parts))};
+}
+
+// aten::ravel(Tensor self)  ⇒  Reshape to [-1]
+Values ravel(GraphContext& g, const Args& a) {
+  return {reshape_const(g, a.tensor(0), {-1})};
 }
 
 // aten::unflatten.int(Tensor self, int dim, int[] sizes)
@@ -352,8 +376,9 @@ Values numpy_T(GraphContext& g, const Args& a) {
   return {transpose(g, a.tensor(0), perm)};
 }
 
-// aten::mT / mH(Tensor self)  ⇒  Transpose of the last two dims (rank >= 2; mH also conjugates,
-// which is nothing for real tensors). adjoint() is normalized to mH before the converters.
+// aten::mT / mH / matrix_H (x.H of a matrix) (Tensor self)  ⇒  Transpose of the last two dims (rank
+// >= 2; mH also conjugates, which is nothing for real tensors). adjoint() is normalized to mH
+// before the converters.
 Values matrix_transpose(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
   if (rank < 2) g.fail("a matrix transpose of a tensor of rank < 2 (PyTorch requires >= 2)");
@@ -604,6 +629,7 @@ void register_shape(Registry& r) {
   r.add("aten::view_as", from(9), view_as);
   r.add("aten::reshape_as", from(9), view_as);
   r.add("aten::flatten", from(9), flatten);
+  r.add("aten::ravel", from(9), ravel);
   r.add("aten::unflatten", from(9), unflatten);
 
   r.add("aten::cat", from(9), cat);
@@ -613,6 +639,8 @@ void register_shape(Registry& r) {
   r.add("aten::atleast_3d", from(9), at_least_nd(3));
   r.add("aten::hstack", from(9), stack_along(/*horizontal=*/true));
   r.add("aten::vstack", from(9), stack_along(/*horizontal=*/false));
+  r.add("aten::column_stack", from(9), stack_reshaped(/*columns=*/true));
+  r.add("aten::dstack", from(9), stack_reshaped(/*columns=*/false));
 
   r.add("aten::transpose", from(9), transpose_op);
   r.add("aten::permute", from(9), permute);
@@ -620,6 +648,7 @@ void register_shape(Registry& r) {
   r.add("aten::numpy_T", from(9), numpy_T);
   r.add("aten::mT", from(9), matrix_transpose);
   r.add("aten::mH", from(9), matrix_transpose);
+  r.add("aten::matrix_H", from(9), matrix_transpose);
   r.add("aten::movedim", from(9), movedim);
 
   r.add("aten::unsqueeze", from(9), unsqueeze_op);
