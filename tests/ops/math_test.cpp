@@ -431,5 +431,19 @@ TEST_F(Math, IscloseOfInt64AndBool) {
   expect_binary("aten::isclose", isclose_with(0, 1, false), b, c);
 }
 
+TEST_F(Math, GcdLcm) {
+  for (const auto& [op, fn] : std::vector<std::pair<std::string, BinaryFn>>{
+           {"aten::gcd", at::gcd}, {"aten::lcm", at::lcm}}) {
+    expect_binary(op, fn, longs({12, -12, 0, 0, 7, 1071, 832040, -9, 1000000007}),
+                  longs({18, 18, 5, 0, -7, 462, 514229, -6, 3}));
+    // Broadcast, with steps that differ per element.
+    expect_binary(op, fn, at::randint(-1000, 1000, {3, 4}), at::randint(-50, 50, {4}));
+    expect_binary(op, fn, at::randint(-100, 100, {5}, at::kInt),
+                  at::randint(-100, 100, {5}, at::kInt));
+    expect_binary(op, fn, at::scalar_tensor(84, at::kLong), longs({36, 0, -35}));
+    expect_binary(op, fn, longs({0, 0}), longs({0, 0}));  // no Loop step
+  }
+}
+
 }  // namespace
 }  // namespace torchonnx::testing

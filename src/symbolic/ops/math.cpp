@@ -436,6 +436,80 @@ Values isclose(GraphContext& g, const Args& a) {
   return {g.op("Or", {close, within})};
 }
 
+// a mod b for integers a >= 0, b > 0 at every opset (Mod only from 10): a - (a / b) · b, Div
+// truncating.
+Value nonnegative_mod(GraphContext& g, const Value& a, const Value& b) {
+  return g.op("Sub", {a, g.op("Mul", {g.op("Div", {a, b}), b})});
+}
+
+// Whether any element of a non-negative integer tensor is positive (false for an empty one).
+Value any_positive(GraphContext& g, const Value& a, at::ScalarType type) {
+  // In int64: ReduceMax takes 8-bit integers only from opset 12, 16-bit ones never.
+  Value flat = cast_if(g, g.op("Reshape", {a, g.constant_ints({-1})}), type, at::kLong);
+  Value with_zero = g.op("Concat", {flat, g.constant_ints({0})}, {{"axis", int64_t{0}}});
+  return g.op("Greater", {reduce(g, "ReduceMax", with_zero, {}, false), scalar(g, 0, at::kLong)});
+}
+
+// The greatest common divisor of integer tensors x and y (broadcast), non-negative, as ATen's
+// calc_gcd: a = |x|, b = |y|; while a != 0: (a, b) = (b mod a, a); the result is b. A Loop while
+// any element's a is non-zero, each step taking only the elements not finished (Euclid's steps
+// are at most ~92 for int64).
+Value gcd_of(GraphContext& g, const Value& x, const Value& y, at::ScalarType type) {
+  Value zero = scalar(g, 0, type);
+  // Both operands broadcast to the result's shape, so the loop's carried values keep it.
+  Value shape = g.op("Shape", {g.op("Add", {x, y})});
+  Value a0 = g.op("Abs", {g.op("Expand", {x, shape})});
+  Value b0 = g.op("Abs", {g.op("Expand", {y, shape})});
+  auto body = std::make_shared<ir::Graph>();
+  body->name = g.fresh_name("gcd_body");
+  {
+    SubgraphScope scope(g, *body);
+    Value iteration = g.fresh_name("iteration"), cond = g.fresh_name("cond");
+    Value a = g.fresh_name("a"), b = g.fresh_name("b");
+    body->inputs.push_back({iteration, {at::kLong, std::vector<int64_t>{}}});
+    body->inputs.push_back({cond, {at::kBool, std::vector<int64_t>{}}});
+    body->inputs.push_back({a, {type}});
+    body->inputs.push_back({b, {type}});
+    Value active = g.op("Greater", {a, zero});
+    Value divisor = g.op("Where", {active, a, scalar(g, 1, type)});
+    Value next_a = g.op("Where", {active, nonnegative_mod(g, b, divisor), a});
+    Value next_b = g.op("Where", {active, a, b});
+    body->outputs.push_back({any_positive(g, next_a, type), {at::kBool, std::vector<int64_t>{}}});
+    body->outputs.push_back({next_a, {type}});
+    body->outputs.push_back({next_b, {type}});
+  }
+  // No step when every a is 0 (or there are no elements).
+  Values loop = g.op("Loop", {"", any_positive(g, a0, type), a0, b0}, {{"body", body}}, 2);
+  return loop[1];
+}
+
+// aten::gcd(Tensor self, Tensor other) on integers  ⇒  gcd_of (a Loop of Euclid's steps)
+Values gcd(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  if (type == at::ScalarType::Undefined) type = at::promote_types(a.dtype(0), a.dtype(1));
+  if (!at::isIntegralType(type, /*includeBool=*/false)) {
+    g.fail("gcd of non-integer tensors (PyTorch takes integer ones)");
+  }
+  return {gcd_of(g, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+}
+
+// aten::lcm(Tensor self, Tensor other) on integers  ⇒  |x / gcd · y|, 0 where the gcd is 0 (as
+// ATen: the division first)
+Values lcm(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  if (type == at::ScalarType::Undefined) type = at::promote_types(a.dtype(0), a.dtype(1));
+  if (!at::isIntegralType(type, /*includeBool=*/false)) {
+    g.fail("lcm of non-integer tensors (PyTorch takes integer ones)");
+  }
+  Value x = a.tensor_as(0, type), y = a.tensor_as(1, type);
+  Value d = gcd_of(g, x, y, type);
+  Value zero = scalar(g, 0, type);
+  Value none = g.op("Not", {g.op("Greater", {d, zero})});
+  Value safe = g.op("Where", {none, scalar(g, 1, type), d});
+  Value l = g.op("Abs", {g.op("Mul", {g.op("Div", {x, safe}), y})});
+  return {g.op("Where", {none, zero, l})};
+}
+
 }  // namespace
 
 void register_math(Registry& r) {
@@ -475,6 +549,8 @@ void register_math(Registry& r) {
   r.add("aten::addcdiv", from(9), addcdiv);
   r.add("aten::isreal", from(9), isreal);
   r.add("aten::isclose", from(9), isclose);
+  r.add("aten::gcd", from(9), gcd);
+  r.add("aten::lcm", from(9), lcm);
 }
 
 }  // namespace torchonnx::symbolic::ops
