@@ -389,24 +389,6 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
       return;
     }
   }
-  // A reshape or view to sizes computed from approximate scalars (the length of a list built in a
-  // loop, whose value here holds one iteration's elements): the rank (the sizes' count) and the
-  // dtype are known, the sizes not; the run would fail when the placeholder sizes do not fit.
-  static const SymbolSet kReshapes = symbols({"aten::reshape", "aten::view"});
-  if (!all_concrete && kReshapes.count(node->kind()) && stack.size() == 2 && stack[0].isTensor() &&
-      stack[0].toTensor().defined() && stack[1].isIntList() && approximate.count(node->input(1))) {
-    // An approximate size (or -1) becomes 1, which broadcasts against the true size later.
-    std::vector<int64_t> sizes = stack[1].toIntVector();
-    const Node* list = node->input(1)->node();
-    const bool per_element =
-        list->kind() == c10::prim::ListConstruct && list->inputs().size() == sizes.size();
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      if (sizes[i] < 0 || !per_element || approximate.count(list->input(i))) sizes[i] = 1;
-    }
-    stack.assign({c10::IValue(at::empty(sizes, stack[0].toTensor().options().device(at::kMeta)))});
-    approx = true;
-    return;
-  }
   // RNNs over packed data (lstm.data, gru.data, ...: data, batch_sizes, hx, params, has_biases,
   // num_layers, dropout, train, bidirectional): the output has the data's rows and the hidden
   // size of each direction; the final states have hx's sizes.
@@ -461,6 +443,28 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
   // zeros straight away (the same results, without the cost of one more c10::Error).
   const bool skip_meta =
       !all_concrete && lacks_meta_kernel(node) && exact_on_zeros(node, all_concrete, inputs);
+  // A reshape or view that fails on sizes computed from approximate scalars (the length of a list
+  // built in a loop, whose value here holds one iteration's elements): the rank (the sizes'
+  // count) and the dtype are known, the sizes not. An approximate size (or -1) becomes 1, which
+  // broadcasts against the true size later.
+  static const SymbolSet kReshapes = symbols({"aten::reshape", "aten::view"});
+  auto reshape_to_approximate_sizes = [&] {
+    if (all_concrete || !kReshapes.count(node->kind()) || inputs.size() != 2 ||
+        !inputs[0].isTensor() || !inputs[0].toTensor().defined() || !inputs[1].isIntList() ||
+        !approximate.count(node->input(1))) {
+      return false;
+    }
+    std::vector<int64_t> sizes = inputs[1].toIntVector();
+    const Node* list = node->input(1)->node();
+    const bool per_element =
+        list->kind() == c10::prim::ListConstruct && list->inputs().size() == sizes.size();
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i] < 0 || !per_element || approximate.count(list->input(i))) sizes[i] = 1;
+    }
+    stack.assign({c10::IValue(at::empty(sizes, inputs[0].toTensor().options().device(at::kMeta)))});
+    approx = true;
+    return true;
+  };
   if (!skip_meta) {
     try {
       run_node(node, stack);
@@ -479,6 +483,7 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
         approx = true;
       }
     } catch (const std::exception& e) {
+      if (reshape_to_approximate_sizes()) return;
       if (std::getenv("TORCHONNX_DEBUG_TYPES") && !all_concrete) {
         std::string what = e.what();
         std::cerr << "type propagation: " << node->kind().toQualString()
