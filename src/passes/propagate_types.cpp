@@ -234,6 +234,19 @@ void Propagator::visit(Node* node) {
     visit_isinstance(node);
     return;
   }
+  // The refinement under `x is not None` (prim::unchecked_cast) of a value that is None here: the
+  // branch it is in is not taken with this value, so its result is no value (the other path
+  // decides), not None. Recording None would make the branch's output maybe None (Note [Maybe
+  // None]) and give a Tensor value an Optional type, which no tensor op's schema takes.
+  if (node->kind() == c10::prim::unchecked_cast) {
+    auto found = env.find(node->input());
+    const c10::TypeKind out_kind = node->output()->type()->kind();
+    if (found != env.end() && found->second.isNone() && out_kind != c10::TypeKind::OptionalType &&
+        out_kind != c10::TypeKind::NoneType) {
+      forget(node->output());
+      return;
+    }
+  }
   // Note [Maybe None]: whether such a value is None is known only at run time.
   if (node->kind() == c10::aten::__is__ || node->kind() == c10::aten::__isnot__) {
     for (Value* in : node->inputs()) {

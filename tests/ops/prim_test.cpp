@@ -624,6 +624,24 @@ def forward(self, x):
                             {9, 11, 17});
 }
 
+TEST_F(Prim, OptionalRefinedInsideTheLoopThatCarriesIt) {
+  // `o if o is not None else x` feeding a tensor op in the body of the loop that carries o from
+  // None. The refinement of the None seen on entry is no value: it made the branch's Tensor
+  // output Optional, the mul lost its type, and `o is not None` folded to false (the export
+  // returned x * x; found by the fuzzer).
+  const std::string src = R"(
+def forward(self, x):
+  o: Optional[Tensor] = None
+  for i in range(3):
+    o = x * (o if o is not None else x)
+  if o is not None:
+    return o
+  return x
+)";
+  expect_script_generalizes("aten::mul", src, {at::randn({2, 3})}, {{at::randn({2, 3})}},
+                            {9, 11, 17});
+}
+
 TEST_F(Prim, TupleWithNoneFromAHelperUnderAConstantFlag) {
   const std::string src = R"(
 def forward(self, x):
