@@ -199,6 +199,26 @@ TEST_F(Math, Signbit) {
   expect_unary("aten::signbit", at::signbit, at::scalar_tensor(-0.0));
 }
 
+TEST_F(Math, Frexp) {
+  auto frexp = [](const Inputs& in) {
+    auto [m, e] = at::frexp(arg(in, 0));
+    return c10::ivalue::Tuple::create(m, e);
+  };
+  // Powers of two and their neighbours (where log2 rounds across an integer), subnormals, the
+  // largest float, zeros, ±inf and NaN.
+  at::Tensor edges =
+      floats({1, 0.5f, 2, 0.99999994f, 1.0000001f, 3.9999998f, 4, -8, 0.75f, 1.5f, 1e-40f, -3e-45f,
+              1.17549435e-38f, 3.4e38f, 0, -0.0f, kInf, -kInf, kNaN});
+  for (const at::Tensor& x :
+       {edges, edges.to(at::kDouble), at::randn({3, 4}) * 1000,
+        at::exp2(at::arange(-140, 128, 0.37, at::kFloat)), at::scalar_tensor(-6.0)}) {
+    SCOPED_TRACE(describe(x));
+    expect_op_matches("aten::frexp", frexp, {x});
+  }
+  expect_op_matches("aten::frexp", frexp,
+                    {at::tensor({1e-310, 4.9e-324, 1.7e308, 0.1}, at::kDouble)});
+}
+
 TEST_F(Math, IsPosInfIsNegInf) {
   for (const at::Tensor& x : {floats({0, -2, kInf, -kInf, kNaN, 3.4e38f, -3.4e38f}),
                               floats({kInf, -kInf}).to(at::kDouble), longs({-2, 0, 3}),

@@ -253,6 +253,39 @@ Values identity(GraphContext& g, const Args& a) {
   return {g.op("Identity", {a.tensor(0)})};
 }
 
+// aten::frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+//   ⇒  e = Floor(log2|x|) + 1 corrected by one where the logarithm rounded across a power of two,
+//      m = x · 2^-e in two exact power-of-two steps (2^-e alone overflows for subnormal x); x and
+//      exponent 0 where x is 0, ±inf or NaN (as ATen); the exponent is int32
+Values frexp(GraphContext& g, const Args& a) {
+  const at::ScalarType type = a.dtype(0);
+  if (!at::isFloatingType(type)) g.fail("frexp of a non-floating tensor (PyTorch rejects it)");
+  Value x = a.tensor(0);
+  Value zero = scalar(g, 0, type), one = scalar(g, 1, type), two = scalar(g, 2, type);
+  Value ax = g.op("Abs", {x});
+  Value regular =
+      g.op("And", {g.op("Greater", {ax, zero}), g.op("Not", {is_pos_inf(g, ax, type)})});
+  Value safe = g.op("Where", {regular, ax, one});
+  Value log2 = g.op("Div", {g.op("Log", {safe}), scalar(g, kLn2, type)});
+  Value e = g.op("Add", {g.op("Floor", {log2}), one});
+  // x · 2^-e as x · 2^h · 2^(-e-h), h = floor(-e/2): each factor within range.
+  Value neg_e = g.op("Neg", {e});
+  Value h = g.op("Floor", {g.op("Div", {neg_e, two})});
+  Value m = g.op("Mul", {g.op("Mul", {x, g.op("Pow", {two, h})}),
+                         g.op("Pow", {two, g.op("Sub", {neg_e, h})})});
+  // |m| in [0.5, 1): one step down or up where the estimate was one off.
+  Value am = g.op("Abs", {m});
+  Value too_big = g.op("Not", {g.op("Less", {am, one})});
+  Value too_small = g.op("Less", {am, scalar(g, 0.5, type)});
+  m = g.op("Where", {too_big, g.op("Mul", {m, scalar(g, 0.5, type)}), m});
+  m = g.op("Where", {too_small, g.op("Mul", {m, two}), m});
+  e = g.op("Where", {too_big, g.op("Add", {e, one}), e});
+  e = g.op("Where", {too_small, g.op("Sub", {e, one}), e});
+  m = g.op("Where", {regular, m, x});
+  e = g.op("Where", {regular, e, zero});
+  return {m, g.cast(e, at::kInt)};
+}
+
 // ----- binary -----------------------------------------------------------------------------------
 
 // A binary function of floating tensors: inputs 0 and 1 in the (floating) result dtype.
@@ -531,6 +564,7 @@ void register_math(Registry& r) {
   r.add("aten::special_ndtr", from(9), float_unary<ndtr>);
   r.add("aten::angle", from(9), float_unary<angle>);
   r.add("aten::signbit", from(9), signbit);
+  r.add("aten::frexp", from(9), frexp);
   r.add("aten::isposinf", from(9), is_inf_of_sign<true>);
   r.add("aten::isneginf", from(9), is_inf_of_sign<false>);
   r.add("aten::sgn", from(9), sgn);
