@@ -122,9 +122,27 @@ TEST_F(Cumulative, CumprodZeroDOneDAndEmpty) {
 
 // The scan's start state takes the input's run-time shape; a scanned dim of size 0 is padded.
 TEST_F(Cumulative, CumprodDynamicShapes) {
-  expect_dynamic_shapes_match(
-      "aten::cumprod", "def forward(self, x):\n  return torch.cumprod(x, dim=1)\n",
-      {at::randn({2, 3, 4}), at::randn({1, 5, 2}), at::randn({3, 1, 6}), at::randn({2, 0, 3})});
+  expect_dynamic_shapes_match("aten::cumprod",
+                              "def forward(self, x):\n  return torch.cumprod(x, dim=1)\n",
+                              {at::randn({2, 3, 4}), at::randn({1, 5, 2}), at::randn({3, 1, 6}),
+                               at::randn({2, 0, 3}), at::randn({0, 3, 2})});
+}
+
+// dtype=7 is torch.float64 (the script compiler here resolves no torch.float64).
+TEST_F(Cumulative, ScriptedWithKeywordsAndInPlace) {
+  expect_script_matches("aten::cumprod",
+                        "def forward(self, x):\n  return torch.cumprod(x, 1, dtype=7)\n",
+                        {at::randint(-3, 4, {2, 5}, at::kLong)});
+  expect_script_matches("aten::cumprod",
+                        "def forward(self, x):\n  y = x * 2\n  y.cumprod_(0)\n  return y\n",
+                        {at::randn({4, 3})});
+  expect_script_matches("aten::cummin",
+                        "def forward(self, x):\n  r = torch.cummin(x, dim=0)\n"
+                        "  return r.values, r.indices\n",
+                        {at::randint(-3, 3, {6, 2}, at::kLong)});
+  expect_script_matches("aten::diff",
+                        "def forward(self, x, p):\n  return torch.diff(x, n=2, dim=0, prepend=p)\n",
+                        {at::randn({4, 3}), at::randn({2, 3})});
 }
 
 // ----- cummax / cummin ------------------------------------------------------------------------

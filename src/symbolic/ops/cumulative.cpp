@@ -11,6 +11,8 @@
 //    element is >= (cummin: <=) it: ties and NaNs give the last index.
 //  - logcumsumexp adds by max + log1p(exp(min - max)); two equal infinities give that infinity,
 //    a NaN on either side gives NaN.
+//  - ONNX Runtime fails a Scan over an empty tensor: an input that may be empty at run time takes
+//    an If around the Scan (scan_along); one known to be empty is its own result.
 //  - diff of bool is logical_xor of neighbours; prepend/append are concatenated first.
 #include <ATen/ATen.h>
 
@@ -40,51 +42,68 @@ struct ScanStep {
 };
 using ScanBody = std::function<ScanStep(GraphContext&, const Values& states, const Value& slice)>;
 
+// The outputs of a Scan for an `x` without elements (see scan_along).
+using EmptyOutputs = std::function<Values(GraphContext&)>;
+
 // A Scan over axis `dim` of `x` (rank >= 1, elements of `slice_type`): `init` (with `state_types`)
 // are the states before the first step, `body` maps (states, slice of x at step i) to the next
 // states and the step's outputs (of `output_types`), which the Scan stacks along `dim`. Returns
 // the stacked outputs. Scan takes its axes as attributes from opset 9.
-// ONNX Runtime fails a Scan of no steps, so unless `length` (the size of `dim`) is known to be
-// positive, `pad` (a slice of x) is appended to x and the outputs of that extra step dropped.
-Values scan_along(GraphContext& g, const Value& x, int64_t dim, std::optional<int64_t> length,
-                  const Value& pad, ScalarType slice_type, const Values& init,
+// ONNX Runtime fails a Scan of no steps and crashes on one of empty slices, so when `x` may have
+// no elements at run time (`maybe_empty`: a dynamic dim), the Scan runs in the else branch of an
+// If(Size(x) == 0) whose then branch gives `when_empty`'s outputs.
+Values scan_along(GraphContext& g, const Value& x, int64_t dim, bool maybe_empty,
+                  ScalarType slice_type, const Values& init,
                   const std::vector<ScalarType>& state_types,
-                  const std::vector<ScalarType>& output_types, const ScanBody& body) {
-  const bool padded = !length || *length <= 0;
-  auto graph = std::make_shared<ir::Graph>();
-  graph->name = g.fresh_name("scan_body");
-  {
-    SubgraphScope scope(g, *graph);
-    Values states;
-    for (ScalarType t : state_types) {
-      states.push_back(g.fresh_name("state"));
-      graph->inputs.push_back({states.back(), {t}});
-    }
-    Value slice = g.fresh_name("slice");
-    graph->inputs.push_back({slice, {slice_type}});
-    ScanStep step = body(g, states, slice);
-    for (size_t k = 0; k < step.states.size(); ++k) {
-      graph->outputs.push_back({step.states[k], {state_types[k]}});
-    }
-    for (size_t k = 0; k < step.outputs.size(); ++k) {
-      // A graph output is named once: an output that is also a state gets its own name.
-      graph->outputs.push_back({g.op("Identity", {step.outputs[k]}), {output_types[k]}});
-    }
-  }
-  Values inputs(init);
-  inputs.push_back(padded ? g.op("Concat", {x, unsqueeze(g, pad, {dim})}, {{"axis", dim}}) : x);
+                  const std::vector<ScalarType>& output_types, const ScanBody& body,
+                  const EmptyOutputs& when_empty) {
   const size_t num_outputs = output_types.size();
-  Values results = g.op("Scan", inputs,
-                        {{"body", graph},
-                         {"num_scan_inputs", int64_t{1}},
-                         {"scan_input_axes", ir::Ints{dim}},
-                         {"scan_output_axes", ir::Ints(num_outputs, dim)}},
-                        init.size() + num_outputs);
-  Values outputs(results.begin() + static_cast<std::ptrdiff_t>(init.size()), results.end());
-  if (padded) {
-    for (auto& y : outputs) y = slice(g, y, {dim}, {0}, {-1});
+  auto scan = [&]() -> Values {
+    auto graph = std::make_shared<ir::Graph>();
+    graph->name = g.fresh_name("scan_body");
+    {
+      SubgraphScope scope(g, *graph);
+      Values states;
+      for (ScalarType t : state_types) {
+        states.push_back(g.fresh_name("state"));
+        graph->inputs.push_back({states.back(), {t}});
+      }
+      Value slice = g.fresh_name("slice");
+      graph->inputs.push_back({slice, {slice_type}});
+      ScanStep step = body(g, states, slice);
+      for (size_t k = 0; k < step.states.size(); ++k) {
+        graph->outputs.push_back({step.states[k], {state_types[k]}});
+      }
+      for (size_t k = 0; k < step.outputs.size(); ++k) {
+        // A graph output is named once: an output that is also a state gets its own name.
+        graph->outputs.push_back({g.op("Identity", {step.outputs[k]}), {output_types[k]}});
+      }
+    }
+    Values inputs(init);
+    inputs.push_back(x);
+    Values results = g.op("Scan", inputs,
+                          {{"body", graph},
+                           {"num_scan_inputs", int64_t{1}},
+                           {"scan_input_axes", ir::Ints{dim}},
+                           {"scan_output_axes", ir::Ints(num_outputs, dim)}},
+                          init.size() + num_outputs);
+    return Values(results.begin() + static_cast<std::ptrdiff_t>(init.size()), results.end());
+  };
+  if (!maybe_empty) return scan();
+  std::shared_ptr<ir::Graph> branches[2];
+  for (int b = 0; b < 2; ++b) {
+    branches[b] = std::make_shared<ir::Graph>();
+    branches[b]->name = g.fresh_name(b == 0 ? "empty" : "scan");
+    SubgraphScope scope(g, *branches[b]);
+    Values outs = b == 0 ? when_empty(g) : scan();
+    for (size_t k = 0; k < num_outputs; ++k) {
+      // Identity: a branch output is produced in the branch (not an outer value).
+      branches[b]->outputs.push_back({g.op("Identity", {outs[k]}), {output_types[k]}});
+    }
   }
-  return outputs;
+  Value empty = g.op("Equal", {g.op("Size", {x}), g.constant(at::scalar_tensor(0, at::kLong))});
+  return g.op("If", {empty}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}},
+              num_outputs);
 }
 
 // A tensor of `value` (dtype `t`) shaped as `x` (rank >= 1) without its dim `dim`: the states of
@@ -105,6 +124,12 @@ Value filled_slice(GraphContext& g, const Value& x, int64_t rank, int64_t dim,
 bool known_empty(const Args& a, size_t i) {
   auto sizes = a.sizes(i);
   return sizes && std::find(sizes->begin(), sizes->end(), 0) != sizes->end();
+}
+
+// Whether tensor argument i may have no elements at run time: a dim of its is not known at export.
+bool maybe_empty(const Args& a, size_t i) {
+  auto sizes = a.sizes(i);
+  return !sizes || std::any_of(sizes->begin(), sizes->end(), [](int64_t s) { return s < 0; });
 }
 
 // The dtype of a result: the dtype argument when given, else type propagation's.
@@ -135,11 +160,13 @@ Values cumprod(GraphContext& g, const Args& a) {
   if (rank == 0 || known_empty(a, 0)) return {cast_if(g, x, ct, out)};
   const int64_t dim = normalize_dim(a.int_arg(1), rank);
   Value ones = filled_slice(g, x, rank, dim, 1.0, ct);
-  Values y = scan_along(g, x, dim, a.dim_size(0, dim), ones, ct, {ones}, {ct}, {ct},
-                        [](GraphContext& b, const Values& states, const Value& slice) {
-                          Value product = b.op("Mul", {states[0], slice});
-                          return ScanStep{{product}, {product}};
-                        });
+  Values y = scan_along(
+      g, x, dim, maybe_empty(a, 0), ct, {ones}, {ct}, {ct},
+      [](GraphContext& b, const Values& states, const Value& slice) {
+        Value product = b.op("Mul", {states[0], slice});
+        return ScanStep{{product}, {product}};
+      },
+      [&](GraphContext&) { return Values{x}; });
   return {cast_if(g, y[0], ct, out)};
 }
 
@@ -176,7 +203,7 @@ Values cummax_or_cummin(GraphContext& g, const Args& a, bool max) {
               filled_slice(g, x, rank, dim, int64_t{0}, at::kLong),
               g.constant(at::scalar_tensor(0, at::kLong))};
   Values y = scan_along(
-      g, x, dim, a.dim_size(0, dim), init[0], ct, init, {ct, at::kLong, at::kLong}, {ct, at::kLong},
+      g, x, dim, maybe_empty(a, 0), ct, init, {ct, at::kLong, at::kLong}, {ct, at::kLong},
       [&](GraphContext& b, const Values& s, const Value& e) {
         const Value& value = s[0];
         const Value& index = s[1];
@@ -191,6 +218,9 @@ Values cummax_or_cummin(GraphContext& g, const Args& a, bool max) {
         Value next_index = b.op("Where", {take, step, index});
         Value next_step = b.op("Add", {step, b.constant(at::scalar_tensor(1, at::kLong))});
         return ScanStep{{next_value, next_index, next_step}, {next_value, next_index}};
+      },
+      [&](GraphContext& b) {
+        return Values{x, b.cast(x, at::kLong)};
       });
   return {cast_if(g, y[0], ct, t), y[1]};
 }
@@ -227,18 +257,20 @@ Values logcumsumexp(GraphContext& g, const Args& a) {
   if (rank == 0 || known_empty(a, 0)) return {a.tensor(0)};
   const int64_t dim = normalize_dim(a.int_arg(1), rank);
   Value init = filled_slice(g, x, rank, dim, -INFINITY, ct);
-  Values y = scan_along(g, x, dim, a.dim_size(0, dim), init, ct, {init}, {ct}, {ct},
-                        [&](GraphContext& b, const Values& s, const Value& e) {
-                          const Value& acc = s[0];
-                          Value hi = b.op("Max", {e, acc});
-                          Value lo = b.op("Min", {e, acc});
-                          Value diff = b.op("Sub", {lo, hi});
-                          Value sum = b.op("Add", {hi, log1p_unit(b, b.op("Exp", {diff}), ct)});
-                          sum = b.op("Where", {b.op("IsNaN", {diff}), hi, sum});
-                          Value nan = b.op("Or", {b.op("IsNaN", {e}), b.op("IsNaN", {acc})});
-                          sum = b.op("Where", {nan, b.constant_scalar(NAN, ct), sum});
-                          return ScanStep{{sum}, {sum}};
-                        });
+  Values y = scan_along(
+      g, x, dim, maybe_empty(a, 0), ct, {init}, {ct}, {ct},
+      [&](GraphContext& b, const Values& s, const Value& e) {
+        const Value& acc = s[0];
+        Value hi = b.op("Max", {e, acc});
+        Value lo = b.op("Min", {e, acc});
+        Value diff = b.op("Sub", {lo, hi});
+        Value sum = b.op("Add", {hi, log1p_unit(b, b.op("Exp", {diff}), ct)});
+        sum = b.op("Where", {b.op("IsNaN", {diff}), hi, sum});
+        Value nan = b.op("Or", {b.op("IsNaN", {e}), b.op("IsNaN", {acc})});
+        sum = b.op("Where", {nan, b.constant_scalar(NAN, ct), sum});
+        return ScanStep{{sum}, {sum}};
+      },
+      [&](GraphContext&) { return Values{x}; });
   return {cast_if(g, y[0], ct, t)};
 }
 
