@@ -12,6 +12,7 @@
 #include "symbolic/export_types.h"
 #include "symbolic/functions.h"
 #include "symbolic/ops/quantized.h"
+#include "symbolic/ops/spectral.h"
 #include "symbolic/registry.h"
 #include "torchonnx/errors.h"
 
@@ -54,7 +55,10 @@ void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Regist
       continue;
     }
     g.set_current_node(node);
-    const Converter fn = resolve_converter(node, g.opset(), registry, mode);
+    Converter fn = resolve_converter(node, g.opset(), registry, mode);
+    // A node reading a complex value takes its complex form (Note [Complex values],
+    // ops/spectral.h).
+    if (mode != OperatorExportType::kRaw) fn = ops::complex_form(node, std::move(fn));
     Args args(g, node);
     const size_t first_new = g.graph().nodes.size();
     Values results;

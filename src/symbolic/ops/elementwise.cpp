@@ -10,7 +10,6 @@
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
-#include "symbolic/ops/spectral.h"
 
 namespace torchonnx::symbolic::ops {
 
@@ -63,12 +62,6 @@ Converter unary(const std::string& onnx_op) {
     Value x = type == at::ScalarType::Undefined ? a.tensor(0) : a.tensor_as(0, type);
     return {g.op(onnx_op, {x})};
   };
-}
-
-// aten::abs(Tensor self)  ⇒  Abs; the modulus of a complex value (ops/spectral.h)
-Values abs_op(GraphContext& g, const Args& a) {
-  if (at::isComplexType(a.dtype(0))) return complex_abs(g, a);
-  return unary("Abs")(g, a);
 }
 
 // Floor/Ceil: ONNX takes floating types only; on integers PyTorch returns the input's values.
@@ -549,7 +542,7 @@ void register_elementwise(Registry& r) {
   // aten::neg/abs/exp/log/sqrt/reciprocal/sin/cos/erf/acos/asin/atan/tan(Tensor self)  ⇒  the ONNX
   // op of that name in the result dtype (ints cast to float where the result is)
   r.add("aten::neg", from(9), unary("Neg"));
-  r.add("aten::abs", from(9), abs_op);
+  r.add("aten::abs", from(9), unary("Abs"));
   r.add("aten::exp", from(9), unary("Exp"));
   r.add("aten::log", from(9), unary("Log"));
   r.add("aten::sqrt", from(9), unary("Sqrt"));

@@ -57,14 +57,22 @@ Value filled(GraphContext& g, int64_t length, double value, at::ScalarType type)
 // A complex tensor of shape S that the graph only passes along is carried as a real tensor of shape
 // S + [2] (real part, imaginary part: the layout of DFT's output and of view_as_real). Complex
 // values are made by stft(return_complex=True) and view_as_complex, and read by view_as_real (the
-// pair itself), real / imag (the pair's halves), abs (sqrt(re² + im²)) and istft. Their makers
+// pair itself), real / imag (the pair's halves), abs (sqrt(re² + im²)) and istft; reshape/view,
+// size, type_as (of a complex value), and mul/div by a real tensor (torchaudio's Spectrogram
+// reshapes its complex spectrum and may divide it by the window's norm) carry them on. Ops
+// registered in other families (abs, reshape, ...) take their complex form through complex_form
+// (ops/spectral.h), which the conversion consults for every node. The makers of complex values
 // check that every reader is one of these: any other (a complex product, a graph output, a branch
 // or loop, ...) fails the export, naming the reader, before a file is written.
 
 bool is_complex_reader(const torch::jit::Use& use) {
   static const std::set<std::string> readers{"aten::view_as_real", "aten::real", "aten::imag",
-                                             "aten::abs", "aten::istft"};
-  return use.offset == 0 && readers.count(use.user->kind().toQualString()) > 0;
+                                             "aten::istft",        "aten::abs",  "aten::reshape",
+                                             "aten::view",         "aten::size", "aten::type_as",
+                                             "aten::mul",          "aten::div"};
+  const std::string kind = use.user->kind().toQualString();
+  const bool binary = kind == "aten::mul" || kind == "aten::div" || kind == "aten::type_as";
+  return (use.offset == 0 || (binary && use.offset == 1)) && readers.count(kind) > 0;
 }
 
 // Fails unless every reader of the complex output `v` of the node being converted is one of the
@@ -80,7 +88,8 @@ void check_complex_readers(GraphContext& g, const torch::jit::Value* v) {
                    : std::string(user->kind().toQualString())) +
            (where.empty() ? "" : " (" + where + ")") +
            ": ONNX has no complex numbers, and torchonnx carries a complex value only to "
-           "view_as_real, real, imag, abs and istft. Remedy: take torch.view_as_real(x) (real and "
+           "view_as_real, real, imag, abs, istft, reshape/view, size, and mul/div by a real "
+           "tensor. Remedy: take torch.view_as_real(x) (real and "
            "imaginary parts in a last dim of 2), x.abs(), x.real or x.imag before other ops");
   }
 }
@@ -512,16 +521,88 @@ Values istft(GraphContext& g, const Args& a) {
   return {rank == 3 ? squeeze(g, y, {0}) : y};
 }
 
-}  // namespace
+// ----- complex forms of other families' ops (Note [Complex values]) ------------------------------
 
 // aten::abs(Tensor self) of a complex value  ⇒  sqrt(re² + im²) of its pair, in double for a float
-// pair (so that the squares of floats do not overflow; Note [Complex values])
+// pair (the squares of large floats would overflow)
 Values complex_abs(GraphContext& g, const Args& a) {
   Value pair = complex_pair(g, a, 0);
   const at::ScalarType type = a.dtype(0) == at::kComplexFloat ? at::kFloat : at::kDouble;
   Value p = g.cast(pair, at::kDouble);
   Value sum = reduce(g, "ReduceSum", g.op("Mul", {p, p}), {-1}, false);
   return {cast_if(g, g.op("Sqrt", {sum}), at::kDouble, type)};
+}
+
+// aten::reshape(Tensor self, int[] shape) / aten::view(Tensor self, int[] size) of a complex value
+//   ⇒  Reshape of its pair to shape + [2]
+Values complex_reshape(GraphContext& g, const Args& a) {
+  Value pair = complex_pair(g, a, 0);
+  Value shape = a.is_constant(1) ? g.constant_ints(a.int_list(1)) : a.tensor_as(1, at::kLong);
+  check_complex_readers(g, a.node()->output());
+  return {reshape_exact(g, pair, concat_1d(g, {shape, g.constant_ints({2})}))};
+}
+
+// aten::size(Tensor self[, int dim]) of a complex value  ⇒  Shape of its pair without the last dim;
+// its dim `dim` (normalized for the complex value's rank)
+Values complex_size(GraphContext& g, const Args& a) {
+  Value shape = g.op("Shape", {complex_pair(g, a, 0)});
+  if (a.size() > 1) {
+    const int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
+    return {g.op("Gather", {shape, g.constant_scalar(dim, at::kLong)}, {{"axis", int64_t{0}}})};
+  }
+  return {slice(g, shape, {0}, {0}, {-1})};
+}
+
+// aten::type_as(Tensor self, Tensor other) of two complex values (RemoveInplaceOps keeps the
+// dtype of `z /= x` so)  ⇒  the pair of self
+Values complex_type_as(GraphContext& g, const Args& a) {
+  if (!at::isComplexType(a.dtype(0)) || a.dtype(0) != a.dtype(1)) {
+    g.fail("type_as between a complex and a real value, or complex values of two precisions");
+  }
+  check_complex_readers(g, a.node()->output());
+  return {complex_pair(g, a, 0)};
+}
+
+// aten::mul(Tensor self, Tensor other) / aten::div(Tensor self, Tensor other) of a complex value
+// and a real one (a tensor or a number)  ⇒  Mul / Div of the pair by the real value, unsqueezed
+// to broadcast over the pair's last dim. Complex × complex has no form here.
+Converter complex_by_real(const std::string& onnx_op) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    const bool first = at::isComplexType(a.dtype(0));
+    if (at::isComplexType(a.dtype(first ? 1 : 0))) {
+      g.fail(
+          "a product or quotient of two complex values (torchonnx carries complex values only "
+          "through, Note [Complex values])");
+    }
+    if (onnx_op == "Div" && !first) g.fail("a real number divided by a complex value");
+    if (a.size() > 2 && !a.is_none(2)) g.fail("div of a complex value with a rounding mode");
+    const at::ScalarType type =
+        a.dtype(first ? 0 : 1) == at::kComplexFloat ? at::kFloat : at::kDouble;
+    Value pair = complex_pair(g, a, first ? 0 : 1);
+    const size_t other_i = first ? 1 : 0;
+    Value other = a.tensor_as(other_i, type);
+    if (a.rank(other_i).value_or(0) > 0) other = unsqueeze(g, other, {a.require_rank(other_i)});
+    check_complex_readers(g, a.node()->output());
+    return {first ? g.op(onnx_op, {pair, other}) : g.op(onnx_op, {other, pair})};
+  };
+}
+
+}  // namespace
+
+Converter complex_form(const torch::jit::Node* node, Converter fn) {
+  bool reads_complex = false;
+  for (const torch::jit::Value* in : node->inputs()) {
+    reads_complex = reads_complex || at::isComplexType(dtype_of(in->type()));
+  }
+  if (!reads_complex) return fn;
+  static const std::map<std::string, Converter> forms{{"aten::abs", complex_abs},
+                                                      {"aten::reshape", complex_reshape},
+                                                      {"aten::view", complex_reshape},
+                                                      {"aten::size", complex_size},
+                                                      {"aten::mul", complex_by_real("Mul")},
+                                                      {"aten::div", complex_by_real("Div")}};
+  auto form = forms.find(node->kind().toQualString());
+  return form != forms.end() ? form->second : fn;
 }
 
 void register_spectral(Registry& r) {
