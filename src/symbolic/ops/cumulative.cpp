@@ -374,21 +374,50 @@ Values trapezoid_dx(GraphContext& g, const Args& a) {
   return {g.op("Mul", {g.op("Sub", {sum, ends}), g.constant_scalar(a.float_arg(1), t.type)})};
 }
 
+// The inclusive sum along t.dim of `v` (y's shape with one element fewer along dim).
+using CumSumFn = Value (*)(GraphContext& g, const Args& a, const Trapezoid& t, const Value& v);
+
+// From opset 11: CumSum.
+Value cumsum_op(GraphContext& g, const Args&, const Trapezoid& t, const Value& v) {
+  return g.op("CumSum", {v, g.constant(at::scalar_tensor(t.dim, at::kLong))});
+}
+
+// Before opset 11: a Scan adding along dim, in double as PyTorch's CPU cumsum for float.
+Value cumsum_scan(GraphContext& g, const Args& a, const Trapezoid& t, const Value& v) {
+  auto sizes = a.sizes(0);
+  if (sizes && (*sizes)[t.dim] >= 0) (*sizes)[t.dim] = std::max<int64_t>((*sizes)[t.dim] - 1, 0);
+  if (sizes && std::find(sizes->begin(), sizes->end(), 0) != sizes->end()) return v;
+  const bool maybe_empty =
+      !sizes || std::any_of(sizes->begin(), sizes->end(), [](int64_t s) { return s < 0; });
+  const ScalarType ct = ScalarType::Double;
+  Value x = cast_if(g, v, t.type, ct);
+  Value zeros = filled_slice(g, x, t.rank, t.dim, 0.0, ct);
+  Values y = scan_along(
+      g, x, t.dim, maybe_empty, ct, {zeros}, {ct}, {ct},
+      [](GraphContext& b, const Values& s, const Value& e) {
+        Value sum = b.op("Add", {s[0], e});
+        return ScanStep{{sum}, {sum}};
+      },
+      [&](GraphContext&) { return Values{x}; });
+  return cast_if(g, y[0], ct, t.type);
+}
+
 // aten::cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1)
-//   ⇒  CumSum(dx · (y[1:] + y[:-1])) / 2 (11+)
+//   ⇒  CumSum(dx · (y[1:] + y[:-1])) / 2 (11+), the sum by a Scan before
+template <CumSumFn cumsum>
 Values cumulative_trapezoid_x(GraphContext& g, const Args& a) {
   Trapezoid t = trapezoid_args(g, a, 2);
   Value products = g.op("Mul", {spacings(g, a, t), pair_sums(g, t)});
-  Value axis = g.constant(at::scalar_tensor(t.dim, at::kLong));
-  return {halve(g, g.op("CumSum", {products, axis}), t.type)};
+  return {halve(g, cumsum(g, a, t, products), t.type)};
 }
 
 // aten::cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1)
-//   ⇒  CumSum(dx / 2 · (y[1:] + y[:-1])) (11+)
+//   ⇒  CumSum(dx / 2 · (y[1:] + y[:-1])) (11+), the sum by a Scan before
+template <CumSumFn cumsum>
 Values cumulative_trapezoid_dx(GraphContext& g, const Args& a) {
   Trapezoid t = trapezoid_args(g, a, 2);
   Value products = g.op("Mul", {g.constant_scalar(a.float_arg(1) / 2.0, t.type), pair_sums(g, t)});
-  return {g.op("CumSum", {products, g.constant(at::scalar_tensor(t.dim, at::kLong))})};
+  return {cumsum(g, a, t, products)};
 }
 
 }  // namespace
@@ -403,8 +432,10 @@ void register_cumulative(Registry& r) {
     r.add(std::string(op) + ".x", from(9), trapezoid_x);
     r.add(std::string(op) + ".dx", from(9), trapezoid_dx);
   }
-  r.add("aten::cumulative_trapezoid.x", from(11), cumulative_trapezoid_x);
-  r.add("aten::cumulative_trapezoid.dx", from(11), cumulative_trapezoid_dx);
+  r.add("aten::cumulative_trapezoid.x", {9, 10}, cumulative_trapezoid_x<cumsum_scan>);
+  r.add("aten::cumulative_trapezoid.x", from(11), cumulative_trapezoid_x<cumsum_op>);
+  r.add("aten::cumulative_trapezoid.dx", {9, 10}, cumulative_trapezoid_dx<cumsum_scan>);
+  r.add("aten::cumulative_trapezoid.dx", from(11), cumulative_trapezoid_dx<cumsum_op>);
 }
 
 }  // namespace torchonnx::symbolic::ops
