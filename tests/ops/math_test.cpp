@@ -465,5 +465,51 @@ TEST_F(Math, GcdLcm) {
   }
 }
 
+// ----- orthogonal polynomials ------------------------------------------------------------------
+
+struct PolynomialCase {
+  const char* op;
+  BinaryFn fn;
+  std::function<at::Tensor(const at::Tensor&, const at::Scalar&)> with_scalar_n;
+};
+
+#define TORCHONNX_POLYNOMIAL(name)                                                         \
+  PolynomialCase {                                                                         \
+    "aten::special_" #name,                                                                \
+        [](const at::Tensor& x, const at::Tensor& n) { return at::special_##name(x, n); }, \
+        [](const at::Tensor& x, const at::Scalar& n) { return at::special_##name(x, n); }  \
+  }
+
+TEST_F(Math, OrthogonalPolynomials) {
+  // x at and around the ends of [-1, 1] and [0, 1] (the shifted ones), outside, NaN; n negative,
+  // small, past each trigonometric threshold (4, 6, 8), and fractional (truncated).
+  at::Tensor x =
+      floats({-1, 1, 0, 0.5f, -0.3f, 0.25f, 0.75f, 0.99f, 1.5f, -2, kNaN}).reshape({11, 1});
+  at::Tensor n = floats({-1, 0, 1, 2, 3, 5, 6, 7, 9, 12, 2.7f});
+  for (const PolynomialCase& c : {
+           TORCHONNX_POLYNOMIAL(chebyshev_polynomial_t),
+           TORCHONNX_POLYNOMIAL(chebyshev_polynomial_u),
+           TORCHONNX_POLYNOMIAL(chebyshev_polynomial_v),
+           TORCHONNX_POLYNOMIAL(chebyshev_polynomial_w),
+           TORCHONNX_POLYNOMIAL(shifted_chebyshev_polynomial_t),
+           TORCHONNX_POLYNOMIAL(shifted_chebyshev_polynomial_u),
+           TORCHONNX_POLYNOMIAL(shifted_chebyshev_polynomial_v),
+           TORCHONNX_POLYNOMIAL(shifted_chebyshev_polynomial_w),
+           TORCHONNX_POLYNOMIAL(hermite_polynomial_h),
+           TORCHONNX_POLYNOMIAL(hermite_polynomial_he),
+           TORCHONNX_POLYNOMIAL(laguerre_polynomial_l),
+           TORCHONNX_POLYNOMIAL(legendre_polynomial_p),
+       }) {
+    expect_binary(c.op, c.fn, x, n);
+    expect_binary(c.op, c.fn, at::rand({2, 3}) * 2.2 - 1.1, longs({0, 4, 10}));
+    auto scalar_n = c.with_scalar_n;
+    SCOPED_TRACE(std::string(c.op) + " with a Scalar n");
+    expect_op_matches(c.op, [scalar_n](const Inputs& in) { return scalar_n(arg(in, 0), 7); },
+                      {at::rand({5}) * 2 - 1});
+    expect_op_matches(c.op, [scalar_n](const Inputs& in) { return scalar_n(arg(in, 0), 0); },
+                      {longs({-1, 0, 2})});
+  }
+}
+
 }  // namespace
 }  // namespace torchonnx::testing
