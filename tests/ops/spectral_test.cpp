@@ -441,6 +441,16 @@ TEST_F(Spectral, LogMelSpectrogram) {
     expect_script_matches(std::vector<std::string>{"aten::stft", "aten::abs"},
                           script_module(kLogMelSource, {{"window", window}, {"mel", mel}}), {x},
                           {17, highest_opset(), true, kFft});
+    // The deprecated real form, which torch.onnx 2.6 exports (and not the complex one).
+    std::string real_form = kLogMelSource;
+    auto replace = [&](const std::string& from, const std::string& to) {
+      real_form.replace(real_form.find(from), from.size(), to);
+    };
+    replace("return_complex=True", "return_complex=False");
+    replace("s.abs().pow(2)", "s.pow(2).sum(-1)");
+    expect_script_matches(std::vector<std::string>{"aten::stft"},
+                          script_module(real_form, {{"window", window}, {"mel", mel}}), {x},
+                          {17, highest_opset(), true, kFft});
   }
 }
 

@@ -1,5 +1,7 @@
-// Signal processing: stft/istft (ONNX STFT and DFT, opset 17), view_as_real/view_as_complex
-// where the graph only passes complex values through, and window functions.
+// Signal processing: stft and istft (DFT, opset 17), the complex values they make or take carried
+// as real/imaginary pairs (Note [Complex values]: view_as_real/view_as_complex, real, imag, abs,
+// ...), and the window functions (hann, hamming, blackman, bartlett; kaiser_window has no exact
+// form: it needs the Bessel function I0, which ONNX lacks).
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
