@@ -204,6 +204,42 @@ TEST_F(Slicing, Flip) {
                     {at::randn({2, 1, 0})});
 }
 
+TEST_F(Slicing, DiagEmbed) {
+  for (auto [offset, d1, d2] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {0, -2, -1}, {1, -2, -1}, {-2, -2, -1}, {0, -1, -2}, {1, 0, 2}, {-1, 2, 0}, {3, 1, 0}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "diag_embed(" << offset << ", " << d1 << ", " << d2 << ")");
+    auto fn = [offset = offset, d1 = d1, d2 = d2](const Inputs& in) {
+      return at::diag_embed(arg(in, 0), offset, d1, d2);
+    };
+    expect_op_matches("aten::diag_embed", fn, {at::randn({2, 3})});
+    expect_op_matches("aten::diag_embed", fn, {floats({kInf, -0.0f, kNaN, 2, -1, 0}).view({3, 2})});
+    expect_op_matches("aten::diag_embed", fn, {at::randint(-9, 9, {2, 4}, at::kLong)});
+    expect_op_matches("aten::diag_embed", fn, {at::randn({2, 2}) > 0});
+  }
+  auto fn = [](const Inputs& in) { return at::diag_embed(arg(in, 0)); };
+  expect_op_matches("aten::diag_embed", fn, {at::randn({4})});
+  expect_op_matches("aten::diag_embed", fn, {at::randn({2, 3, 4})});
+  expect_op_matches("aten::diag_embed", fn, {at::randn({0, 3})});
+  expect_op_matches("aten::diag_embed", fn, {at::randn({2, 0})});
+}
+
+TEST_F(Slicing, DiagAndDiagflat) {
+  for (int64_t offset : {0, 1, -1, 3, -2}) {
+    SCOPED_TRACE(offset);
+    auto diag = [offset](const Inputs& in) { return at::diag(arg(in, 0), offset) * 1; };
+    auto flat = [offset](const Inputs& in) { return at::diagflat(arg(in, 0), offset); };
+    expect_op_matches("aten::diag", diag, {at::randn({4})});                         // 1-D
+    expect_op_matches("aten::diag", diag, {at::randint(-9, 9, {3, 5}, at::kLong)});  // 2-D
+    expect_op_matches("aten::diagflat", flat, {at::randn({2, 3})});
+    expect_op_matches("aten::diagflat", flat, {floats({kInf, kNaN, -0.0f})});
+  }
+  expect_op_matches("aten::diagflat", [](const Inputs& in) { return at::diagflat(arg(in, 0)); },
+                    {at::scalar_tensor(2.5)});
+  expect_op_matches("aten::diag", [](const Inputs& in) { return at::diag(arg(in, 0)); },
+                    {at::randn({3}) > 0});
+}
+
 TEST_F(Slicing, HsplitVsplitDsplit) {
   auto h = [](const Inputs& in) { return tuple(at::hsplit(arg(in, 0), 2)); };
   auto h_at = [](const Inputs& in) { return tuple(at::hsplit(arg(in, 0), {1, 3, 3})); };

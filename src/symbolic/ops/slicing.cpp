@@ -1,6 +1,6 @@
 // Slicing: the ops that cut a tensor into pieces or take part of it — chunk/split/tensor_split/
-// unbind, narrow, diagonal, tril/triu, as_strided/unfold — and roll/flip/fliplr/flipud/rot90, which
-// reassemble slices.
+// unbind, narrow, diagonal/diag, tril/triu, as_strided/unfold — and roll/flip/fliplr/flipud/rot90
+// and diag_embed/diagflat, which reassemble slices.
 //
 // The number of pieces, a shift taken modulo a size or gather indices may depend on a dim's size:
 // such lowerings read it from type propagation (marked "static shape").
@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 
@@ -482,12 +483,19 @@ Values rot90(GraphContext& g, const Args& a) {
 // aten::diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1)
 //   ⇒  Transpose dim1, dim2 last, Reshape them into one, Gather the diagonal's elements
 //      (indices from Range from opset 11, constants before: static shape)
+Values diagonal_of(GraphContext& g, const Args& a, int64_t offset, int64_t d1, int64_t d2);
+
 Values diagonal(GraphContext& g, const Args& a) {
   if (!is_int_type(a.jit(1))) g.fail("diagonal with named dims is not supported");
   const int64_t rank = a.require_rank(0);
   if (rank < 2) g.fail("diagonal needs a tensor of at least 2 dims");
-  int64_t offset = a.int_arg(1);
-  int64_t d1 = normalize_dim(a.int_arg(2), rank), d2 = normalize_dim(a.int_arg(3), rank);
+  return diagonal_of(g, a, a.int_arg(1), normalize_dim(a.int_arg(2), rank),
+                     normalize_dim(a.int_arg(3), rank));
+}
+
+// The diagonal `offset` of argument 0 over its dims d1, d2 (non-negative).
+Values diagonal_of(GraphContext& g, const Args& a, int64_t offset, int64_t d1, int64_t d2) {
+  const int64_t rank = a.require_rank(0);
   auto sizes = a.sizes(0);
   Ints perm;
   for (int64_t d = 0; d < rank; ++d) {
@@ -517,6 +525,77 @@ Values diagonal(GraphContext& g, const Args& a) {
   }
   if (g.opset() < 11) g.fail("diagonal before opset 11 needs the input's static shape");
   return {last_two_diagonal_dynamic(g, x, rank, offset)};
+}
+
+// `x` (rank r >= 1, last dim of static size n) laid on diagonal `offset` of two new dims of size
+// n + |offset| placed at output dims d1, d2 (of r + 1; non-negative): x with zeros appended,
+// Gathered by constant indices of the flattened m×m planes (the zero off the diagonal; no
+// arithmetic, so -0.0, inf and NaN stay), Reshaped and Transposed into place.
+Value diag_embed_of(GraphContext& g, const Value& x, int64_t r, int64_t n, at::ScalarType type,
+                    int64_t offset, int64_t d1, int64_t d2) {
+  const int64_t m = n + std::abs(offset);
+  const int64_t row0 = std::max<int64_t>(-offset, 0), col0 = std::max<int64_t>(offset, 0);
+  at::Tensor idx = at::full({m * m}, n, at::kLong);
+  for (int64_t k = 0; k < n; ++k) idx[(k + row0) * m + (k + col0)] = k;
+  // Shape(x) with its last dim replaced by `last` (1-D int64).
+  auto leading_and = [&](const Ints& last) {
+    if (r == 1) return g.constant_ints(last);
+    Ints lead(r - 1);
+    std::iota(lead.begin(), lead.end(), 0);
+    return concat_1d(g, {dims_of(g, x, lead), g.constant_ints(last)});
+  };
+  const at::Tensor zero = at::zeros({1}, at::TensorOptions().dtype(type));
+  Value y;
+  if (m == 0) {  // an empty input on the main diagonal: [..., 0, 0]
+    y = g.op("ConstantOfShape", {leading_and({0, 0})}, {{"value", zero}});
+  } else {
+    Value zeros = g.op("ConstantOfShape", {leading_and({1})}, {{"value", zero}});
+    Value padded = g.op("Concat", {x, zeros}, {{"axis", r - 1}});
+    Value planes = g.op("Gather", {padded, g.constant(idx)}, {{"axis", r - 1}});
+    Ints shape(r - 1, 0);  // 0 copies the leading dims (the Gather output's own)
+    shape.push_back(m);
+    shape.push_back(m);
+    y = g.op("Reshape", {planes, g.constant_ints(shape)});
+  }
+  Ints perm;
+  for (int64_t d = 0, lead = 0; d < r + 1; ++d) {
+    perm.push_back(d == d1 ? r - 1 : d == d2 ? r : lead++);
+  }
+  return transpose(g, y, perm);
+}
+
+// aten::diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1)
+//   ⇒  diag_embed_of (Concat, Gather of constant indices, Reshape, Transpose; static last dim)
+Values diag_embed(GraphContext& g, const Args& a) {
+  const int64_t r = a.require_rank(0);
+  if (r < 1) g.fail("diag_embed of a 0-d tensor (PyTorch requires rank >= 1)");
+  const int64_t d1 = normalize_dim(a.int_arg(2), r + 1), d2 = normalize_dim(a.int_arg(3), r + 1);
+  if (d1 == d2) g.fail("diag_embed with dim1 == dim2 (PyTorch requires different dims)");
+  return {
+      diag_embed_of(g, a.tensor(0), r, dim_size(g, a, 0, -1), a.dtype(0), a.int_arg(1), d1, d2)};
+}
+
+// aten::diag(Tensor self, int diagonal=0)  ⇒  a 1-D input laid on a diagonal of a matrix
+// (diag_embed_of), the diagonal of a 2-D one (as aten::diagonal)
+Values diag(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const int64_t offset = a.int_arg(1);
+  if (rank == 1) {
+    return {diag_embed_of(g, a.tensor(0), 1, dim_size(g, a, 0, 0), a.dtype(0), offset, 0, 1)};
+  }
+  if (rank != 2) g.fail("diag of a tensor of rank other than 1 or 2 (PyTorch requires 1 or 2)");
+  return diagonal_of(g, a, offset, 0, 1);
+}
+
+// aten::diagflat(Tensor self, int offset=0)  ⇒  the flattened input laid on a diagonal of a
+// matrix (Reshape [-1], diag_embed_of; static number of elements)
+Values diagflat(GraphContext& g, const Args& a) {
+  auto sizes = a.sizes(0);
+  int64_t n = 1;
+  for (int64_t s : sizes ? *sizes : Ints{-1}) n = s < 0 || n < 0 ? -1 : n * s;
+  if (n < 0) g.fail("diagflat needs the input's static shape");
+  Value flat = g.op("Reshape", {a.tensor(0), g.constant_ints({-1})});
+  return {diag_embed_of(g, flat, 1, n, a.dtype(0), a.int_arg(1), 0, 1)};
 }
 
 // aten::tril / triu(Tensor self, int diagonal=0)
@@ -630,6 +709,9 @@ void register_slicing(Registry& r) {
   r.add("aten::rot90", from(10), rot90<flip_by_slice_dims>);
 
   r.add("aten::diagonal", from(9), diagonal);
+  r.add("aten::diag_embed", from(9), diag_embed);
+  r.add("aten::diag", from(9), diag);
+  r.add("aten::diagflat", from(9), diagflat);
   r.add("aten::tril", {9, 10}, trilu_with_constant_mask(/*upper=*/false));
   r.add("aten::tril", {11, 13}, trilu_with_range_mask(/*upper=*/false));
   r.add("aten::tril", from(14), trilu(/*upper=*/false));
