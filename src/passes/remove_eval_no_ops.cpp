@@ -52,6 +52,14 @@ void remove_in_block(torch::jit::Block* block) {
   for (auto it = block->nodes().begin(); it != block->nodes().end();) {
     torch::jit::Node* node = *it++;
     for (auto* sub : node->blocks()) remove_in_block(sub);
+    // ONNX cannot raise (the converter of prim::RaiseException makes nothing, as in torch.onnx):
+    // dropped here, an If left without work (`if hx.size() != expected: raise ...`) and the
+    // check computing its condition go as dead code, instead of a comparison of lists known only
+    // at run time being converted for nothing.
+    if (node->kind() == c10::prim::RaiseException) {
+      node->destroy();
+      continue;
+    }
     if (is_raised_message(node)) {
       node->output()->replaceAllUsesWith(node->input(0));
       node->destroy();
