@@ -21,6 +21,8 @@ class Math : public ::testing::Test {
 // Relative error only: for results far below 1, where the default tolerance's absolute floor
 // would accept a result that lost all its digits (log1p of a tiny argument computed as Log(1+y)).
 const Tolerance kRelative{/*rtol=*/1e-5, /*atol=*/0, /*atol_scale=*/0};
+// Bit-exact results (nextafter: one unit in the last place is the whole answer).
+const Tolerance kExact{/*rtol=*/0, /*atol=*/0, /*atol_scale=*/0};
 
 using UnaryFn = std::function<at::Tensor(const at::Tensor&)>;
 using BinaryFn = std::function<at::Tensor(const at::Tensor&, const at::Tensor&)>;
@@ -373,6 +375,22 @@ TEST_F(Math, Ldexp) {
                 longs({200, -200, 3, 500, 1, 1}));
   expect_binary("aten::ldexp", ldexp, longs({1, 3, -5}), longs({2, 3, 0}));
   expect_binary("aten::ldexp", ldexp, at::randn({3}), at::randn({3}));
+}
+
+TEST_F(Math, Nextafter) {
+  BinaryFn nextafter = [](const at::Tensor& a, const at::Tensor& b) { return at::nextafter(a, b); };
+  // Powers of two both ways (the unit halves below them), zeros, the smallest and largest values,
+  // subnormals, ±inf, NaN, x == y.
+  at::Tensor x = floats({1, 1, -1, -1, 0, 0, -0.0f, 1e-45f, 1.17549435e-38f, 3.4028235e38f,
+                         -3.4028235e38f, kInf, -kInf, 2.5f, kNaN, 1, 0.75f, 1e-40f});
+  at::Tensor y = floats({2, 0, -2, 0, 1, -1, 0, 0, 0, kInf, 0, 0, 0, 2.5f, 1, kNaN, -kInf, 1});
+  expect_binary("aten::nextafter", nextafter, x, y, kExact);
+  expect_binary("aten::nextafter", nextafter, x.to(at::kDouble), y.to(at::kDouble), kExact);
+  at::Tensor powers = at::exp2(at::arange(-130, 128, at::kFloat));
+  expect_binary("aten::nextafter", nextafter, powers, at::zeros({1}), kExact);
+  expect_binary("aten::nextafter", nextafter, -powers, at::full({1}, kInf), kExact);
+  expect_binary("aten::nextafter", nextafter, at::randn({3, 4}) * 100, at::randn({4}) * 100,
+                kExact);
 }
 
 TEST_F(Math, FloatPowerComputesInDouble) {

@@ -256,14 +256,15 @@ Values identity(GraphContext& g, const Args& a) {
   return {g.op("Identity", {a.tensor(0)})};
 }
 
-// aten::frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
-//   ⇒  e = Floor(log2|x|) + 1 corrected by one where the logarithm rounded across a power of two,
-//      m = x · 2^-e in two exact power-of-two steps (2^-e alone overflows for subnormal x); x and
-//      exponent 0 where x is 0, ±inf or NaN (as ATen); the exponent is int32
-Values frexp(GraphContext& g, const Args& a) {
-  const at::ScalarType type = a.dtype(0);
-  if (!at::isFloatingType(type)) g.fail("frexp of a non-floating tensor (PyTorch rejects it)");
-  Value x = a.tensor(0);
+// frexp of a floating x: x = m · 2^e with |m| in [0.5, 1) (e in the dtype), where `regular`
+// (x finite and non-zero); elsewhere m and e are unspecified. e = Floor(log2|x|) + 1, corrected by
+// one where the logarithm rounded across a power of two; m = x · 2^-e in two exact power-of-two
+// steps (2^-e alone overflows for subnormal x).
+struct Frexp {
+  Value m, e, regular;
+};
+
+Frexp frexp_of(GraphContext& g, const Value& x, at::ScalarType type) {
   Value zero = scalar(g, 0, type), one = scalar(g, 1, type), two = scalar(g, 2, type);
   Value ax = g.op("Abs", {x});
   Value regular =
@@ -284,8 +285,18 @@ Values frexp(GraphContext& g, const Args& a) {
   m = g.op("Where", {too_small, g.op("Mul", {m, two}), m});
   e = g.op("Where", {too_big, g.op("Add", {e, one}), e});
   e = g.op("Where", {too_small, g.op("Sub", {e, one}), e});
-  m = g.op("Where", {regular, m, x});
-  e = g.op("Where", {regular, e, zero});
+  return {m, e, regular};
+}
+
+// aten::frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+//   ⇒  frexp_of; x and exponent 0 where x is 0, ±inf or NaN (as ATen); the exponent is int32
+Values frexp(GraphContext& g, const Args& a) {
+  const at::ScalarType type = a.dtype(0);
+  if (!at::isFloatingType(type)) g.fail("frexp of a non-floating tensor (PyTorch rejects it)");
+  Value x = a.tensor(0);
+  Frexp f = frexp_of(g, x, type);
+  Value m = g.op("Where", {f.regular, f.m, x});
+  Value e = g.op("Where", {f.regular, f.e, scalar(g, 0, type)});
   return {m, g.cast(e, at::kInt)};
 }
 
@@ -319,6 +330,11 @@ Value hypot(GraphContext& g, const Value& x, const Value& y, at::ScalarType type
 Value equal_floats(GraphContext& g, const Value& a, const Value& b) {
   Value differ = g.op("Or", {g.op("Less", {a, b}), g.op("Greater", {a, b})});
   return g.op("Not", {g.op("Or", {differ, g.op("IsNaN", {g.op("Add", {a, b})})})});
+}
+
+// x == v for a floating x (false for NaN).
+Value x_equals(GraphContext& g, const Value& x, double v, at::ScalarType type) {
+  return equal_floats(g, x, scalar(g, v, type));
 }
 
 // aten::logaddexp(Tensor self, Tensor other)  ⇒  max + log1p(Exp(-|a - b|)) (log1p_of);
@@ -407,6 +423,44 @@ Values float_power(GraphContext& g, const Args& a) {
 // aten::ldexp(Tensor self, Tensor other)  ⇒  x · Pow(2, other) in the (floating) result dtype
 Value ldexp(GraphContext& g, const Value& x, const Value& e, at::ScalarType type) {
   return g.op("Mul", {x, g.op("Pow", {scalar(g, 2, type), e})});
+}
+
+// aten::nextafter(Tensor self, Tensor other) on float/double  ⇒  x ± one unit in the last place
+// toward y: with x = m·2^e (frexp_of) the unit is 2^max(e - p, lowest) (p = 24 or 53 digits,
+// lowest = the subnormal unit), half of it below a power of two stepping toward 0; ±the smallest
+// subnormal from 0; ±max from ±inf; y where x == y; NaN where either is NaN (as std::nextafter)
+Values nextafter(GraphContext& g, const Args& a) {
+  const at::ScalarType type = float_type(g, a, 2);
+  if (type != at::kFloat && type != at::kDouble) {
+    g.fail(std::string("nextafter on ") + c10::toString(type) + " (float and double only)");
+  }
+  const double digits = type == at::kFloat ? 24 : 53;
+  const double lowest = type == at::kFloat ? -149 : -1074;
+  Value x = a.tensor_as(0, type), y = a.tensor_as(1, type);
+  Value zero = scalar(g, 0, type), two = scalar(g, 2, type);
+  Frexp f = frexp_of(g, x, type);
+  auto power = [&](const Value& exponent) {
+    return g.op("Pow", {two, g.op("Max", {exponent, scalar(g, lowest, type)})});
+  };
+  Value up = power(g.op("Sub", {f.e, scalar(g, digits, type)}));
+  Value at_power = x_equals(g, g.op("Abs", {f.m}), 0.5, type);
+  Value down =
+      g.op("Where", {at_power, power(g.op("Sub", {f.e, scalar(g, digits + 1, type)})), up});
+  Value positive = g.op("Greater", {x, zero});
+  // Away from zero: x > 0 toward a larger y, or x < 0 toward a smaller one.
+  Value away = g.op("Not", {g.op("Xor", {positive, g.op("Greater", {y, x})})});
+  Value ax = g.op("Abs", {x});
+  Value stepped = g.op("Where", {away, g.op("Add", {ax, up}), g.op("Sub", {ax, down})});
+  Value r = g.op("Where", {positive, stepped, g.op("Neg", {stepped})});
+  Value tiny = scalar(g, std::pow(2.0, lowest), type);
+  r = g.op("Where", {is_zero(g, x, type),
+                     g.op("Where", {g.op("Greater", {y, zero}), tiny, g.op("Neg", {tiny})}), r});
+  Value max = scalar(g, max_finite(type), type);
+  r = g.op("Where", {is_pos_inf(g, x, type), max, r});
+  r = g.op("Where", {is_neg_inf(g, x, type), g.op("Neg", {max}), r});
+  r = g.op("Where", {equal_floats(g, x, y), y, r});
+  Value any_nan = g.op("Or", {g.op("IsNaN", {x}), g.op("IsNaN", {y})});
+  return {g.op("Where", {any_nan, g.op("Add", {x, y}), r})};
 }
 
 // aten::addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1)
@@ -631,9 +685,6 @@ Value n_plus(GraphContext& g, const PolyArgs& pa, int64_t twice, int64_t plus) {
 Value signed_by(GraphContext& g, const Value& positive, const Value& v) {
   return g.op("Where", {positive, v, g.op("Neg", {v})});
 }
-Value x_equals(GraphContext& g, const Value& x, double v, at::ScalarType type) {
-  return equal_floats(g, x, scalar(g, v, type));
-}
 
 // The value at n == 0 (1), n == 1 (q1), n < 0 (0) around the recurrence `rec` and the special
 // cases already applied to it by the caller (`special`, their union: the loop skips them).
@@ -844,6 +895,7 @@ void register_math(Registry& r) {
   r.add("aten::xlogy", from(9), float_binary<xlogy>);
   r.add("aten::special_xlog1py", from(9), float_binary<xlog1py>);
   r.add("aten::ldexp", from(9), float_binary<ldexp>);
+  r.add("aten::nextafter", from(9), nextafter);
   r.add("aten::fmax", from(9), fmax_fmin_any<true>);
   r.add("aten::fmin", from(9), fmax_fmin_any<false>);
   r.add("aten::heaviside", from(9), heaviside);
