@@ -154,7 +154,7 @@ std::optional<at::Tensor> evaluate(const Node& n, const std::vector<at::Tensor>&
   static const std::unordered_set<std::string> kBinary = {
       "Add",   "Sub",  "Mul",     "Div",         "Pow",
       "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-      "And",   "Or",   "Xor"};
+      "And",   "Or",   "Xor",     "Max",         "Min"};
   if (kBinary.count(op)) {
     if (!has(1)) return std::nullopt;
     const at::Tensor& y = in[1];
@@ -181,6 +181,16 @@ std::optional<at::Tensor> evaluate(const Node& n, const std::vector<at::Tensor>&
     if (op == "And") return at::logical_and(x, y);
     if (op == "Or") return at::logical_or(x, y);
     if (op == "Xor") return at::logical_xor(x, y);
+    if (op == "Max" && in.size() == 2) return same_type(at::maximum(x, y));
+    if (op == "Min" && in.size() == 2) return same_type(at::minimum(x, y));
+  }
+  if (op == "MatMul") {
+    if (!has(1) || x.dim() < 1 || in[1].dim() < 1) return std::nullopt;
+    // The result's size bounds the work too (both are small when it is).
+    const int64_t rows = x.dim() >= 2 ? x.numel() / x.size(-1) : 1;
+    const int64_t cols = in[1].dim() >= 2 ? in[1].size(-1) : 1;
+    if (rows * cols * static_cast<int64_t>(x.element_size()) > limit) return std::nullopt;
+    return at::matmul(x, in[1]);
   }
   if (op == "Where") {
     if (!has(1) || !has(2)) return std::nullopt;
@@ -237,7 +247,13 @@ std::optional<at::Tensor> evaluate(const Node& n, const std::vector<at::Tensor>&
     if (op == "Erf") return at::erf(x);
     if (op == "Floor") return at::floor(x);
     if (op == "Ceil") return at::ceil(x);
+    if (op == "Sigmoid") return at::sigmoid(x);
+    if (op == "Tanh") return at::tanh(x);
+    if (op == "Sin") return at::sin(x);
+    if (op == "Cos") return at::cos(x);
+    if (op == "IsNaN") return at::isnan(x);
   }
+  if (op == "Relu") return at::relu(x);
   if (op == "Abs") return at::abs(x);
   if (op == "ConstantOfShape") {
     std::vector<int64_t> shape = ints_of(x);

@@ -140,6 +140,28 @@ TEST(FoldConstants, SmallOuterConstantsFoldInASubgraph) {
   EXPECT_EQ(initializer_names(m.graph), std::vector<std::string>{"big"});
 }
 
+TEST(FoldConstants, MatMulActivationsAndReductionsOfInitializersFold) {
+  // y = x + Relu(Sigmoid(ReduceMax(MatMul(a, b), axes=[1])))... of initializers a, b: one
+  // initializer (a Linear of a parameter inside a condition, found by the fuzzer).
+  ir::Model m = model({value("x", at::kFloat, {2})}, {value("y", at::kFloat, {2})});
+  const at::Tensor a = at::randn({2, 3});
+  const at::Tensor b = at::randn({3, 4});
+  m.graph.initializers = {{"a", a}, {"b", b}};
+  m.graph.nodes = {node("MatMul", {"a", "b"}, {"mm"}),
+                   node("ReduceMax", {"mm"}, {"mx"},
+                        {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}}),
+                   node("Sigmoid", {"mx"}, {"s"}),
+                   node("Tanh", {"s"}, {"t"}),
+                   node("Relu", {"t"}, {"r"}),
+                   node("Add", {"x", "r"}, {"y"})};
+  optimize_model(m, {});
+  EXPECT_EQ(op_types(m.graph), Ops{"Add"}) << describe(m.graph);
+  const at::Tensor* r = initializer(m.graph, "r");
+  ASSERT_NE(r, nullptr) << describe(m.graph);
+  const at::Tensor expected = at::relu(at::tanh(at::sigmoid(std::get<0>(at::matmul(a, b).max(1)))));
+  EXPECT_TRUE(at::allclose(*r, expected)) << *r << expected;
+}
+
 // Note [If of a constant condition]: cond = Less(ReduceMean(w * w), 0.5) of an initializer w.
 ir::Node if_of(const std::string& cond, const std::string& out, const std::string& tag) {
   auto then_branch = std::make_shared<ir::Graph>();

@@ -581,6 +581,24 @@ def forward(self, x0, x1):
         script_module(src, {{"w", at::full({4, 3}, scale)}, {"b", at::randn({1, 1, 1})}}),
         {at::randn({4, 1, 4}), at::randn({4, 1, 4})});
   }
+  // A condition computed by a matmul (a Linear of a parameter) inside nested loops, whose
+  // branches both pass the carried value on: ONNX Runtime 1.30's optimizer crashed on it
+  // (segmentation fault; found by the fuzzer) when MatMul did not fold.
+  const std::string nested = R"(
+def forward(self, x):
+  for i in range(3):
+    j = 0
+    while j < x.size(0):
+      j += 1
+      if bool((torch.matmul(self.p, self.w) > 0.0).any()):
+        x = x * 1.0
+      else:
+        x = x
+  return x + 1.0
+)";
+  expect_script_matches("aten::matmul",
+                        script_module(nested, {{"p", at::randn({1, 3})}, {"w", at::randn({3, 4})}}),
+                        {at::randn({4})});
 }
 
 }  // namespace
