@@ -690,6 +690,48 @@ TEST_F(Shape, Dstack) {
   expect_op_matches("aten::dstack", fn, {at::randn({2, 3, 4, 5}), at::randn({2, 3, 1, 5})});
 }
 
+TEST_F(Shape, ChannelShuffle) {
+  for (int64_t groups : {1, 2, 3, 6}) {
+    SCOPED_TRACE(groups);
+    auto fn = [groups](const Inputs& in) { return at::channel_shuffle(arg(in, 0), groups); };
+    expect_op_matches("aten::channel_shuffle", fn, {at::randn({2, 6, 3})});
+    expect_op_matches("aten::channel_shuffle", fn, {at::randn({1, 6, 2, 3}) > 0});
+    expect_op_matches("aten::channel_shuffle", fn,
+                      {at::randint(-9, 9, {1, 6, 2, 1, 2}, at::kLong)});
+  }
+  // Scripted, with a batch of size 0 (every dim static).
+  expect_script_matches("aten::channel_shuffle",
+                        "def forward(self, x):\n  return torch.channel_shuffle(x, 2)\n",
+                        {at::randn({0, 4, 3})});
+}
+
+TEST_F(Shape, ChannelShuffleDynamicShapes) {
+  torch::jit::Module m =
+      script_module("def forward(self, x):\n  return torch.channel_shuffle(x, 3)\n");
+  ExportOptions options;
+  options.input_names = {"x"};
+  options.dynamic_axes = {{"x", {{0, "batch"}, {2, "h"}, {3, "w"}}}};
+  for (int opset : {9, 13, 17}) {
+    options.opset_version = opset;
+    const std::string dir = temp_dir("channel_shuffle_dynamic");
+    export_model(m, {at::randn({2, 6, 3, 4})}, dir + "/model.onnx", options);
+    for (const at::Tensor& x : {at::randn({2, 6, 3, 4}), at::randn({1, 6, 5, 2})}) {
+      const std::string data = dir + "/case" + std::to_string(x.size(0));
+      std::filesystem::create_directories(data);
+      write_test_data(data, {x}, frontend::run_module(m, {x.clone()}));
+      OrtResult r = run_in_ort(dir + "/model.onnx", data);
+      EXPECT_TRUE(r.ok) << "opset " << opset << ", shape " << x.sizes() << ": " << r.report;
+    }
+  }
+}
+
+TEST_F(Shape, NativeChannelShuffle) {
+  TORCHONNX_SKIP_WITHOUT_OPERATOR("aten::native_channel_shuffle");
+  expect_script_matches("aten::native_channel_shuffle",
+                        "def forward(self, x):\n  return torch.native_channel_shuffle(x, 2)\n",
+                        {at::randn({2, 4, 3})});
+}
+
 TEST_F(Shape, Movedim) {
   expect_op_matches("aten::movedim", [](const Inputs& in) { return arg(in, 0).movedim(0, -1); },
                     {at::randn({2, 3, 4})});

@@ -1,8 +1,8 @@
 // Shape manipulation: view/reshape/flatten/ravel/unflatten, cat/stack/hstack/vstack/column_stack/
-// dstack, atleast_Nd, transpose/permute/movedim/mT/mH, squeeze/unsqueeze, expand/broadcast_to/
-// repeat/tile/repeat_interleave, broadcast_tensors/meshgrid, and the ops that return their input
-// (clone, detach, ...). The ops that cut a tensor into pieces or take part of it are in
-// slicing.cpp.
+// dstack, atleast_Nd, transpose/permute/movedim/mT/mH/channel_shuffle, squeeze/unsqueeze,
+// expand/broadcast_to/ repeat/tile/repeat_interleave, broadcast_tensors/meshgrid, and the ops that
+// return their input (clone, detach, ...). The ops that cut a tensor into pieces or take part of it
+// are in slicing.cpp.
 //
 // Output shapes are computed in the graph (Shape, Slice, Concat) where the op allows it, so that
 // the lowering needs only the input's rank; ops whose number of outputs or gather indices depend
@@ -388,6 +388,37 @@ Values matrix_transpose(GraphContext& g, const Args& a) {
   return {transpose(g, a.tensor(0), perm)};
 }
 
+// aten::channel_shuffle / native_channel_shuffle(Tensor self, int groups)
+//   ⇒  Reshape [N, groups, C/groups, rest], Transpose groups and C/groups, Reshape back to the
+//      input's shape (static channel count; the rest as themselves when static, as one dim
+//      otherwise)
+Values channel_shuffle(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank < 3) g.fail("channel_shuffle of a tensor of rank < 3 (PyTorch requires > 2)");
+  const int64_t groups = a.int_arg(1);
+  const auto channels = a.dim_size(0, 1);
+  if (!channels || *channels < 0) g.fail("channel_shuffle needs the static number of channels");
+  if (groups <= 0 || *channels % groups != 0) {
+    g.fail("channel_shuffle: groups must be positive and divide the number of channels");
+  }
+  auto sizes = a.sizes(0);
+  const bool all_static =
+      sizes && std::all_of(sizes->begin(), sizes->end(), [](int64_t d) { return d >= 0; });
+  Ints split{all_static ? (*sizes)[0] : 0, groups, *channels / groups};
+  if (all_static) {
+    split.insert(split.end(), sizes->begin() + 2, sizes->end());
+  } else {
+    split.push_back(-1);
+  }
+  Value x = a.tensor(0);
+  Value y = g.op("Reshape", {x, g.constant_ints(split)});
+  Ints perm = identity_perm(static_cast<int64_t>(split.size()));
+  std::swap(perm[1], perm[2]);
+  y = transpose(g, y, perm);
+  return {all_static ? g.op("Reshape", {y, g.constant_ints(*sizes)})
+                     : reshape_exact(g, y, shape_of(g, x))};
+}
+
 // aten::movedim.int / movedim.intlist(Tensor self, int[] | int source, int[] | int destination)
 //   ⇒  Transpose(perm) (moveaxis is normalized to movedim)
 Values movedim(GraphContext& g, const Args& a) {
@@ -650,6 +681,8 @@ void register_shape(Registry& r) {
   r.add("aten::mH", from(9), matrix_transpose);
   r.add("aten::matrix_H", from(9), matrix_transpose);
   r.add("aten::movedim", from(9), movedim);
+  r.add("aten::channel_shuffle", from(9), channel_shuffle);
+  r.add("aten::native_channel_shuffle", from(9), channel_shuffle);
 
   r.add("aten::unsqueeze", from(9), unsqueeze_op);
   r.add("aten::squeeze", from(9), squeeze_op);
