@@ -1,6 +1,10 @@
 // Transcendental and special functions that have an exact ONNX form: hyperbolic functions and
-// their inverses, rounding (trunc/frac), hypot, logaddexp, xlogy, copysign, heaviside, ...
-// Functions ONNX has no exact form for (lgamma, digamma, erfinv, i0, ...) stay unconvertible.
+// their inverses, rounding (trunc/frac), hypot, logaddexp, xlogy, copysign, heaviside, ...;
+// floating-point decomposition (frexp, nextafter), isclose, gcd/lcm (a Loop of Euclid's steps) and
+// torch.special's orthogonal polynomials (a Loop of their recurrence).
+// Functions ONNX has no exact form for stay unconvertible: lgamma, digamma, polygamma, mvlgamma,
+// erfinv, ndtri, erfc/erfcx and log_ndtr (the tails need erfc, which ONNX lacks), zeta, igamma,
+// i0/i0e/i1/i1e and the Bessel and Airy functions (Cephes' piecewise approximations).
 //
 // Semantics follow PyTorch's CPU kernels (aten/src/ATen/native/cpu/BinaryOpsKernel.cpp,
 // UnaryOpsKernel.cpp, Math.h), checked by experiment on 1.13 and 2.6:
