@@ -236,6 +236,19 @@ TEST_F(Math, SgnOfRealTensorsIsSign) {
   expect_unary("aten::sgn", at::sgn, bools({1, 0}));
 }
 
+TEST_F(Math, SignIsZeroForNaN) {
+  expect_unary("aten::sign", at::sign, floats({-2, -0.0f, 0, 3, kInf, -kInf, kNaN}));
+  expect_unary("aten::sign", at::sign, longs({-2, 0, 3}));
+}
+
+TEST_F(Math, Log1pOfSmallArgumentsKeepsItsDigits) {
+  // Log(1 + x) is 0 or off by its rounding for |x| near an ulp of 1.
+  expect_unary("aten::log1p", at::log1p,
+               floats({1e-10f, -1e-10f, 3e-8f, -3e-8f, 1e-5f, -1e-5f, 1e-3f, -2e-4f}), kRelative);
+  expect_unary("aten::log1p", at::log1p, floats({0, -0.0f, -1, 1e30f, kInf, kNaN, 2, -0.5f}));
+  expect_unary("aten::log1p", at::log1p, longs({0, 1, 7}));
+}
+
 TEST_F(Math, PositiveIsTheInput) {
   for (const at::Tensor& x : {at::randn({2, 3}), longs({-2, 0, 3})}) {
     expect_unary("aten::positive", at::positive, x);

@@ -317,17 +317,6 @@ Value log2(GraphContext& g, const Value& x, at::ScalarType t) {
   return g.op("Div", {g.op("Log", {x}), scalar_like(g, std::log(2.0), t)});
 }
 
-// aten::log1p(Tensor self)  ⇒  Log(1 + self)
-Value log1p(GraphContext& g, const Value& x, at::ScalarType t) {
-  return g.op("Log", {g.op("Add", {scalar_like(g, 1, t), x})});
-}
-
-// aten::sign(Tensor self)  ⇒  Sign (bool: itself)
-Values sign(GraphContext& g, const Args& a) {
-  if (a.dtype(0) == at::kBool) return {a.tensor(0)};
-  return {g.op("Sign", {a.tensor(0)})};
-}
-
 // aten::square(Tensor self)  ⇒  Mul(self, self) in the result dtype (bool → int64)
 Values square(GraphContext& g, const Args& a) {
   Value x = in_result_type(a, 0);
@@ -560,8 +549,6 @@ void register_elementwise(Registry& r) {
   r.add("aten::rsqrt", from(9), rsqrt);
   r.add("aten::log10", from(9), float_unary(log10));
   r.add("aten::log2", from(9), float_unary(log2));
-  r.add("aten::log1p", from(9), float_unary(log1p));
-  r.add("aten::sign", from(9), sign);
   r.add("aten::square", from(9), square);
   r.add("aten::round", {9, 10}, round<round_half_even9>);
   r.add("aten::round", from(11), round<round_half_even11>);

@@ -244,8 +244,8 @@ Values is_inf_of_sign(GraphContext& g, const Args& a) {
   return {positive ? is_pos_inf(g, x, type) : is_neg_inf(g, x, type)};
 }
 
-// aten::sgn(Tensor self) of a real tensor  ⇒  Sign, 0 where x is NaN (as ATen's sign and sgn;
-// ONNX's Sign keeps NaN); bool: itself
+// aten::sgn / aten::sign(Tensor self) of a real tensor  ⇒  Sign, 0 where x is NaN (as ATen's
+// sign and sgn; ONNX's Sign keeps NaN); bool: itself
 Values sgn(GraphContext& g, const Args& a) {
   const at::ScalarType type = a.dtype(0);
   Value x = a.tensor(0);
@@ -891,6 +891,8 @@ void register_math(Registry& r) {
   r.add("aten::isposinf", from(9), is_inf_of_sign<true>);
   r.add("aten::isneginf", from(9), is_inf_of_sign<false>);
   r.add("aten::sgn", from(9), sgn);
+  r.add("aten::sign", from(9), sgn);
+  r.add("aten::log1p", from(9), float_unary<log1p_of>);
   r.add("aten::positive", from(9), identity);
   r.add("aten::hypot", from(9), float_binary<hypot>);
   r.add("aten::logaddexp", from(9), float_binary<logaddexp>);
