@@ -714,7 +714,8 @@ TORCHONNX_EXIT = {1: 'internal', 4: 'unsupported', 5: 'rejected', 6: 'invalid'}
 def snapshot_cli(cli, dest):
     """A private copy of the CLI and libtorchonnx (found through its RUNPATH): a rebuild during
     the sweep must not swap the library under it. Waits while the build writes it."""
-    os.makedirs(dest, exist_ok=True)
+    shutil.rmtree(dest, ignore_errors=True)  # a file a running sweep executes cannot be written
+    os.makedirs(dest)
     libdir = os.path.dirname(os.path.abspath(cli))
     for attempt in range(30):
         shutil.copy2(cli, os.path.join(dest, 'torchonnx'))
@@ -723,12 +724,18 @@ def snapshot_cli(cli, dest):
                 src = os.path.join(libdir, f)
                 if os.path.isfile(src):
                     shutil.copy2(src, os.path.join(dest, f), follow_symlinks=True)
-        env = dict(os.environ, LD_LIBRARY_PATH=dest)
-        p = subprocess.run([os.path.join(dest, 'torchonnx'), '--version'], env=env,
+        # LD_BIND_NOW: a library linked from a half-edited tree (a converter calling a function
+        # not yet defined) fails when loaded, not in the exports that reach the call.
+        env = dict(os.environ, LD_LIBRARY_PATH=dest, LD_BIND_NOW='1')
+        # `ops` loads the registry: a tree mid-edit (two converters for one opset) fails here
+        # rather than in every export of the sweep.
+        p = subprocess.run([os.path.join(dest, 'torchonnx'), 'ops'], env=env,
                            capture_output=True, text=True)
         if p.returncode == 0:
             return env
-        time.sleep(10)
+        print('opinfo: %s does not run (%s); retrying in 20 s' % (cli, first_line(p.stderr)),
+              flush=True)
+        time.sleep(20)
     sys.exit('opinfo: %s does not run: %s' % (cli, p.stderr.strip()))
 
 
@@ -737,11 +744,13 @@ def unsupported_ops(stderr):
 
 
 def first_line(s):
-    for line in s.splitlines():
-        line = line.strip()
-        if line:
+    """The error line of a message (else its first line), without log noise."""
+    lines = [l.strip() for l in s.splitlines()
+             if l.strip() and not re.match(r'WARNING: |[WI]\d{8} ', l)]  # glog noise
+    for line in lines:
+        if 'error' in line.lower():
             return line[:300]
-    return ''
+    return lines[0][:300] if lines else ''
 
 
 def run_torchonnx(fx, folder, opset, env, cli, work, verifier):
@@ -828,7 +837,7 @@ def cmd_run(a):
     os.makedirs(results_dir, exist_ok=True)
     result_path = os.path.join(results_dir, a.column + '.jsonl')
     old = {}
-    if a.ops and os.path.exists(result_path):  # a partial run keeps the other ops' results
+    if (a.ops or a.kind) and os.path.exists(result_path):  # a partial run keeps the others'
         with open(result_path) as f:
             for line in f:
                 r = json.loads(line)
@@ -910,10 +919,10 @@ def cmd_check(a):
         for row in rows:
             fx = by.get(row)
             if fx is None:
-                failed.append('%s: no fixture (the sample was skipped: %s)' % (
-                    ' '.join(map(str, row)),
-                    '; '.join(next((o['skipped'] for o in ops if o['op'] == row[0]), {}))
-                    or 'op not in op_db'))
+                known = next((o for o in ops if o['op'] == row[0]), None)
+                failed.append('%s: no such fixture (%s)' % (
+                    ' '.join(map(str, row)), 'op not in op_db' if known is None else
+                    'samples skipped: %s' % (json.dumps(known['skipped']) or 'none')))
                 continue
             cls, detail = run_torchonnx(fx, os.path.join(a.out, 'fixtures', fx['id']),
                                         a.opset, env, a.cli, work, verifier)
@@ -968,6 +977,8 @@ def load_column(spec):
         else:
             p['classes'][r['class']] += 1
             p['details'][(r['class'], r['detail'])] += 1
+    for p in per_op.values():  # the samples this column ran (a partial run: not all)
+        p['total'] = p['ran']
     return {'label': label, 'per_op': per_op, 'info': info, 'has_results': bool(results)}
 
 
