@@ -895,8 +895,13 @@ def cmd_run(a):
             f.write(json.dumps(r) + '\n')
     c = collections.Counter(r['class'] for r in results)
     elapsed = time.time() - start
-    with open(os.path.join(results_dir, a.column + '.info.json'), 'w') as f:
-        json.dump({'seconds': round(elapsed), 'fixtures': len(results), 'jobs': a.jobs,
+    info_path = os.path.join(results_dir, a.column + '.info.json')
+    seconds = elapsed
+    if old and os.path.exists(info_path) and len(rows) > len(results):  # merged: add the time
+        with open(info_path) as f:
+            seconds += json.load(f).get('seconds', 0)
+    with open(info_path, 'w') as f:
+        json.dump({'seconds': round(seconds), 'fixtures': len(rows), 'jobs': a.jobs,
                    'opset': a.opset, 'exporter': a.exporter}, f)
     print('%s: %d fixtures in %.0f s: %s' % (a.column, len(results), elapsed,
                                              ', '.join('%s %d' % kv for kv in c.most_common())))
@@ -1016,6 +1021,9 @@ def cmd_report(a):
       'and compared with libtorch (rtol %g, atol %g). A sample passes when the export succeeds '
       'and every output matches.' % (time.strftime('%Y-%m-%d', time.gmtime()), RTOL, ATOL))
     w('')
+    for note in a.note:
+        w(note)
+        w('')
     w('## Columns')
     w('')
     w('| column | exporter | torch / op_db | opset | fixtures | time |')
@@ -1214,6 +1222,7 @@ def main():
                         '"torchonnx" in LABEL, torch.onnx ones "torch.onnx")')
     p.add_argument('--out', default=os.path.join(ROOT, 'docs', 'opinfo.md'))
     p.add_argument('--failures', default='')
+    p.add_argument('--note', action='append', default=[], help='a paragraph for the top')
     a = ap.parse_args()
     if a.cmd == 'fixtures':
         return cmd_fixtures(a)
