@@ -4,7 +4,8 @@
 # Runtime and compared with libtorch; writes docs/opinfo.md.
 #   bash scripts/opinfo.sh                  # everything: Debian 12 and Debian 13 (~2 h on 1 core)
 #   bash scripts/opinfo.sh --no-d13         # Debian 12 only: torchonnx and torch.onnx 1.13 at 17
-#   bash scripts/opinfo.sh --ops sinh,cosh  # some ops (results merged into the last full run's)
+#   bash scripts/opinfo.sh --ops sinh,cosh  # some ops (results merged into the last full run's;
+#                                           # the table goes to build/opinfo/opinfo.md)
 #   bash scripts/opinfo.sh --quick          # one sample per dtype, traced only (~1/3 of the time)
 #   bash scripts/opinfo.sh --jobs 2         # exports in parallel (default 1: the sweep is niced
 #                                           # and uses one core, leaving the other to builds)
@@ -65,8 +66,9 @@ start=$(date +%s)
 # Debian 12: /usr/bin/python3 is torch 1.13.
 sweep build/opinfo/d12 build torch.onnx-17 torchonnx-17
 if [ "$d13" = 1 ]; then
-  fx=$(printf '%q ' "${fixture_args[@]}")
-  oa=$(printf '%q ' "${ops_args[@]}")
+  fx="" oa=""
+  [ ${#fixture_args[@]} = 0 ] || fx=$(printf '%q ' "${fixture_args[@]}")
+  [ ${#ops_args[@]} = 0 ] || oa=$(printf '%q ' "${ops_args[@]}")
   bash scripts/debian13.sh bash -c "$(declare -f sweep); build=$build jobs=$jobs; \
     fixture_args=($fx); ops_args=($oa); \
     sweep build-debian13/opinfo/d13 build-debian13 torchonnx-17 torchonnx-max torch.onnx-17"
@@ -80,6 +82,9 @@ fi
 columns+=(--column "torch.onnx 1.13 @17=build/opinfo/d12:torch.onnx-17")
 [ ! -f build-debian13/opinfo/d13/manifest.jsonl ] ||
   columns+=(--column "torch.onnx 2.6 @17=build-debian13/opinfo/d13:torch.onnx-17")
-/usr/bin/python3 scripts/opinfo.py report "${columns[@]}" --out docs/opinfo.md \
+# A partial run (--ops) writes its table to build/opinfo/opinfo.md, leaving docs/opinfo.md alone.
+out=docs/opinfo.md
+[ -z "$ops" ] || out=build/opinfo/opinfo.md
+/usr/bin/python3 scripts/opinfo.py report "${columns[@]}" --out "$out" \
   --failures build/opinfo/failures.txt
 echo "opinfo.sh: done in $(( $(date +%s) - start )) s"
