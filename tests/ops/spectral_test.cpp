@@ -256,6 +256,15 @@ TEST_F(Spectral, ViewAsComplex) {
                     {at::tensor({3e30f, -4e30f, 1e-30f, 0.0f}).reshape({2, 2})});
   expect_script_matches("aten::real", "def forward(self, x):\n  return x.real + 1\n",
                         {at::randn({2, 3})});
+  // Scripted .real / .imag of a complex value (a C++ trace records view_as_real + select).
+  expect_script_matches(std::vector<std::string>{"aten::real", "aten::imag"},
+                        script_module("def forward(self, x):\n  z = torch.view_as_complex(x)\n"
+                                      "  return z.real * 2, z.imag + 1\n"),
+                        {x});
+  expect_script_matches("aten::view_as_real",
+                        "def forward(self, x):\n"
+                        "  return torch.view_as_real(torch.view_as_complex(x)) * 2\n",
+                        {x});
 }
 
 // torchaudio's Spectrogram (functional.spectrogram): the batch dims packed before stft, the complex

@@ -196,12 +196,6 @@ const torch::jit::Node* appended_list(GraphContext& g, const torch::jit::Node* l
   return static_shape(value_type(append->input(1))) ? append : nullptr;
 }
 
-// prim::RaiseException(str msg, str? cls)  ⇒  nothing: ONNX cannot raise, the branch goes on
-// (as in torch.onnx); its outputs come from prim::Uninitialized
-Values raise_exception(GraphContext&, const Args&) {
-  return {};
-}
-
 // prim::Uninitialized() -> Any  ⇒  a 0 of the type the value has where it is used (the
 // outputs of a branch that raises)
 Values uninitialized(GraphContext& g, const Args& a) {
@@ -365,7 +359,6 @@ Values loop(GraphContext& g, const Args& a) {
 }  // namespace
 
 void register_control(Registry& r) {
-  r.add("prim::RaiseException", from(9), raise_exception);
   r.add("prim::Uninitialized", from(9), uninitialized);
   r.add("prim::If", from(9), if_);
   r.add("prim::Loop", from(9), loop);
