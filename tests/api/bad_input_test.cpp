@@ -239,7 +239,10 @@ TEST(BadInput, ModelFilesApi) {
 TEST(BadInput, ExampleInputsCli) {
   const Models& m = models();
   run_cli_cases({
-      {"none", "export " + m.relu + " -o {dir}/out.onnx", kArg, {"no example inputs"}},
+      {"none",
+       "export " + m.relu + " -o {dir}/out.onnx",
+       kArg,
+       {"takes 1 argument but 0 example inputs were given"}},
       {"too few",
        "export " + m.two_inputs + " -o {dir}/out.onnx --input 2",
        kArg,

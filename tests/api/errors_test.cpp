@@ -68,8 +68,19 @@ TEST(Errors, WrongNumberOfInputs) {
   EXPECT_TRUE(CliFails(r, ErrorCode::kInvalidArgument, message));
   r = run_cli(fmt::format("export {} -o {}", pt, out));
   EXPECT_TRUE(CliFails(r, ErrorCode::kInvalidArgument,
-                       {"no example inputs", "pass --inputs DIR or one --input SHAPE"}));
+                       {"takes 1 argument but 0 example inputs were given",
+                        "Remedy: pass one example input per argument"}));
   EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Errors, AForwardWithoutArgumentsNeedsNoExampleInputs) {
+  // torch.onnx exports `def forward(self): return torch.arange(5)` with args=(): so does the CLI.
+  std::string pt =
+      save_module("no_arguments", "def forward(self):\n  return torch.arange(5) * 2\n");
+  std::string out = fs::path(pt).parent_path().string() + "/no_arguments.onnx";
+  auto r = run_cli(fmt::format("export {} -o {}", pt, out));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out));
 }
 
 TEST(Errors, UnsupportedOpsAreAllListedAtOnce) {

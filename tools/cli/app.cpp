@@ -404,11 +404,9 @@ std::unique_ptr<CLI::App> make_app(Request& r) {
 void finish(Request& r) {
   auto& o = r.options;
   if (r.command == Command::kOps) return;
-  if (r.inputs_dir.empty() && r.input_specs.empty()) {
-    throw ExportError(ErrorCode::kInvalidArgument,
-                      "no example inputs: pass --inputs DIR or one --input SHAPE[:DTYPE] per "
-                      "forward() argument");
-  }
+  // No example inputs is right for a forward() without arguments (`torch.arange(5)`); for one
+  // with arguments the export names them ("forward(x: Tensor) takes 1 argument but 0 example
+  // inputs were given").
   for (const auto& spec : r.input_specs) parse_input_spec(spec);  // checked before any work
   o.input_names = r.text.input_names;
   o.output_names = r.text.output_names;
