@@ -56,7 +56,10 @@ void remove_in_block(torch::jit::Block* block) {
     // dropped here, an If left without work (`if hx.size() != expected: raise ...`) and the
     // check computing its condition go as dead code, instead of a comparison of lists known only
     // at run time being converted for nothing.
-    if (node->kind() == c10::prim::RaiseException) {
+    // aten::warn (warnings.warn in scripted code, e.g. F.upsample_bilinear's deprecation) has
+    // no ONNX form either: torch.onnx drops it too.
+    static const c10::Symbol kWarn = c10::Symbol::fromQualString("aten::warn");
+    if (node->kind() == c10::prim::RaiseException || node->kind() == kWarn) {
       node->destroy();
       continue;
     }

@@ -118,5 +118,20 @@ graph(%x : Tensor, %n : int, %cond : bool):
   EXPECT_EQ(count_kind(*g, "prim::RaiseException"), 0);
 }
 
+TEST(RemoveEvalNoOps, WarningsAreDropped) {
+  // warnings.warn in scripted code (F.upsample_bilinear's deprecation): no ONNX form, dropped.
+  auto g = parse_graph(R"IR(
+graph(%x : Tensor):
+  %msg : str = prim::Constant[value="deprecated"]()
+  %level : int = prim::Constant[value=2]()
+  aten::warn(%msg, %level)
+  %y : Tensor = aten::relu(%x)
+  return (%y)
+)IR");
+  passes::RemoveEvalNoOps(*g);
+  EXPECT_EQ(count_kind(*g, "aten::warn"), 0);
+  EXPECT_EQ(count_kind(*g, "aten::relu"), 1);
+}
+
 }  // namespace
 }  // namespace torchonnx::testing
