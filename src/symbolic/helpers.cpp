@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <limits>
+
 namespace torchonnx::symbolic {
 
 Value unsqueeze(GraphContext& g, const Value& v, const std::vector<int64_t>& axes) {
@@ -126,6 +128,29 @@ std::optional<int64_t> list_length(const Args& a, size_t i) {
   if (a.is_constant(i)) return static_cast<int64_t>(a.int_list(i).size());
   const torch::jit::Node* n = a.jit(i)->node();
   if (n->kind() == c10::prim::ListConstruct) return static_cast<int64_t>(n->inputs().size());
+  return std::nullopt;
+}
+
+double max_finite(at::ScalarType type) {
+  switch (type) {
+    case at::kDouble:
+      return std::numeric_limits<double>::max();
+    case at::kHalf:
+      return 65504.0;
+    case at::kBFloat16:
+      return static_cast<double>(std::numeric_limits<c10::BFloat16>::max());
+    default:
+      return std::numeric_limits<float>::max();
+  }
+}
+
+std::optional<size_t> arg_index(const Args& a, const std::string& name) {
+  const c10::FunctionSchema* schema = a.node()->maybeSchema();
+  if (schema == nullptr) return std::nullopt;
+  const auto& args = schema->arguments();
+  for (size_t i = 0; i < args.size() && i < a.size(); ++i) {
+    if (args[i].name() == name) return i;
+  }
   return std::nullopt;
 }
 

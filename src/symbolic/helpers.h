@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "symbolic/context.h"
@@ -51,5 +52,9 @@ Value reshape_exact(GraphContext& g, const Value& x, const Value& shape);
 std::optional<int64_t> list_length(const Args& a, size_t i);
 // A per-spatial-dim parameter given once for all dims (kernel_size=3) repeated `n` times.
 std::vector<int64_t> expand_param(std::vector<int64_t> v, size_t n);
+// The largest finite value of a floating dtype (float's for any other dtype).
+double max_finite(at::ScalarType type);
+// The schema position of the node's argument called `name`, when its schema has one.
+std::optional<size_t> arg_index(const Args& a, const std::string& name);
 
 }  // namespace torchonnx::symbolic

@@ -19,17 +19,6 @@ namespace torchonnx::symbolic::ops {
 
 namespace {
 
-// The schema position of the argument called `name`, when the node's schema has one.
-std::optional<size_t> arg_index(const Args& a, const std::string& name) {
-  const c10::FunctionSchema* schema = a.node()->maybeSchema();
-  if (schema == nullptr) return std::nullopt;
-  const auto& args = schema->arguments();
-  for (size_t i = 0; i < args.size() && i < a.size(); ++i) {
-    if (args[i].name() == name) return i;
-  }
-  return std::nullopt;
-}
-
 bool has_arg(const Args& a, const std::string& name) {
   auto i = arg_index(a, name);
   return i && !a.is_none(*i);

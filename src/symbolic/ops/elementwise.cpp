@@ -82,19 +82,6 @@ Value scalar_like(GraphContext& g, double value, at::ScalarType type) {
   return g.constant_scalar(value, type);
 }
 
-double max_of(at::ScalarType type) {
-  switch (type) {
-    case at::kDouble:
-      return std::numeric_limits<double>::max();
-    case at::kHalf:
-      return 65504.0;
-    case at::kBFloat16:
-      return static_cast<double>(std::numeric_limits<c10::BFloat16>::max());
-    default:
-      return std::numeric_limits<float>::max();
-  }
-}
-
 // A tensor of x's shape filled with `value` of `type` (shape computed in the graph).
 Value filled(GraphContext& g, const Value& x, double value, at::ScalarType type) {
   at::Tensor v = at::full({1}, value, at::TensorOptions().dtype(type));
@@ -363,7 +350,7 @@ Values isnan(GraphContext& g, const Args& a) {
 
 // |x| > the largest finite value of `type`: exact for ±inf (NaN compares false).
 Value beyond_finite(GraphContext& g, const Value& x, at::ScalarType type) {
-  return g.op("Greater", {g.op("Abs", {x}), scalar_like(g, max_of(type), type)});
+  return g.op("Greater", {g.op("Abs", {x}), scalar_like(g, max_finite(type), type)});
 }
 
 // aten::isinf(Tensor self)  ⇒  Greater(Abs(x), max) (floats); integers: all false
@@ -397,7 +384,7 @@ Values nan_to_num(GraphContext& g, const Args& a) {
   at::ScalarType type = a.dtype(0);
   Value x = a.tensor(0);
   if (!at::isFloatingType(type)) return {x};
-  const double max = max_of(type);
+  const double max = max_finite(type);
   double nan = a.optional_float(1).value_or(0.0);
   double posinf = a.optional_float(2).value_or(max);
   double neginf = a.optional_float(3).value_or(-max);

@@ -39,19 +39,6 @@ Value scalar(GraphContext& g, double value, at::ScalarType type) {
   return g.constant_scalar(value, type);
 }
 
-double max_finite(at::ScalarType type) {
-  switch (type) {
-    case at::kDouble:
-      return std::numeric_limits<double>::max();
-    case at::kHalf:
-      return 65504.0;
-    case at::kBFloat16:
-      return static_cast<double>(std::numeric_limits<c10::BFloat16>::max());
-    default:
-      return std::numeric_limits<float>::max();
-  }
-}
-
 // The floating dtype a float function of inputs [0, n) computes in: the node's result dtype,
 // else the promoted inputs' (integers and bools: float, the default dtype).
 at::ScalarType float_type(GraphContext& g, const Args& a, size_t n = 1) {

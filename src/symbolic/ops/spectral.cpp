@@ -24,17 +24,6 @@ namespace torchonnx::symbolic::ops {
 
 namespace {
 
-// The schema position of the argument called `name`, when the node's schema has one.
-std::optional<size_t> arg_index(const Args& a, const std::string& name) {
-  const c10::FunctionSchema* schema = a.node()->maybeSchema();
-  if (schema == nullptr) return std::nullopt;
-  const auto& args = schema->arguments();
-  for (size_t i = 0; i < args.size() && i < a.size(); ++i) {
-    if (args[i].name() == name) return i;
-  }
-  return std::nullopt;
-}
-
 // The result dtype: the `dtype` argument, else the output's type from type propagation, else
 // `fallback` (PyTorch's default for the op).
 at::ScalarType result_dtype(const Args& a, at::ScalarType fallback) {
