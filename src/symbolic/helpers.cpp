@@ -154,4 +154,23 @@ std::optional<size_t> arg_index(const Args& a, const std::string& name) {
   return std::nullopt;
 }
 
+at::ScalarType result_dtype(const Args& a, at::ScalarType fallback) {
+  at::ScalarType out = a.output_dtype();
+  if (auto i = arg_index(a, "dtype"); i && !a.is_none(*i)) {
+    // A computed dtype (dtype=x.dtype, unfolded) is the one type propagation gave the output.
+    if (!a.is_constant(*i) && out != at::ScalarType::Undefined) return out;
+    return static_cast<at::ScalarType>(a.int_arg(*i));
+  }
+  return out != at::ScalarType::Undefined ? out : fallback;
+}
+
+at::ScalarType result_dtype(GraphContext& g, const Args& a, std::optional<int64_t> dtype) {
+  if (dtype) return static_cast<at::ScalarType>(*dtype);
+  at::ScalarType out = a.output_dtype();
+  if (out == at::ScalarType::Undefined) {
+    g.fail("the result dtype is unknown (type propagation failed)");
+  }
+  return out;
+}
+
 }  // namespace torchonnx::symbolic

@@ -24,18 +24,6 @@ bool has_arg(const Args& a, const std::string& name) {
   return i && !a.is_none(*i);
 }
 
-// The result dtype: the `dtype` argument, else the output's type from type propagation, else
-// `fallback` (PyTorch's default for the op).
-at::ScalarType result_dtype(const Args& a, at::ScalarType fallback) {
-  at::ScalarType out = a.output_dtype();
-  if (auto i = arg_index(a, "dtype"); i && !a.is_none(*i)) {
-    // A computed dtype (dtype=x.dtype, unfolded) is the one type propagation gave the output.
-    if (!a.is_constant(*i) && out != at::ScalarType::Undefined) return out;
-    return static_cast<at::ScalarType>(a.int_arg(*i));
-  }
-  return out != at::ScalarType::Undefined ? out : fallback;
-}
-
 int64_t onnx_dtype(at::ScalarType type) {
   return to_onnx_dtype(type);
 }

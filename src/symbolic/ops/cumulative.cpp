@@ -132,14 +132,6 @@ bool maybe_empty(const Args& a, size_t i) {
   return !sizes || std::any_of(sizes->begin(), sizes->end(), [](int64_t s) { return s < 0; });
 }
 
-// The dtype of a result: the dtype argument when given, else type propagation's.
-ScalarType result_dtype(GraphContext& g, const Args& a, std::optional<int64_t> dtype) {
-  if (dtype) return static_cast<ScalarType>(*dtype);
-  ScalarType out = a.output_dtype();
-  if (out == ScalarType::Undefined) g.fail("the result dtype is unknown (type propagation failed)");
-  return out;
-}
-
 // The type PyTorch's CPU kernels accumulate a product or a log-sum in for result dtype `out`
 // (at::acc_type<T, false>): double for floating types, int64 for integers.
 ScalarType accumulate_type(ScalarType out) {

@@ -76,14 +76,6 @@ Value arg_minmax(GraphContext& g, const std::string& op, const Value& x, ScalarT
   return g.op("Where", {any_of(g, nan, {axis}, keepdim), first_nan, i});
 }
 
-// The dtype of a reduction's result: the dtype argument when given, else type propagation's.
-ScalarType result_dtype(GraphContext& g, const Args& a, std::optional<int64_t> dtype) {
-  if (dtype) return static_cast<ScalarType>(*dtype);
-  ScalarType out = a.output_dtype();
-  if (out == ScalarType::Undefined) g.fail("the result dtype is unknown (type propagation failed)");
-  return out;
-}
-
 // The dtype sums and products are computed in for result dtype `out`: ReduceSum/ReduceMean/
 // ReduceProd/CumSum/MatMul take float, double, int32 and int64 (ORT), so half precision is
 // computed in float and narrower integers (or bool) in int64, wrapped by the final cast as in
