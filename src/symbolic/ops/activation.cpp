@@ -70,11 +70,27 @@ double scalar_arg(const Args& a, size_t i, double fallback) {
   return a.size() > i ? a.float_arg(i) : fallback;
 }
 
-// aten::relu / sigmoid / tanh(Tensor self) -> Tensor  ⇒  Relu / Sigmoid / Tanh
+// aten::relu / sigmoid / tanh(Tensor self) -> Tensor  ⇒  Relu / Sigmoid / Tanh, on the input
+// in the result dtype (sigmoid and tanh of an integer tensor are float in PyTorch; ONNX's ops
+// take floats only)
 Converter simple(const std::string& onnx_op, ir::Attributes attrs = {}) {
   return [=](GraphContext& g, const Args& a) -> Values {
-    return {g.op(onnx_op, {a.tensor(0)}, attrs)};
+    const at::ScalarType out = a.output_dtype();
+    const bool cast = at::isFloatingType(out) && a.dtype(0) != out;
+    return {g.op(onnx_op, {cast ? a.tensor_as(0, out) : a.tensor(0)}, attrs)};
   };
+}
+
+// aten::relu(Tensor self) -> Tensor  ⇒  Relu; integers: Where(self < 0, 0, self) (ONNX
+// Runtime has no integer Relu kernel, and Max takes integers only from opset 12)
+Values relu(GraphContext& g, const Args& a) {
+  const at::ScalarType type = a.dtype(0);
+  if (at::isIntegralType(type, /*includeBool=*/false)) {
+    Value x = a.tensor(0);
+    Value zero = g.constant_scalar(0, type);
+    return {g.op("Where", {g.op("Less", {x, zero}), zero, x})};
+  }
+  return {g.op("Relu", {a.tensor(0)})};
 }
 
 // aten::softmax(Tensor self, int dim, ScalarType? dtype) / log_softmax(same) -> Tensor
@@ -364,7 +380,7 @@ Values rrelu(GraphContext& g, const Args& a) {
 }  // namespace
 
 void register_activation(Registry& r) {
-  r.add("aten::relu", from(9), simple("Relu"));
+  r.add("aten::relu", from(9), relu);
   r.add("aten::sigmoid", from(9), simple("Sigmoid"));
   r.add("aten::tanh", from(9), simple("Tanh"));
   r.add("aten::hardsigmoid", from(9), hardsigmoid);
