@@ -97,41 +97,21 @@ def safe_name(s):
 # TensorProto files
 # ---------------------------------------------------------------------------
 
-def _varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+# The fixture makers' writer (tests/fixtures/tensor_proto.py), imported where it is used: this
+# script imports torch only in its workers.
+def _tensor_proto():
+    if os.path.join(ROOT, 'tests', 'fixtures') not in sys.path:
+        sys.path.insert(0, os.path.join(ROOT, 'tests', 'fixtures'))
+    import tensor_proto
+    return tensor_proto
 
 
 def onnx_types():
-    import torch
-    return {torch.float32: 1, torch.uint8: 2, torch.int8: 3, torch.int16: 5, torch.int32: 6,
-            torch.int64: 7, torch.bool: 9, torch.float64: 11}
+    return _tensor_proto().ONNX_TYPES
 
 
 def tensor_proto_bytes(t):
-    """onnx.TensorProto: 1 dims (packed), 2 data_type, 9 raw_data (little-endian)."""
-    import torch
-    t = t.detach().contiguous()
-    code = onnx_types()[t.dtype]
-    if t.dtype == torch.bool:
-        t = t.to(torch.uint8)
-    raw = t.numpy().tobytes()
-    if sys.byteorder != 'little':
-        raw = t.numpy().byteswap().tobytes()
-    dims = b''.join(_varint(d) for d in t.shape)
-    msg = b''
-    if dims:
-        msg += b'\x0a' + _varint(len(dims)) + dims
-    msg += b'\x10' + _varint(code)
-    msg += b'\x4a' + _varint(len(raw)) + raw
-    return msg
+    return _tensor_proto().tensor_proto_bytes(t)
 
 
 # ---------------------------------------------------------------------------
