@@ -432,6 +432,7 @@ int propagate(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, 
     if (!inputs[i].isTensor()) continue;
     const at::Tensor& t = inputs[i].toTensor();
     p.record(in, to_meta(t), false);
+    if (t.defined() && !t.is_meta()) p.examples[in] = t;
     auto dims = dynamic.find(i);
     if (dims == dynamic.end() || dims->second.empty() || !t.defined()) continue;
     p.set_shadow(

@@ -512,13 +512,45 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
     }
   }
   fix_zero_offsets(node, stack);
-  run_node(node, stack);
+  torch::jit::Stack zeros = stack;
+  try {
+    run_node(node, stack);
+  } catch (const std::exception&) {
+    if (!run_on_examples(node, zeros, stack)) throw;
+    approx = true;
+  }
   for (auto& v : stack) {
     v = to_meta(v);
     // A scalar read from zeros would make later sizes 0 (view(x, [n, -1]) fails).
     if (approx && v.isInt()) v = int64_t{1};
     if (approx && v.isDouble()) v = 1.0;
   }
+}
+
+// Note [Running on the example values]: an op that fails on zeros in place of its inputs
+// (tensor_split by a tensor of sections: "number of sections must be larger than 0"; istft of a
+// window given as an input: "window overlap add min: 0") may run on the example inputs' values when
+// each input it reads that is not known (concrete) is a graph input. Its outputs are then right for
+// these inputs only: dtype and rank, approximate sizes.
+bool Propagator::run_on_examples(Node* node, const torch::jit::Stack& zeros,
+                                 torch::jit::Stack& stack) {
+  stack = zeros;
+  bool any = false;
+  for (size_t i = 0; i < node->inputs().size() && i < stack.size(); ++i) {
+    Value* in = node->inputs()[i];
+    if (concrete.count(in) || !stack[i].isTensor()) continue;
+    auto example = examples.find(in);
+    if (example == examples.end()) return false;
+    stack[i] = example->second;
+    any = true;
+  }
+  if (!any) return false;
+  try {
+    run_node(node, stack);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
 }
 
 // Note [Shapes independent of scalars]: an output computed from an approximate scalar (a loop's

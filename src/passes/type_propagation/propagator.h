@@ -85,6 +85,8 @@ struct Propagator {
   std::unordered_map<Value*, Value*> folded_to{};
   // Note [Varying in another shadow run]: what other shadow runs found varying, by value.
   std::unordered_map<const Value*, VaryInfo> forced{};
+  // The example inputs' real values, by graph input (Note [Running on the example values]).
+  std::unordered_map<const Value*, at::Tensor> examples{};
 
   // Complete tensor types by dtype, sizes and strides: most values share a few, and building
   // one (TensorType::create works out strides' order and contiguity) costs several allocations.
@@ -116,6 +118,7 @@ struct Propagator {
   // ---- meta_eval.cpp: running one node ----
   bool sizes_from_known_values(const Node* node) const;
   bool exact_on_zeros(const Node* node, bool all_concrete, const torch::jit::Stack& inputs) const;
+  bool run_on_examples(Node* node, const torch::jit::Stack& zeros, torch::jit::Stack& stack);
   void execute(Node* node, torch::jit::Stack& stack, const torch::jit::Stack& inputs,
                bool all_concrete, bool& approx, bool& shapes_exact, const ValueMap& values);
   bool shapes_independent_of_scalars(Node* node, const torch::jit::Stack& inputs,
