@@ -10,6 +10,7 @@
 
 #include "common/compat.h"
 #include "ops/op_test_util.h"
+#include "support/expect_error.h"
 
 namespace torchonnx::testing {
 namespace {
@@ -135,6 +136,49 @@ TEST_F(Slicing, TensorSplitByTensor) {
       "aten::tensor_split",
       [sections](const Inputs& in) { return tuple(at::tensor_split(arg(in, 0), sections)); },
       {at::randn({3, 2})});
+}
+
+// The indices or sections are an input of the graph (opset 11+): the pieces' bounds are computed.
+TEST_F(Slicing, TensorSplitByATensorComputedInTheGraph) {
+  ScriptOptions from11;
+  from11.first = 11;
+  // indices of static length 3: 4 pieces, read by index (a Tensor[] of known length)
+  for (auto indices : std::vector<std::vector<int64_t>>{{1, 3, 4}, {2, 2, 9}, {-2, 1, 3}}) {
+    SCOPED_TRACE(::testing::Message() << "indices from " << indices[0]);
+    expect_script_matches("aten::tensor_split", R"(
+def forward(self, x, i):
+    r = torch.tensor_split(x, i, 1)
+    return r[0], r[1] * 2, r[2], r[3]
+)",
+                          {at::randn({2, 5, 3}), at::tensor(indices, at::kLong)}, from11);
+  }
+  // sections unpacked into 3 values: sizes 2, 2, 1 of 5
+  expect_script_matches("aten::tensor_split", R"(
+def forward(self, x, s):
+    a, b, c = torch.tensor_split(x, s, -1)
+    return a, b, c
+)",
+                        {at::randn({3, 5}), at::scalar_tensor(3, at::kLong)}, from11);
+  // sections read as a list: a sequence (SplitToSequence) of as many pieces as `s` says
+  expect_script_matches("aten::tensor_split", R"(
+def forward(self, x, s):
+    r = torch.tensor_split(x, s, 0)
+    return r[0], r[-1], torch.cat(r, 0)
+)",
+                        {at::randn({7, 2}), at::scalar_tensor(3, at::kLong)}, from11);
+}
+
+TEST_F(Slicing, TensorSplitByATensorComputedInTheGraphBelowOpset11) {
+  auto m = script_module(R"(
+def forward(self, x, i):
+    a, b = torch.tensor_split(x, i)
+    return a, b
+)");
+  Inputs in{at::randn({4}), at::tensor({1}, at::kLong)};
+  ExportOptions o;
+  o.opset_version = 10;
+  EXPECT_TRUE(ThrowsExportError([&] { export_model_to_bytes(m, in, o); }, ErrorCode::kConversion,
+                                {"aten::tensor_split", "needs opset >= 11", "Remedy"}));
 }
 
 TEST_F(Slicing, Unbind) {

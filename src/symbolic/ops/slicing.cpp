@@ -279,8 +279,62 @@ Values tensor_split(GraphContext& g, const Args& a) {
   return tensor_split_along(g, a, normalize_dim(a.int_arg(2), a.require_rank(0)));
 }
 
+// tensor_split by a tensor computed in the graph (opset 11+): a 1-D tensor of k indices (its
+// length known at export) gives k + 1 Slices between [0, indices...] and [indices..., end]; a 0-d
+// tensor of sections s gives pieces of size n / s, the first n % s one larger: Slices between
+// their running sums when the list is unpacked into a known number of values, else a
+// SplitToSequence of those sizes.
+Values tensor_split_computed(GraphContext& g, const Args& a, int64_t dim) {
+  if (g.opset() < 11) {
+    g.fail(
+        "tensor_split by a tensor computed in the graph needs opset >= 11. Remedy: export "
+        "with opset_version >= 11, or split by constant indices or sections");
+  }
+  Value x = a.tensor(0);
+  const torch::jit::Value* list = a.node()->output();
+  Value starts, ends;
+  int64_t count = 0;
+  if (a.require_rank(1) == 1) {
+    const std::optional<int64_t> length = a.dim_size(1, 0);
+    if (!length) {
+      g.fail(
+          "tensor_split by a tensor of indices whose length is not known at export: the "
+          "number of pieces depends on it. Remedy: give the indices a static length");
+    }
+    Value indices = a.tensor_as(1, at::kLong);
+    starts = concat_1d(g, {g.constant_ints({0}), indices});
+    ends = concat_1d(g, {indices, g.constant_ints({kIntMax})});
+    count = *length + 1;
+  } else {
+    Value sections = a.tensor_as(1, at::kLong);
+    Value n = dim_size(g, x, dim);
+    Value larger =
+        g.cast(g.op("Less", {arange(g, sections), g.op("Mod", {n, sections})}), at::kLong);
+    Value sizes = g.op("Add", {g.op("Div", {n, sections}), larger});
+    std::optional<int64_t> unpacked = unpacked_length(list);
+    if (!unpacked) {
+      Value seq = g.op("SplitToSequence", {x, sizes}, {{"axis", dim}});
+      g.bind_sequence(list, seq);
+      return {seq};
+    }
+    ends = g.op("CumSum", {sizes, g.constant(at::scalar_tensor(0, at::kLong))});
+    starts = g.op("Sub", {ends, sizes});
+    count = *unpacked;
+  }
+  Values pieces;
+  for (int64_t k = 0; k < count; ++k) {
+    Value at_k = g.constant_ints({k});
+    pieces.push_back(g.op("Slice", {x, g.op("Gather", {starts, at_k}), g.op("Gather", {ends, at_k}),
+                                    g.constant_ints({dim})}));
+  }
+  return pieces;
+}
+
 // tensor_split of argument 0 by argument 1 (sections, indices or a tensor of either) along `dim`.
 Values tensor_split_along(GraphContext& g, const Args& a, int64_t dim) {
+  if (!a.is_constant(1) && a.jit(1)->type()->kind() == c10::TypeKind::TensorType) {
+    return tensor_split_computed(g, a, dim);
+  }
   c10::IValue arg = a.constant(1);
   Value x = a.tensor(0);
   if (arg.isTensor()) {
