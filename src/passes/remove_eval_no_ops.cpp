@@ -1,5 +1,8 @@
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <string>
+#include <vector>
+
 #include "passes/passes.h"
 
 namespace torchonnx::passes {
@@ -48,6 +51,47 @@ bool is_raised_message(const torch::jit::Node* node) {
   return true;
 }
 
+// Note [Grad-mode contexts]: `with torch.no_grad():` (or enable_grad) in scripted code, e.g.
+// F.gaussian_nll_loss's clamp of the variance, is a prim::CreateObject of the context class, a
+// prim::SetAttr of its previous mode, and prim::Enter / prim::Exit around the body. Gradients do
+// not exist in the exported graph: the context goes, its body stays.
+bool is_grad_mode_context(const torch::jit::Node* node) {
+  if (node->kind() != c10::prim::CreateObject) return false;
+  auto type = node->output()->type()->cast<c10::ClassType>();
+  if (!type || !type->name()) return false;
+  const std::string name = type->name()->qualifiedName();
+  if (name != "__torch__.torch.autograd.grad_mode.no_grad" &&
+      name != "__torch__.torch.autograd.grad_mode.enable_grad") {
+    return false;
+  }
+  for (const torch::jit::Use& use : node->output()->uses()) {
+    const c10::Symbol kind = use.user->kind();
+    if (kind == c10::prim::Exit && use.user->output()->hasUses()) return false;
+    if (kind != c10::prim::SetAttr && kind != c10::prim::Enter && kind != c10::prim::Exit) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void collect_grad_mode_contexts(torch::jit::Block* block, std::vector<torch::jit::Node*>& found) {
+  for (torch::jit::Node* node : block->nodes()) {
+    for (auto* sub : node->blocks()) collect_grad_mode_contexts(sub, found);
+    if (is_grad_mode_context(node)) found.push_back(node);
+  }
+}
+
+void remove_grad_mode_contexts(torch::jit::Graph& graph) {
+  std::vector<torch::jit::Node*> contexts;
+  collect_grad_mode_contexts(graph.block(), contexts);
+  for (torch::jit::Node* context : contexts) {
+    std::vector<torch::jit::Node*> users;
+    for (const torch::jit::Use& use : context->output()->uses()) users.push_back(use.user);
+    for (torch::jit::Node* user : users) user->destroy();
+    context->destroy();
+  }
+}
+
 void remove_in_block(torch::jit::Block* block) {
   for (auto it = block->nodes().begin(); it != block->nodes().end();) {
     torch::jit::Node* node = *it++;
@@ -78,6 +122,7 @@ void remove_in_block(torch::jit::Block* block) {
 }  // namespace
 
 void RemoveEvalNoOps(torch::jit::Graph& graph) {
+  remove_grad_mode_contexts(graph);
   remove_in_block(graph.block());
 }
 

@@ -57,6 +57,9 @@ const ScriptedModel kModels[] = {
     // pack_padded_sequence of unsorted lengths (with dynamic axes, the sort of the lengths is
     // TopK: opset 10); the hidden-size checks only raise, and go with the raise.
     {"packed_lstm", "aten::lstm", 9, 10},
+    // `with torch.no_grad():` (prim::Enter/Exit of a context object): the context goes, the
+    // block's in-place clamp stays (Note [Grad-mode contexts]).
+    {"no_grad_block", "aten::clamp", 9},
     {"traced_outer_scripted_inner", "prim::If", 9},
     {"multi_carry_fibonacci", "prim::Loop", 9},
     {"while_int_counter", "prim::Loop", 9},
