@@ -588,6 +588,17 @@ TEST_F(Elementwise, ClampMinMaxTensor) {
                     {at::randn({3, 4})});
 }
 
+// bool: clamp_min is Or, clamp_max And (ONNX Clip takes no bool).
+TEST_F(Elementwise, ClampOfBool) {
+  at::Tensor x = at::randn({3, 4}) > 0;
+  expect_op_matches("aten::clamp_min",
+                    [](const Inputs& in) { return at::clamp_min(arg(in, 0), arg(in, 1)); },
+                    {x, at::randn({4}) > 0});
+  expect_op_matches("aten::clamp_max",
+                    [](const Inputs& in) { return at::clamp_max(arg(in, 0), arg(in, 1)); },
+                    {x, at::randn({3, 1}) > 0});
+}
+
 TEST_F(Elementwise, ClampInScriptWithNoneBound) {
   expect_script_matches("aten::clamp", "def forward(self, x):\n  return x.clamp(max=1)\n",
                         {longs({-3, 0, 1, 4})});

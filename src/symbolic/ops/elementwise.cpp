@@ -187,6 +187,12 @@ Values clamp_bounds(GraphContext& g, const Args& a, std::optional<size_t> lo_ind
   bool has_lo = present(lo_index), has_hi = present(hi_index);
   if (!has_lo && !has_hi) g.fail("clamp needs at least one of min and max");
   Value x = a.tensor_as(0, type);
+  if (type == at::kBool) {
+    // bool: max(x, min) is x or min, min(x, max) is x and max (ATen: max first, then min).
+    if (has_lo) x = g.op("Or", {x, a.tensor_as(*lo_index, type)});
+    if (has_hi) x = g.op("And", {x, a.tensor_as(*hi_index, type)});
+    return {x};
+  }
   const bool clip_ok = at::isFloatingType(type) || g.opset() >= 12;
   auto constant_bound = [&](bool has, std::optional<size_t> i) -> std::optional<double> {
     if (!has) return std::nullopt;
