@@ -163,6 +163,9 @@ TEST_F(Index, IndexSelect) {
   expect_op_matches("aten::index_select", fn, {at::randn({3, 4}), at::tensor({2, 0}, at::kInt)});
   // a 0-d index keeps the dim (size 1)
   expect_op_matches("aten::index_select", fn, {at::randn({3, 4}), at::scalar_tensor(2, at::kLong)});
+  // a 0-d self is itself (its index must be 0)
+  expect_op_matches("aten::index_select", fn, {at::scalar_tensor(2.5), longs({0})});
+  expect_op_matches("aten::index_select", fn, {at::scalar_tensor(7, at::kLong), longs({0})});
 }
 
 // ----- gather / take / take_along_dim -----------------------------------------------------------
@@ -226,6 +229,9 @@ TEST_F(Index, Nonzero) {
   expect_op_matches("aten::nonzero", fn, {at::randint(-1, 2, {3, 4}).to(at::kFloat)});
   expect_op_matches("aten::nonzero", fn, {at::randint(-1, 2, {5})});
   expect_op_matches("aten::nonzero", fn, {at::randn({2, 3, 2}) > 0});
+  // 0-d: [1, 0] when it is not zero, [0, 0] when it is
+  expect_op_matches("aten::nonzero", fn, {at::scalar_tensor(3.0)});
+  expect_op_matches("aten::nonzero", fn, {at::scalar_tensor(0, at::kLong)});
 }
 
 TEST_F(Index, NonzeroNumpy) {
@@ -547,6 +553,10 @@ TEST_F(Index, IndexFill) {
                     {at::randn({3, 4}), longs({2}), at::scalar_tensor(-1.0)});
   expect_op_matches("aten::index_fill", t,
                     {at::randn({3, 4}) > 0, longs({1}), at::scalar_tensor(true)});
+  // a 0-d self: filled when the index selects its element, kept for an empty index
+  expect_op_matches("aten::index_fill", fn, {at::scalar_tensor(1.5), longs({0})});
+  expect_op_matches("aten::index_fill", fn, {at::scalar_tensor(1.5), longs({-1, 0})});
+  expect_op_matches("aten::index_fill", fn, {at::scalar_tensor(1.5), at::zeros({0}, at::kLong)});
 }
 
 TEST_F(Index, IndexAdd) {

@@ -637,6 +637,11 @@ TEST_F(Shape, MatrixTransposes) {
   }
   expect_script_matches("aten::mT", "def forward(self, x):\n  return x.mT\n",
                         {at::randn({2, 3, 4})});
+  // a 0-d tensor is itself
+  expect_script_matches("aten::mT", "def forward(self, x):\n  return x.mT * 2\n",
+                        {at::scalar_tensor(1.5)});
+  expect_script_matches("aten::mH", "def forward(self, x):\n  return x.mH * 2\n",
+                        {at::scalar_tensor(3, at::kLong)});
   expect_script_matches("aten::mH", "def forward(self, x):\n  return x.mH + 1\n",
                         {at::randint(0, 9, {4, 3})});
   expect_script_matches("aten::mH", "def forward(self, x):\n  return x.adjoint()\n",

@@ -426,8 +426,13 @@ Values index_put(GraphContext& g, const Args& a) {
 
 // aten::index_select(Tensor self, int dim, Tensor index)  ⇒  Gather of the index as 1-D
 Values index_select(GraphContext& g, const Args& a) {
-  int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
+  const int64_t rank = a.require_rank(0);
   Value index = a.tensor_as(2, at::kLong);
+  if (rank == 0) {
+    // A 0-d self gives itself (ATen; the index must be 0).
+    return {a.tensor(0)};
+  }
+  int64_t dim = normalize_dim(a.int_arg(1), rank);
   if (a.require_rank(2) == 0) index = g.op("Reshape", {index, g.constant_ints({1})});
   return {g.op("Gather", {a.tensor(0), index}, {{"axis", dim}})};
 }
@@ -489,9 +494,14 @@ Values masked_select(GraphContext& g, const Args& a) {
   return {g.op("Gather", {flat, pos}, {{"axis", int64_t{0}}})};
 }
 
-// aten::nonzero(Tensor self)  ⇒  Transpose(NonZero)
+// aten::nonzero(Tensor self)  ⇒  Transpose(NonZero); of a 0-d tensor, [1, 0] or [0, 0] (ATen):
+//   NonZero of it as 1-D, transposed, its column sliced away
 Values nonzero(GraphContext& g, const Args& a) {
-  if (a.require_rank(0) == 0) g.fail("nonzero of a 0-d tensor is not supported; reshape it");
+  if (a.require_rank(0) == 0) {
+    Value nz = g.op("NonZero", {g.op("Reshape", {a.tensor(0), g.constant_ints({1})})});
+    Value rows = g.op("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}});
+    return {slice(g, rows, {1}, {0}, {0})};
+  }
   return {
       g.op("Transpose", {g.op("NonZero", {a.tensor(0)})}, {{"perm", std::vector<int64_t>{1, 0}}})};
 }
@@ -661,7 +671,12 @@ Values index_copy(GraphContext& g, const Args& a) {
 // (Scatter before 11) of the value expanded over the selected slices (negative indices wrapped)
 Values index_fill(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
-  if (rank == 0) g.fail("index_fill of a 0-d tensor is not supported");
+  if (rank == 0) {
+    // A 0-d self: its one element is the slice of index 0 (-1), which any index selects.
+    Value fill = a.tensor_as(3, a.dtype(0));
+    Value any = g.op("Greater", {g.op("Size", {a.tensor(2)}), g.constant_scalar(0, at::kLong)});
+    return {g.op("Where", {any, fill, a.tensor(0)})};
+  }
   int64_t dim = normalize_dim(a.int_arg(1), rank);
   Value self = a.tensor(0);
   Value idx = a.tensor_as(2, at::kLong);

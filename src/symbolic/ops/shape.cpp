@@ -377,11 +377,12 @@ Values numpy_T(GraphContext& g, const Args& a) {
 }
 
 // aten::mT / mH / matrix_H (x.H of a matrix) (Tensor self)  ⇒  Transpose of the last two dims (rank
-// >= 2; mH also conjugates, which is nothing for real tensors). adjoint() is normalized to mH
-// before the converters.
+// >= 2; mH also conjugates, which is nothing for real tensors; a 0-d tensor is itself, as in
+// ATen). adjoint() is normalized to mH before the converters.
 Values matrix_transpose(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
-  if (rank < 2) g.fail("a matrix transpose of a tensor of rank < 2 (PyTorch requires >= 2)");
+  if (rank == 0) return {a.tensor(0)};
+  if (rank < 2) g.fail("a matrix transpose of a 1-D tensor (PyTorch requires rank 0 or >= 2)");
   if (at::isComplexType(a.dtype(0))) g.fail("the conjugate transpose of a complex tensor");
   Ints perm = identity_perm(rank);
   std::swap(perm[rank - 2], perm[rank - 1]);
