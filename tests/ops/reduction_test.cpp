@@ -1,6 +1,6 @@
 // Numeric tests of the reduction converters: sum, mean, prod, amax/amin/aminmax, max/min (all
-// overloads), argmax/argmin, all/any, logsumexp, cumsum; float, int64 and bool inputs, keepdim,
-// negative dims, 0-d tensors, dtype arguments.
+// overloads), argmax/argmin, all/any, logsumexp, cumsum, count_nonzero, nansum/nanmean,
+// sum_to_size; float, int64 and bool inputs, keepdim, negative dims, 0-d tensors, dtype arguments.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -498,6 +498,130 @@ TEST_F(Reduction, CumsumWithDtype) {
 TEST_F(Reduction, CumsumOfAZeroDimTensor) {
   expect_op_matches("aten::cumsum", [](const Inputs& in) { return at::cumsum(arg(in, 0), 0); },
                     {at::scalar_tensor(3.0)});
+}
+
+// ----- count_nonzero / nansum / nanmean / sum_to_size -----------------------------------------
+
+// Floats with zeros, NaN and infinities among them.
+at::Tensor with_zeros_and_nan(std::vector<int64_t> shape) {
+  at::Tensor x = at::randn(shape);
+  x.masked_fill_(at::rand(shape) < 0.3, 0.0);
+  x.view(-1)[1] = kNaN;
+  x.view(-1)[2] = kInf;
+  x.view(-1)[4] = -kInf;
+  return x;
+}
+
+TEST_F(Reduction, CountNonzero) {
+  for (const at::Tensor& x :
+       {with_zeros_and_nan({3, 4, 5}), at::randint(-2, 3, {3, 4, 5}), at::randn({3, 4, 5}) > 0.5}) {
+    SCOPED_TRACE(::testing::Message() << "dtype " << x.scalar_type());
+    expect_op_matches("aten::count_nonzero",
+                      [](const Inputs& in) { return at::count_nonzero(arg(in, 0)); }, {x});
+    for (int64_t dim : {0, -1, 1}) {
+      expect_op_matches("aten::count_nonzero",
+                        [dim](const Inputs& in) {
+                          return at::count_nonzero(arg(in, 0), c10::optional<int64_t>(dim));
+                        },
+                        {x});
+    }
+    for (std::vector<int64_t> dims : {std::vector<int64_t>{0, 2}, {-1, -2}, {}}) {
+      SCOPED_TRACE(::testing::Message() << "dims " << at::IntArrayRef(dims));
+      expect_op_matches("aten::count_nonzero",
+                        [dims](const Inputs& in) { return at::count_nonzero(arg(in, 0), dims); },
+                        {x});
+    }
+  }
+}
+
+TEST_F(Reduction, CountNonzeroOfAZeroDimTensor) {
+  for (double v : {0.0, -1.5}) {
+    expect_op_matches("aten::count_nonzero",
+                      [](const Inputs& in) { return at::count_nonzero(arg(in, 0)); },
+                      {at::scalar_tensor(v)});
+  }
+}
+
+TEST_F(Reduction, CountNonzeroInScript) {
+  expect_script_matches("aten::count_nonzero",
+                        "def forward(self, x):\n  return torch.count_nonzero(x, dim=(0, -1))\n",
+                        {with_zeros_and_nan({2, 3, 4})});
+}
+
+TEST_F(Reduction, Nansum) {
+  at::Tensor x = with_zeros_and_nan({3, 4, 5});
+  x.view(-1)[4] = kInf;  // no inf - inf: a NaN sum would hide a converter that drops nothing
+  expect_op_matches("aten::nansum", [](const Inputs& in) { return at::nansum(arg(in, 0)); }, {x});
+  for (bool keepdim : {false, true}) {
+    for (std::vector<int64_t> dims : {std::vector<int64_t>{1}, {-1}, {0, 2}, {}}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "dims " << at::IntArrayRef(dims) << " keepdim " << keepdim);
+      expect_op_matches(
+          "aten::nansum",
+          [dims, keepdim](const Inputs& in) { return at::nansum(arg(in, 0), dims, keepdim); }, {x});
+    }
+  }
+  expect_op_matches(
+      "aten::nansum",
+      [](const Inputs& in) { return at::nansum(arg(in, 0), {0}, false, at::kDouble); }, {x});
+}
+
+TEST_F(Reduction, NansumOfIntegersBoolsAndZeroDim) {
+  expect_op_matches("aten::nansum", [](const Inputs& in) { return at::nansum(arg(in, 0), {-1}); },
+                    {at::randint(-9, 9, {3, 4}, at::kInt)});
+  expect_op_matches("aten::nansum", [](const Inputs& in) { return at::nansum(arg(in, 0)); },
+                    {at::randint(-9, 9, {3, 4})});
+  expect_op_matches("aten::nansum", [](const Inputs& in) { return at::nansum(arg(in, 0), {0}); },
+                    {at::randn({3, 4}) > 0});
+  for (double v : {kNaN, 2.5f}) {
+    expect_op_matches("aten::nansum", [](const Inputs& in) { return at::nansum(arg(in, 0)); },
+                      {at::scalar_tensor(v, at::kFloat)});
+  }
+}
+
+TEST_F(Reduction, Nanmean) {
+  at::Tensor x = with_zeros_and_nan({3, 4, 5});
+  x.view(-1)[4] = 1.0;
+  x.select(0, 2).select(0, 1).fill_(kNaN);  // a row of NaN only: 0/0
+  expect_op_matches("aten::nanmean", [](const Inputs& in) { return at::nanmean(arg(in, 0)); }, {x});
+  for (bool keepdim : {false, true}) {
+    for (std::vector<int64_t> dims : {std::vector<int64_t>{2}, {-1}, {0, -1}, {}}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "dims " << at::IntArrayRef(dims) << " keepdim " << keepdim);
+      expect_op_matches(
+          "aten::nanmean",
+          [dims, keepdim](const Inputs& in) { return at::nanmean(arg(in, 0), dims, keepdim); },
+          {x});
+    }
+  }
+  expect_op_matches(
+      "aten::nanmean",
+      [](const Inputs& in) { return at::nanmean(arg(in, 0), {1}, true, at::kDouble); }, {x});
+  expect_op_matches("aten::nanmean", [](const Inputs& in) { return at::nanmean(arg(in, 0)); },
+                    {at::scalar_tensor(kNaN, at::kFloat)});
+}
+
+TEST_F(Reduction, SumToSize) {
+  at::Tensor x = at::randn({2, 3, 4});
+  for (std::vector<int64_t> size :
+       {std::vector<int64_t>{3, 4}, {1, 4}, {3, 1}, {1, 3, 1}, {4}, {1}, {}, {2, 3, 4}}) {
+    SCOPED_TRACE(::testing::Message() << "size " << at::IntArrayRef(size));
+    expect_op_matches("aten::sum_to_size",
+                      [size](const Inputs& in) { return arg(in, 0).sum_to_size(size); }, {x});
+  }
+}
+
+TEST_F(Reduction, SumToSizeOfIntegersAndOnesDims) {
+  expect_op_matches("aten::sum_to_size",
+                    [](const Inputs& in) {
+                      return arg(in, 0).sum_to_size({1, 4});
+                    },
+                    {at::randint(-9, 9, {3, 4})});
+  expect_op_matches("aten::sum_to_size",
+                    [](const Inputs& in) {
+                      return arg(in, 0).sum_to_size({1, 1, 5});
+                    },
+                    {at::randn({1, 3, 5})});
 }
 
 }  // namespace

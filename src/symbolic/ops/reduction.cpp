@@ -1,5 +1,5 @@
 // Reductions: sum, mean, prod, amax/amin/aminmax, max/min (all overloads), argmax/argmin, all/any,
-// logsumexp, cumsum.
+// logsumexp, cumsum, count_nonzero, nansum/nanmean, sum_to_size.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -333,6 +333,81 @@ Values cumsum(GraphContext& g, const Args& a) {
   });
 }
 
+// aten::count_nonzero(Tensor self, int? dim=None)  /  count_nonzero.dim_IntList(Tensor self,
+//   int[] dim)  ⇒  ReduceSum(Cast(Cast(x, bool), int64)) over dim (None and [] both mean all
+//   dims; NaN counts as nonzero, as Cast to bool makes it true)
+Values count_nonzero(GraphContext& g, const Args& a) {
+  std::vector<int64_t> dims;
+  if (a.overload() == "dim_IntList") {
+    dims = a.int_list(1);
+  } else if (auto d = a.optional_int(1)) {
+    dims = {*d};
+  }
+  Value b = cast_if(g, a.tensor(0), a.dtype(0), ScalarType::Bool);
+  Value n = g.cast(b, ScalarType::Long);
+  const int64_t rank = a.require_rank(0);
+  if (rank == 0) return {n};
+  return {reduce(g, "ReduceSum", n, reduction_axes(dims, rank), false)};
+}
+
+// aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
+//   ⇒  ReduceSum(Where(IsNaN(x), 0, x)) in the result dtype (int64 for bool/ints, which hold no
+//   NaN)
+Values nansum(GraphContext& g, const Args& a) {
+  std::vector<int64_t> dims;
+  if (auto d = a.optional_int_list(1)) dims = *d;
+  ScalarType out = result_dtype(g, a, a.optional_int(3));
+  ScalarType ct = accumulate_type(out);
+  Value x = accumulator_input(g, a, 0, out, ct);
+  if (at::isFloatingType(ct)) {
+    x = g.op("Where", {g.op("IsNaN", {x}), g.constant_scalar(0, ct), x});
+  }
+  Value y = reduce(g, "ReduceSum", x, reduction_axes(dims, a.require_rank(0)), a.bool_arg(2));
+  return {cast_if(g, y, ct, out)};
+}
+
+// aten::nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
+//   ⇒  nansum / ReduceSum(Not(IsNaN(x))) (floating inputs only, as in PyTorch; all NaN: 0/0 = NaN)
+Values nanmean(GraphContext& g, const Args& a) {
+  std::vector<int64_t> dims;
+  if (auto d = a.optional_int_list(1)) dims = *d;
+  ScalarType out = result_dtype(g, a, a.optional_int(3));
+  if (!at::isFloatingType(out)) g.fail("nanmean of a non-floating tensor (PyTorch rejects it)");
+  ScalarType ct = accumulate_type(out);
+  const std::vector<int64_t> axes = reduction_axes(dims, a.require_rank(0));
+  const bool keepdim = a.bool_arg(2);
+  Value x = accumulator_input(g, a, 0, out, ct);
+  Value nan = g.op("IsNaN", {x});
+  Value sum =
+      reduce(g, "ReduceSum", g.op("Where", {nan, g.constant_scalar(0, ct), x}), axes, keepdim);
+  Value count = reduce(g, "ReduceSum", g.cast(g.op("Not", {nan}), ct), axes, keepdim);
+  return {cast_if(g, g.op("Div", {sum, count}), ct, out)};
+}
+
+// aten::sum_to_size(Tensor self, int[] size)  ⇒  ReduceSum(keepdims) over the leading dims and the
+// dims where `size` is 1, Reshape to size (a dim of size 1 sums to itself, so no static sizes are
+// needed); self as it is when nothing is summed
+Values sum_to_size(GraphContext& g, const Args& a) {
+  const std::vector<int64_t> size = a.int_list(1);
+  const int64_t rank = a.require_rank(0);
+  const int64_t leading = rank - static_cast<int64_t>(size.size());
+  if (leading < 0) g.fail("sum_to_size to more dims than the tensor has");
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i < leading || size[i - leading] == 1) axes.push_back(i);
+  }
+  auto sizes = a.sizes(0);
+  bool all_ones = sizes.has_value();
+  for (int64_t i : axes) all_ones = all_ones && (*sizes)[i] == 1;
+  if (axes.empty() || (all_ones && leading == 0)) return {a.tensor(0)};
+  ScalarType out = result_dtype(g, a, std::nullopt);
+  ScalarType ct = accumulate_type(out);
+  Value x = accumulator_input(g, a, 0, out, ct);
+  Value y = reduce(g, "ReduceSum", x, axes, /*keepdims=*/true);
+  y = g.op("Reshape", {y, g.constant_ints(size)});
+  return {cast_if(g, y, ct, out)};
+}
+
 }  // namespace
 
 void register_reduction(Registry& r) {
@@ -360,6 +435,12 @@ void register_reduction(Registry& r) {
   r.add("aten::logsumexp", from(9), logsumexp);
   r.add("aten::cumsum", {9, 10}, cumsum_by_matmul);
   r.add("aten::cumsum", from(11), cumsum);
+
+  r.add("aten::count_nonzero", from(9), count_nonzero);
+  r.add("aten::count_nonzero.dim_IntList", from(9), count_nonzero);
+  r.add("aten::nansum", from(9), nansum);
+  r.add("aten::nanmean", from(9), nanmean);
+  r.add("aten::sum_to_size", from(9), sum_to_size);
 }
 
 }  // namespace torchonnx::symbolic::ops
