@@ -241,6 +241,10 @@ TEST_F(Index, NonzeroNumpy) {
   };
   expect_op_matches("aten::nonzero_numpy", fn, {at::randint(-1, 2, {3, 4}).to(at::kFloat)});
   expect_op_matches("aten::nonzero_numpy", fn, {at::randn({3, 4}) > 0});
+  // 0-d: one row, [0] or empty
+  auto one = [](const Inputs& in) { return at::nonzero_numpy(arg(in, 0))[0]; };
+  expect_op_matches("aten::nonzero_numpy", one, {at::scalar_tensor(2.0)});
+  expect_op_matches("aten::nonzero_numpy", one, {at::scalar_tensor(false)});
 }
 
 TEST_F(Index, WhereTensors) {

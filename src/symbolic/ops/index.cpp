@@ -238,10 +238,15 @@ std::vector<int64_t> inverse(const std::vector<int64_t>& perm) {
 
 // aten::nonzero_numpy(Tensor self) -> Tensor[] / where(Tensor condition) -> Tensor[]
 //   ⇒  the rows of NonZero
+//   (of a 0-d tensor: one row, [0] or empty, as of the tensor as 1-D)
 Values nonzero_rows(GraphContext& g, const Args& a) {
   int64_t rank = a.require_rank(0);
-  if (rank == 0) g.fail("nonzero of a 0-d tensor is not supported; reshape it to 1-D first");
-  Value nz = g.op("NonZero", {a.tensor(0)});
+  Value x = a.tensor(0);
+  if (rank == 0) {
+    x = g.op("Reshape", {x, g.constant_ints({1})});
+    rank = 1;
+  }
+  Value nz = g.op("NonZero", {x});
   Values rows;
   for (int64_t j = 0; j < rank; ++j) {
     rows.push_back(
