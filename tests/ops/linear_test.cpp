@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ops/op_test_util.h"
+#include "support/expect_error.h"
 
 namespace torchonnx::testing {
 namespace {
@@ -386,6 +387,162 @@ TEST_F(Linear, LinalgCrossBroadcastsWithDim) {
   expect_op_matches("aten::linalg_cross",
                     [](const Inputs& in) { return at::linalg_cross(arg(in, 0), arg(in, 1), -2); },
                     {at::randn({1, 3, 4}), at::randn({5, 3, 1})});
+}
+
+// ----- addmv / addbmm / addr -----------------------------------------------------------------
+
+TEST_F(Linear, Addmv) {
+  auto fn = [](const Inputs& in) { return at::addmv(arg(in, 0), arg(in, 1), arg(in, 2)); };
+  expect_op_matches("aten::addmv", fn, {at::randn({3}), at::randn({3, 4}), at::randn({4})});
+  expect_op_matches("aten::addmv", fn, {at::randn({1}), at::randn({2, 5}), at::randn({5})});
+  auto scaled = [](const Inputs& in) {
+    return at::addmv(arg(in, 0), arg(in, 1), arg(in, 2), /*beta=*/0.5, /*alpha=*/-2);
+  };
+  expect_op_matches("aten::addmv", scaled, {at::randn({3}), at::randn({3, 4}), at::randn({4})});
+  // beta = 0: self's nan does not propagate
+  auto no_self = [](const Inputs& in) {
+    return at::addmv(arg(in, 0), arg(in, 1), arg(in, 2), /*beta=*/0, /*alpha=*/3);
+  };
+  expect_op_matches("aten::addmv", no_self,
+                    {at::full({3}, NAN), at::randn({3, 4}), at::randn({4})});
+  expect_op_matches("aten::addmv", fn,
+                    {at::randint(-5, 5, {2}), at::randint(-5, 5, {2, 3}), at::randint(-5, 5, {3})});
+}
+
+TEST_F(Linear, Addbmm) {
+  auto fn = [](const Inputs& in) {
+    return at::addbmm(arg(in, 0), arg(in, 1), arg(in, 2), /*beta=*/0.5, /*alpha=*/2);
+  };
+  expect_op_matches("aten::addbmm", fn,
+                    {at::randn({3, 5}), at::randn({4, 3, 2}), at::randn({4, 2, 5})});
+  expect_op_matches("aten::addbmm", fn,
+                    {at::randn({5}), at::randn({2, 3, 4}), at::randn({2, 4, 5})});
+}
+
+TEST_F(Linear, Addr) {
+  auto fn = [](const Inputs& in) { return at::addr(arg(in, 0), arg(in, 1), arg(in, 2)); };
+  expect_op_matches("aten::addr", fn, {at::randn({3, 4}), at::randn({3}), at::randn({4})});
+  expect_op_matches("aten::addr", fn, {at::randn({4}), at::randn({2}), at::randn({4})});
+  auto scaled = [](const Inputs& in) {
+    return at::addr(arg(in, 0), arg(in, 1), arg(in, 2), /*beta=*/2, /*alpha=*/-1);
+  };
+  expect_op_matches("aten::addr", scaled,
+                    {at::randint(-5, 5, {3, 2}), at::randint(-5, 5, {3}), at::randint(-5, 5, {2})});
+  expect_op_matches("aten::addr", fn,
+                    {at::randn({3, 2}) > 0, at::randn({3}) > 0, at::randn({2}) > 0});
+}
+
+// ----- vdot / inner / kron / vecdot -----------------------------------------------------------
+
+TEST_F(Linear, VdotAndInner) {
+  expect_op_matches("aten::vdot", [](const Inputs& in) { return at::vdot(arg(in, 0), arg(in, 1)); },
+                    {at::randn({5}), at::randn({5})});
+  expect_op_matches("aten::vdot", [](const Inputs& in) { return at::vdot(arg(in, 0), arg(in, 1)); },
+                    {at::randint(-9, 9, {4}), at::randint(-9, 9, {4})});
+  auto inner = [](const Inputs& in) { return at::inner(arg(in, 0), arg(in, 1)); };
+  expect_op_matches("aten::inner", inner, {at::randn({4}), at::randn({4})});
+  expect_op_matches("aten::inner", inner, {at::randn({2, 3, 4}), at::randn({5, 4})});
+  expect_op_matches("aten::inner", inner, {at::randn({4}), at::randn({2, 3, 4})});
+  expect_op_matches("aten::inner", inner, {at::randn({2, 3}), at::scalar_tensor(1.5)});
+  expect_op_matches("aten::inner", inner, {at::randint(-9, 9, {3, 2}), at::randint(-9, 9, {2})});
+}
+
+TEST_F(Linear, Kron) {
+  auto fn = [](const Inputs& in) { return at::kron(arg(in, 0), arg(in, 1)); };
+  expect_op_matches("aten::kron", fn, {at::randn({2, 3}), at::randn({4, 5})});
+  expect_op_matches("aten::kron", fn, {at::randn({3}), at::randn({2, 2})});
+  expect_op_matches("aten::kron", fn, {at::randn({2, 1, 3}), at::randn({2})});
+  expect_op_matches("aten::kron", fn, {at::randint(-9, 9, {2, 2}), at::randint(-9, 9, {3, 1})});
+  expect_op_matches("aten::kron", fn, {at::randn({2, 2}) > 0, at::randn({2, 3}) > 0});
+  expect_op_matches("aten::kron", fn, {at::scalar_tensor(2.0), at::scalar_tensor(3.0)});
+}
+
+TEST_F(Linear, LinalgVecdot) {
+  auto fn = [](const Inputs& in) { return at::linalg_vecdot(arg(in, 0), arg(in, 1), -1); };
+  expect_op_matches("aten::linalg_vecdot", fn, {at::randn({3, 4}), at::randn({4})});
+  auto dim0 = [](const Inputs& in) { return at::linalg_vecdot(arg(in, 0), arg(in, 1), 0); };
+  expect_op_matches("aten::linalg_vecdot", dim0, {at::randn({3, 4}), at::randn({3, 1})});
+}
+
+// ----- block_diag / multi_dot / matrix_power / trace ------------------------------------------
+
+TEST_F(Linear, BlockDiag) {
+  auto fn = [](const Inputs& in) { return at::block_diag({arg(in, 0), arg(in, 1), arg(in, 2)}); };
+  expect_op_matches("aten::block_diag", fn,
+                    {at::randn({2, 3}), at::randn({4}), at::scalar_tensor(5.0)});
+  // empty blocks: no rows, or no columns
+  expect_op_matches("aten::block_diag", fn,
+                    {at::randn({0, 2}), at::randn({3, 0}), at::randn({1, 2})});
+  expect_op_matches(
+      "aten::block_diag", fn,
+      {at::randint(-9, 9, {1, 1}), at::randint(-9, 9, {2, 2}), at::randint(-9, 9, {3})});
+  // dtypes promote: int64 and float32 give float32
+  expect_op_matches("aten::block_diag", fn,
+                    {at::randint(-9, 9, {2, 2}), at::randn({1, 3}), at::randn({2, 1}) > 0});
+}
+
+TEST_F(Linear, MultiDotAndChainMatmul) {
+  auto fn = [](const Inputs& in) {
+    return at::linalg_multi_dot({arg(in, 0), arg(in, 1), arg(in, 2)});
+  };
+  expect_op_matches("aten::linalg_multi_dot", fn,
+                    {at::randn({2, 3}), at::randn({3, 4}), at::randn({4, 5})});
+  // a 1-D first (row) and last (column) operand
+  expect_op_matches("aten::linalg_multi_dot", fn,
+                    {at::randn({3}), at::randn({3, 4}), at::randn({4})});
+  expect_op_matches(
+      "aten::linalg_multi_dot", fn,
+      {at::randint(-3, 3, {2, 2}), at::randint(-3, 3, {2, 3}), at::randint(-3, 3, {3, 1})});
+}
+
+TEST_F(Linear, MatrixPower) {
+  for (int64_t n : {0, 1, 2, 3, 6}) {
+    SCOPED_TRACE(::testing::Message() << "power " << n);
+    auto fn = [n](const Inputs& in) { return at::linalg_matrix_power(arg(in, 0), n); };
+    expect_op_matches("aten::linalg_matrix_power", fn, {at::randn({3, 3}) * 0.5});
+    expect_op_matches("aten::linalg_matrix_power", fn, {at::randn({2, 4, 4}) * 0.5});
+    expect_op_matches("aten::linalg_matrix_power", fn, {at::randint(-2, 3, {3, 3})});
+  }
+  auto m = script_module("def forward(self, x):\n  return torch.matrix_power(x, -1)\n");
+  EXPECT_TRUE(ThrowsExportError(
+      [&] {
+        export_model_to_bytes(m, {at::randn({3, 3})});
+      },
+      ErrorCode::kConversion, {"negative exponent", "inverse"}));
+}
+
+TEST_F(Linear, Trace) {
+  auto fn = [](const Inputs& in) { return at::trace(arg(in, 0)); };
+  expect_op_matches("aten::trace", fn, {at::randn({3, 3})});
+  expect_op_matches("aten::trace", fn, {at::randn({2, 5})});
+  expect_op_matches("aten::trace", fn, {at::randn({5, 2})});
+  expect_op_matches("aten::trace", fn, {at::randint(-9, 9, {4, 4}, at::kInt)});  // sums as int64
+  expect_op_matches("aten::trace", fn, {at::randn({0, 3})});
+}
+
+// ----- cartesian_prod / combinations ----------------------------------------------------------
+
+TEST_F(Linear, CartesianProd) {
+  auto two = [](const Inputs& in) { return at::cartesian_prod({arg(in, 0), arg(in, 1)}); };
+  expect_op_matches("aten::cartesian_prod", two, {at::randn({3}), at::randn({2})});
+  auto three = [](const Inputs& in) {
+    return at::cartesian_prod({arg(in, 0), arg(in, 1), arg(in, 2)});
+  };
+  expect_op_matches("aten::cartesian_prod", three,
+                    {at::randint(0, 9, {2}), at::randint(0, 9, {3}), at::randint(0, 9, {2})});
+  auto one = [](const Inputs& in) { return at::cartesian_prod({arg(in, 0)}) * 2; };
+  expect_op_matches("aten::cartesian_prod", one, {at::randn({4})});
+}
+
+TEST_F(Linear, Combinations) {
+  for (int64_t r : {1, 2, 3, 5}) {
+    for (bool replace : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "r " << r << (replace ? " with replacement" : ""));
+      auto fn = [r, replace](const Inputs& in) { return at::combinations(arg(in, 0), r, replace); };
+      expect_op_matches("aten::combinations", fn, {at::randn({4})});
+      expect_op_matches("aten::combinations", fn, {at::randint(0, 9, {3})});
+    }
+  }
 }
 
 }  // namespace

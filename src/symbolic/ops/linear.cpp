@@ -1,11 +1,17 @@
 // Matrix and tensor products: linear, addmm, matmul, mm, bmm, baddbmm, mv, dot, outer, tensordot,
-// einsum, bilinear, cross/linalg_cross.
+// einsum, bilinear, cross/linalg_cross, addmv/addbmm/addr, vdot/inner/kron/vecdot, block_diag,
+// multi_dot, matrix_power, trace; products of sets: cartesian_prod, combinations.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
+#include <numeric>
+#include <optional>
 #include <set>
 
 #include "symbolic/context.h"
@@ -13,6 +19,8 @@
 #include "symbolic/ops/families.h"
 
 namespace torchonnx::symbolic::ops {
+
+using Ints = std::vector<int64_t>;
 
 namespace {
 
@@ -460,6 +468,255 @@ Values cross(GraphContext& g, const Args& a) {
   return {g.op("Sub", {lhs, rhs})};
 }
 
+// aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+//   ⇒  beta * self + alpha * MatMul(mat, vec) (self dropped when beta is 0)
+// aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)
+//   ⇒  beta * self + alpha * ReduceSum(MatMul(batch1, batch2), axis 0)
+Values addmv(GraphContext& g, const Args& a) {
+  double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
+  double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
+  at::ScalarType type = result_type(a, 1);
+  Value product = g.op("MatMul", {a.tensor_as(1, type), a.tensor_as(2, type)});
+  return {add_scaled(g, a.tensor_as(0, type), product, beta, alpha, type)};
+}
+Values addbmm(GraphContext& g, const Args& a) {
+  double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
+  double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
+  at::ScalarType type = result_type(a, 1);
+  Value product = g.op("MatMul", {a.tensor_as(1, type), a.tensor_as(2, type)});
+  product = reduce(g, "ReduceSum", product, {0}, /*keepdims=*/false);
+  return {add_scaled(g, a.tensor_as(0, type), product, beta, alpha, type)};
+}
+
+// aten::addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+//   ⇒  beta * self + alpha * outer(vec1, vec2); for bool, (beta and self) or (alpha and outer)
+Values addr(GraphContext& g, const Args& a) {
+  double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
+  double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
+  at::ScalarType type = result_type(a, 0);
+  Value col = unsqueeze(g, a.tensor_as(1, type), {1});
+  if (type == at::kBool) {
+    Value product = g.op("And", {col, a.tensor_as(2, type)});
+    Value self = a.tensor_as(0, type);
+    if (alpha == 0.0) product = g.op("And", {product, g.constant_scalar(0, type)});
+    if (beta == 0.0)
+      return {g.op("Or", {product, g.op("And", {self, g.constant_scalar(0, type)})})};
+    return {g.op("Or", {self, product})};
+  }
+  Value product = g.op("Mul", {col, a.tensor_as(2, type)});
+  return {add_scaled(g, a.tensor_as(0, type), product, beta, alpha, type)};
+}
+
+// aten::inner(Tensor self, Tensor other) -> Tensor  ⇒  Mul when either is 0-d; else the product
+//   over the last dims: MatMul(Reshape(self, [-1, K]), Transpose(Reshape(other, [-1, K]))),
+//   reshaped to self.shape[:-1] ++ other.shape[:-1]
+Values inner(GraphContext& g, const Args& a) {
+  const int64_t rank_a = a.require_rank(0), rank_b = a.require_rank(1);
+  at::ScalarType type = result_type(a, 0);
+  Value x = a.tensor_as(0, type), y = a.tensor_as(1, type);
+  if (rank_a == 0 || rank_b == 0) return {g.op(type == at::kBool ? "And" : "Mul", {x, y})};
+  Value k = slice(g, shape_of(g, x), {0}, {rank_a - 1}, {rank_a});
+  auto rows = [&](const Value& t) {
+    return g.op("Reshape", {t, g.op("Concat", {g.constant_ints({-1}), k}, {{"axis", 0}})});
+  };
+  Value product = g.op("MatMul", {rows(x), transpose(g, rows(y), {1, 0})});
+  Values shape;
+  if (rank_a > 1) shape.push_back(slice(g, shape_of(g, x), {0}, {0}, {rank_a - 1}));
+  if (rank_b > 1) shape.push_back(slice(g, shape_of(g, y), {0}, {0}, {rank_b - 1}));
+  if (shape.empty()) return {g.op("Reshape", {product, g.constant_ints({})})};
+  return {reshape_exact(g, product, concat_1d(g, shape))};
+}
+
+// aten::kron(Tensor self, Tensor other) -> Tensor  ⇒  both brought to the same rank r (leading
+//   ones), self unsqueezed at the odd axes and other at the even ones of 2r, Mul (And for bool)
+//   gives [a0, b0, a1, b1, ...], Reshape to [a0 * b0, a1 * b1, ...]
+Values kron(GraphContext& g, const Args& a) {
+  const int64_t rank_a = a.require_rank(0), rank_b = a.require_rank(1);
+  const int64_t r = std::max(rank_a, rank_b);
+  at::ScalarType type = result_type(a, 0);
+  Value x = a.tensor_as(0, type), y = a.tensor_as(1, type);
+  if (r == 0) return {g.op(type == at::kBool ? "And" : "Mul", {x, y})};
+  auto lead = [&](const Value& t, int64_t rank) {
+    if (rank == r) return t;
+    Ints axes(r - rank);
+    std::iota(axes.begin(), axes.end(), 0);
+    return unsqueeze(g, t, axes);
+  };
+  x = lead(x, rank_a);
+  y = lead(y, rank_b);
+  Value shape = g.op("Mul", {shape_of(g, x), shape_of(g, y)});
+  Ints odd, even;
+  for (int64_t d = 0; d < r; ++d) {
+    odd.push_back(2 * d + 1);
+    even.push_back(2 * d);
+  }
+  Value product =
+      g.op(type == at::kBool ? "And" : "Mul", {unsqueeze(g, x, odd), unsqueeze(g, y, even)});
+  return {reshape_exact(g, product, shape)};
+}
+
+// aten::block_diag(Tensor[] tensors) -> Tensor  ⇒  each block (0-d as [1, 1], 1-D as [1, n])
+//   between zero blocks of the columns before and after it, Concat along the columns, the rows
+//   Concat; static sizes
+Values block_diag(GraphContext& g, const Args& a) {
+  const torch::jit::Node* list = a.jit(0)->node();
+  if (list->kind() != c10::prim::ListConstruct) g.fail("block_diag of a list built at run time");
+  at::ScalarType type = a.output_dtype();
+  if (type == at::ScalarType::Undefined) g.fail("the result dtype is unknown");
+  Values blocks = a.tensor_list_as(0, type);
+  std::vector<std::pair<int64_t, int64_t>> sizes;
+  int64_t columns = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const auto shape = value_type(list->input(i)).shape;
+    if (!shape || std::any_of(shape->begin(), shape->end(), [](int64_t d) { return d < 0; })) {
+      g.fail(fmt::format("the sizes of block {} are not known at export", i));
+    }
+    if (shape->size() > 2) g.fail("block_diag of a tensor of more than 2 dims");
+    int64_t rows = shape->size() == 2 ? (*shape)[0] : 1;
+    int64_t cols = shape->empty() ? 1 : shape->back();
+    if (shape->size() < 2) blocks[i] = g.op("Reshape", {blocks[i], g.constant_ints({rows, cols})});
+    sizes.emplace_back(rows, cols);
+    columns += cols;
+  }
+  auto zeros = [&](int64_t rows, int64_t cols) {
+    return g.constant(at::zeros({rows, cols}, at::TensorOptions().dtype(type)));
+  };
+  Values row_blocks;
+  int64_t before = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    auto [rows, cols] = sizes[i];
+    if (rows == 0) {
+      before += cols;
+      continue;
+    }
+    Values parts;
+    if (before > 0) parts.push_back(zeros(rows, before));
+    if (cols > 0) parts.push_back(blocks[i]);
+    if (columns - before - cols > 0) parts.push_back(zeros(rows, columns - before - cols));
+    if (parts.empty()) parts.push_back(zeros(rows, 0));
+    row_blocks.push_back(parts.size() == 1 ? parts[0] : g.op("Concat", parts, {{"axis", 1}}));
+    before += cols;
+  }
+  if (row_blocks.empty()) return {zeros(0, columns)};
+  if (row_blocks.size() == 1) return {row_blocks[0]};
+  return {g.op("Concat", row_blocks, {{"axis", 0}})};
+}
+
+// aten::linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor  ⇒  ReduceSum(Mul(x, y), dim)
+//   (real tensors: the conjugate of x is x)
+Values linalg_vecdot(GraphContext& g, const Args& a) {
+  at::ScalarType type = result_type(a, 0);
+  Value product = g.op("Mul", {a.tensor_as(0, type), a.tensor_as(1, type)});
+  const int64_t rank = std::max(a.require_rank(0), a.require_rank(1));
+  return {reduce(g, "ReduceSum", product, {normalize_dim(a.int_arg(2), rank)}, false)};
+}
+
+// aten::linalg_multi_dot(Tensor[] tensors) / chain_matmul(Tensor[] matrices) -> Tensor
+//   ⇒  MatMul left to right (a 1-D first or last operand is a row or column vector, as MatMul
+//   takes it; PyTorch picks the cheapest order, which changes only the rounding)
+Values multi_dot(GraphContext& g, const Args& a) {
+  Values ts = a.tensor_list(0);
+  if (ts.empty()) g.fail("multi_dot of no tensors");
+  Value y = ts[0];
+  for (size_t i = 1; i < ts.size(); ++i) y = g.op("MatMul", {y, ts[i]});
+  return {y};
+}
+
+// aten::linalg_matrix_power / matrix_power(Tensor self, int n) -> Tensor  ⇒  n >= 1: MatMuls by
+//   repeated squaring; n = 0: the identity expanded to self's shape (static last dim); n < 0
+//   needs the inverse, which ONNX has no operator for
+Values matrix_power(GraphContext& g, const Args& a) {
+  const int64_t n = a.int_arg(1);
+  Value x = a.tensor(0);
+  if (n < 0) {
+    g.fail(
+        "matrix_power with a negative exponent needs a matrix inverse, which ONNX has no "
+        "operator for");
+  }
+  if (n == 0) {
+    std::optional<int64_t> k = a.dim_size(0, -1);
+    if (!k) g.fail("matrix_power(0) needs the matrix size at export");
+    Value eye = g.constant(at::eye(*k, at::TensorOptions().dtype(result_type(a, 0))));
+    return {g.op("Expand", {eye, shape_of(g, x)})};
+  }
+  std::optional<Value> result;
+  Value power = x;
+  for (int64_t e = n; e > 0; e >>= 1) {
+    if (e & 1) result = result ? g.op("MatMul", {*result, power}) : power;
+    if (e > 1) power = g.op("MatMul", {power, power});
+  }
+  return {*result};
+}
+
+// aten::trace(Tensor self) -> Tensor  ⇒  ReduceSum of the diagonal, gathered from the flattened
+//   matrix at 0, m + 1, 2 (m + 1), ... (static sizes); integers sum as int64 (ATen)
+Values trace(GraphContext& g, const Args& a) {
+  const auto sizes = a.sizes(0);
+  if (!sizes || sizes->size() != 2 || (*sizes)[0] < 0 || (*sizes)[1] < 0) {
+    g.fail("trace needs a matrix of sizes known at export");
+  }
+  const int64_t n = (*sizes)[0], m = (*sizes)[1];
+  at::ScalarType type = result_type(a, 0);
+  Value flat = g.op("Reshape", {a.tensor_as(0, type), g.constant_ints({-1})});
+  Ints positions;
+  for (int64_t i = 0; i < std::min(n, m); ++i) positions.push_back(i * (m + 1));
+  if (positions.empty()) return {g.constant_scalar(0, type)};
+  Value diag = g.op("Gather", {flat, g.constant_ints(positions)}, {{"axis", int64_t{0}}});
+  return {reduce(g, "ReduceSum", diag, {0}, false)};
+}
+
+// ----- products of sets ---------------------------------------------------------------------
+
+// aten::cartesian_prod(Tensor[] tensors) -> Tensor  ⇒  each 1-D tensor reshaped to its own axis
+//   of the k-dim grid, Expand to the grid, flattened to a column; Concat of the columns (a single
+//   tensor is itself)
+Values cartesian_prod(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  Values ts = type == at::ScalarType::Undefined ? a.tensor_list(0) : a.tensor_list_as(0, type);
+  const int64_t k = static_cast<int64_t>(ts.size());
+  if (k == 1) return {ts[0]};
+  Values sizes;
+  for (const Value& t : ts) sizes.push_back(shape_of(g, t));
+  Value grid = g.op("Concat", sizes, {{"axis", 0}});
+  Values columns;
+  for (int64_t i = 0; i < k; ++i) {
+    Ints shape(k, 1);
+    shape[i] = -1;
+    Value t = g.op("Expand", {g.op("Reshape", {ts[i], g.constant_ints(shape)}), grid});
+    columns.push_back(g.op("Reshape", {t, g.constant_ints({-1, 1})}));
+  }
+  return {g.op("Concat", columns, {{"axis", 1}})};
+}
+
+// aten::combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor  ⇒  Gather of
+//   the index tuples (lexicographic, as itertools.combinations[_with_replacement]) of the static
+//   length n: [count, r]; r = 0 gives an empty 1-D tensor (ATen)
+Values combinations(GraphContext& g, const Args& a) {
+  std::optional<int64_t> n = a.dim_size(0, 0);
+  if (!n || a.require_rank(0) != 1) g.fail("combinations needs a 1-D tensor of static length");
+  const int64_t r = a.int_arg(1);
+  const bool replace = a.bool_arg(2);
+  at::ScalarType type = a.dtype(0);
+  if (r == 0) return {g.constant(at::empty({0}, at::TensorOptions().dtype(type)))};
+  std::vector<int64_t> flat, tuple(r, 0);
+  // Every non-decreasing (with replacement) or increasing tuple of r indices below n.
+  std::function<void(int64_t, int64_t)> visit = [&](int64_t pos, int64_t first) {
+    if (pos == r) {
+      flat.insert(flat.end(), tuple.begin(), tuple.end());
+      return;
+    }
+    for (int64_t i = first; i < *n; ++i) {
+      tuple[pos] = i;
+      visit(pos + 1, replace ? i : i + 1);
+    }
+  };
+  visit(0, 0);
+  const int64_t count = static_cast<int64_t>(flat.size()) / r;
+  if (count == 0) return {g.constant(at::empty({0, r}, at::TensorOptions().dtype(type)))};
+  Value index = g.constant(at::tensor(flat, at::kLong).reshape({count, r}));
+  return {g.op("Gather", {a.tensor(0), index}, {{"axis", int64_t{0}}})};
+}
+
 }  // namespace
 
 void register_linear(Registry& r) {
@@ -477,6 +734,23 @@ void register_linear(Registry& r) {
   r.add("aten::einsum", from(12), einsum_12);
   r.add("aten::bilinear", {9, 11}, bilinear_9);
   r.add("aten::bilinear", from(12), bilinear_12);
+  r.add("aten::addmv", from(9), addmv);
+  r.add("aten::addbmm", from(9), addbmm);
+  r.add("aten::addr", from(9), addr);
+  // aten::vdot(Tensor self, Tensor other) -> Tensor  ⇒  MatMul of the 1-D operands (real: no
+  // conjugate)
+  r.add("aten::vdot", from(9), matmul);
+  r.add("aten::inner", from(9), inner);
+  r.add("aten::kron", from(9), kron);
+  r.add("aten::block_diag", from(9), block_diag);
+  r.add("aten::linalg_vecdot", from(9), linalg_vecdot);
+  r.add("aten::linalg_multi_dot", from(9), multi_dot);
+  r.add("aten::chain_matmul", from(9), multi_dot);
+  r.add("aten::linalg_matrix_power", from(9), matrix_power);
+  r.add("aten::matrix_power", from(9), matrix_power);
+  r.add("aten::trace", from(9), trace);
+  r.add("aten::cartesian_prod", from(9), cartesian_prod);
+  r.add("aten::combinations", from(9), combinations);
   r.add("aten::cross", from(9), cross);
   r.add("aten::linalg_cross", from(9), cross);
 }
