@@ -1,5 +1,6 @@
-// Numeric tests of the sorting and selection converters: sort, argsort, topk, _unique, _unique2,
-// unique_dim, unique_consecutive, unique_dim_consecutive. Values and indices are compared; inputs
+// Numeric tests of the sorting and selection converters: sort, argsort, msort, topk, kthvalue,
+// median/nanmedian, searchsorted, isin, _unique, _unique2, unique_dim, unique_consecutive,
+// unique_dim_consecutive. Values and indices are compared; inputs
 // have no ties except where the test is about ties (equal elements keep their order, as in
 // PyTorch's stable sort and ONNX TopK).
 #include <ATen/ATen.h>
@@ -333,6 +334,223 @@ TEST_F(Sort, UniqueDimAndConsecutiveNeedOpset11) {
         return std::get<0>(at::unique_consecutive(arg(in, 0)));
       },
       inputs, 10, "aten::unique_consecutive", ErrorCode::kUnsupportedOp);
+}
+
+// ----- msort / kthvalue / median / nanmedian
+// ------------------------------------------------------
+
+TEST_F(Sort, Msort) {
+  for (at::Tensor x : {distinct({5, 3}), distinct_longs({4, 2, 3}), distinct({6})}) {
+    SCOPED_TRACE(::testing::Message() << "dtype " << x.scalar_type() << " rank " << x.dim());
+    expect_op_matches("aten::msort", [](const Inputs& in) { return at::msort(arg(in, 0)); }, {x});
+  }
+  expect_op_matches("aten::msort", [](const Inputs& in) { return at::msort(arg(in, 0)); },
+                    {at::scalar_tensor(1.5)});
+}
+
+TEST_F(Sort, Kthvalue) {
+  for (at::Tensor x : {distinct({3, 4, 5}), distinct_longs({4, 6})}) {
+    for (int64_t dim : {0, 1, -1}) {
+      for (bool keepdim : {false, true}) {
+        const int64_t k = dim == 0 ? 2 : 3;
+        SCOPED_TRACE(::testing::Message()
+                     << "dtype " << x.scalar_type() << " dim " << dim << " keepdim " << keepdim);
+        expect_op_matches("aten::kthvalue",
+                          [k, dim, keepdim](const Inputs& in) -> c10::IValue {
+                            return at::kthvalue(arg(in, 0), k, dim, keepdim);
+                          },
+                          {x});
+      }
+    }
+  }
+  // k = 1 and k = the size of the dim.
+  for (int64_t k : {1, 5}) {
+    expect_op_matches("aten::kthvalue",
+                      [k](const Inputs& in) -> c10::IValue { return at::kthvalue(arg(in, 0), k); },
+                      {distinct({2, 5})});
+  }
+  expect_op_matches("aten::kthvalue",
+                    [](const Inputs& in) -> c10::IValue { return at::kthvalue(arg(in, 0), 1); },
+                    {at::scalar_tensor(2.5)});
+}
+
+TEST_F(Sort, KthvalueRanksNaNLastFromOpset11) {
+  at::Tensor x = distinct({3, 4});
+  x[0][1] = kNaN;
+  x[2][0] = kInf;
+  for (int64_t k : {1, 3, 4}) {
+    expect_op_matches(
+        "aten::kthvalue",
+        [k](const Inputs& in) -> c10::IValue { return at::kthvalue(arg(in, 0), k, 1); }, {x}, 11);
+  }
+}
+
+TEST_F(Sort, MedianOfAllElements) {
+  // Odd and even counts (the lower of the two middle elements), ints, 0-d.
+  for (at::Tensor x :
+       {distinct({3, 5}), distinct({4, 2}), distinct_longs({2, 3, 2}), at::scalar_tensor(-1.5)}) {
+    SCOPED_TRACE(::testing::Message() << "dtype " << x.scalar_type() << " sizes " << x.sizes());
+    expect_op_matches("aten::median", [](const Inputs& in) { return at::median(arg(in, 0)); }, {x});
+  }
+}
+
+TEST_F(Sort, MedianWithANaNIsNaN) {
+  at::Tensor x = distinct({3, 4});
+  x[2][3] = kNaN;
+  expect_op_matches("aten::median", [](const Inputs& in) { return at::median(arg(in, 0)); }, {x});
+}
+
+TEST_F(Sort, MedianAlongADim) {
+  for (at::Tensor x : {distinct({3, 4, 5}), distinct_longs({4, 6})}) {
+    for (int64_t dim : {0, 1, -1}) {
+      for (bool keepdim : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "dtype " << x.scalar_type() << " dim " << dim << " keepdim " << keepdim);
+        expect_op_matches("aten::median",
+                          [dim, keepdim](const Inputs& in) -> c10::IValue {
+                            return at::median(arg(in, 0), dim, keepdim);
+                          },
+                          {x});
+      }
+    }
+  }
+  expect_op_matches("aten::median",
+                    [](const Inputs& in) -> c10::IValue { return at::median(arg(in, 0), 0); },
+                    {at::scalar_tensor(4.0)});
+}
+
+TEST_F(Sort, MedianAlongADimGivesNaNAndItsFirstIndex) {
+  at::Tensor x = distinct({4, 5});
+  x[1][3] = kNaN;
+  x[2][0] = kNaN;
+  x[2][4] = kNaN;
+  x[3][2] = kInf;
+  for (bool keepdim : {false, true}) {
+    expect_op_matches(
+        "aten::median",
+        [keepdim](const Inputs& in) -> c10::IValue { return at::median(arg(in, 0), -1, keepdim); },
+        {x});
+  }
+}
+
+TEST_F(Sort, Nanmedian) {
+  at::Tensor x = distinct({4, 5});
+  x[1][3] = kNaN;
+  x[2][0] = kNaN;
+  x[2][4] = kNaN;
+  x[3].fill_(kNaN);  // all NaN
+  x[0][2] = -kInf;
+  expect_op_matches(
+      "aten::nanmedian", [](const Inputs& in) { return at::nanmedian(arg(in, 0)); }, {x}, 11);
+  for (int64_t dim : {1, -1, 0}) {
+    for (bool keepdim : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "dim " << dim << " keepdim " << keepdim);
+      // Without the all-NaN row: which of its NaN's index PyTorch returns is unspecified.
+      expect_op_matches(
+          "aten::nanmedian",
+          [dim, keepdim](const Inputs& in) -> c10::IValue {
+            return at::nanmedian(arg(in, 0), dim, keepdim);
+          },
+          {x.slice(0, 0, 3).contiguous()}, 11);
+    }
+  }
+  // The all-NaN row's value (NaN).
+  expect_op_matches(
+      "aten::nanmedian", [](const Inputs& in) { return std::get<0>(at::nanmedian(arg(in, 0), 1)); },
+      {x}, 11);
+}
+
+TEST_F(Sort, NanmedianOfIntegersAndAllNaN) {
+  expect_op_matches(
+      "aten::nanmedian", [](const Inputs& in) { return at::nanmedian(arg(in, 0)); },
+      {distinct_longs({3, 4})}, 11);
+  expect_op_matches(
+      "aten::nanmedian",
+      [](const Inputs& in) -> c10::IValue { return at::nanmedian(arg(in, 0), 0, true); },
+      {distinct_longs({3, 4})}, 11);
+  expect_op_matches(
+      "aten::nanmedian", [](const Inputs& in) { return at::nanmedian(arg(in, 0)); },
+      {at::full({3}, kNaN)}, 11);
+  expect_op_matches(
+      "aten::nanmedian", [](const Inputs& in) { return at::nanmedian(arg(in, 0)); },
+      {at::scalar_tensor(3.0)}, 11);
+}
+
+// ----- searchsorted / isin -----------------------------------------------------------------------
+
+TEST_F(Sort, SearchsortedIn1DSequence) {
+  at::Tensor seq = floats({-2, -1, -1, 0, 1.5, 3, 3, 7});
+  at::Tensor v = floats({-3, -1, 0, 0.5, 3, 7, 8, kInf, -kInf, 1.5, kNaN, 2}).reshape({3, 4});
+  for (bool right : {false, true}) {
+    for (bool out_int32 : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "right " << right << " out_int32 " << out_int32);
+      expect_op_matches("aten::searchsorted",
+                        [right, out_int32](const Inputs& in) {
+                          return at::searchsorted(arg(in, 0), arg(in, 1), out_int32, right);
+                        },
+                        {seq, v});
+    }
+  }
+  // 0-d values, int64.
+  expect_op_matches("aten::searchsorted",
+                    [](const Inputs& in) { return at::searchsorted(arg(in, 0), arg(in, 1)); },
+                    {longs({-5, 0, 0, 2, 9}), at::scalar_tensor(0, at::kLong)});
+}
+
+TEST_F(Sort, SearchsortedInNDSequenceWithSideAndSorter) {
+  at::Tensor seq = std::get<0>(at::randint(-5, 5, {2, 3, 6}).sort(-1));
+  at::Tensor v = at::randint(-6, 6, {2, 3, 4});
+  for (const char* side : {"left", "right"}) {
+    SCOPED_TRACE(side);
+    expect_op_matches("aten::searchsorted",
+                      [side](const Inputs& in) {
+                        return at::searchsorted(arg(in, 0), arg(in, 1), false, false, side);
+                      },
+                      {seq, v});
+  }
+  // An unsorted sequence with the permutation that sorts it.
+  at::Tensor raw = distinct({3, 5});
+  at::Tensor sorter = raw.argsort(int64_t{-1});
+  expect_op_matches("aten::searchsorted",
+                    [](const Inputs& in) {
+                      return at::searchsorted(arg(in, 0), arg(in, 1), false, true, c10::nullopt,
+                                              arg(in, 2));
+                    },
+                    {raw, distinct({3, 2}) * 0.5, sorter});
+}
+
+TEST_F(Sort, SearchsortedOfAScalar) {
+  expect_script_matches("aten::searchsorted",
+                        "def forward(self, s):\n  return torch.searchsorted(s, 0.5, right=True)\n",
+                        {floats({-1, 0, 0.5, 0.5, 2})});
+}
+
+TEST_F(Sort, Isin) {
+  at::Tensor x = at::randint(-4, 4, {3, 5});
+  at::Tensor test = longs({-2, 0, 3, 3, 7});
+  for (bool invert : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << "invert " << invert);
+    expect_op_matches(
+        "aten::isin",
+        [invert](const Inputs& in) { return at::isin(arg(in, 0), arg(in, 1), false, invert); },
+        {x, test}, 11);
+    expect_op_matches(
+        "aten::isin",
+        [invert](const Inputs& in) { return at::isin(arg(in, 0), arg(in, 1), false, invert); },
+        {floats({0.5, kNaN, -kInf, 2, 0}), floats({kNaN, 0.5, -kInf, 1}).reshape({2, 2})}, 11);
+  }
+  // Empty test elements, 0-d elements.
+  expect_op_matches(
+      "aten::isin", [](const Inputs& in) { return at::isin(arg(in, 0), arg(in, 1)); },
+      {x, at::empty({0}, at::kLong)}, 11);
+  expect_op_matches(
+      "aten::isin", [](const Inputs& in) { return at::isin(arg(in, 0), arg(in, 1)); },
+      {at::scalar_tensor(3, at::kLong), test}, 11);
+}
+
+TEST_F(Sort, IsinOfAScalarTestElement) {
+  expect_script_matches("aten::isin", "def forward(self, x):\n  return torch.isin(x, 2)\n",
+                        {longs({1, 2, 3, 2})}, {11, highest_opset()});
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
-// Sorting and selection: sort, argsort, topk, unique (_unique, _unique2, unique_dim,
-// unique_consecutive, unique_dim_consecutive).
+// Sorting and selection: sort, argsort, msort, topk, kthvalue, median/nanmedian, searchsorted,
+// isin, unique (_unique, _unique2, unique_dim, unique_consecutive, unique_dim_consecutive).
+//
+// Which of several equal elements PyTorch returns the index of is unspecified for kthvalue and
+// median (CPU: std::nth_element): the converters take the first in index order (TopK is stable)
+// and match libtorch where the selected value is unique.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -66,26 +70,49 @@ Values topk(GraphContext& g, const Value& x, ScalarType t, const Value& k,
   return {cast_if(g, out[0], ct, t), out[1]};
 }
 
-// Sorts x (input 0) along dim: TopK with k = the size of dim (from the graph's Shape from 10; the
-// static size at 9, where k is an attribute).
+// Sorts x (dtype t) along `axis` ascending (or descending): TopK with k = the size of the axis
+// (from the graph's Shape from 10; `static_size` at 9, where k is an attribute).
+Values sort_tensor(GraphContext& g, const Value& x, ScalarType t, int64_t axis,
+                   std::optional<int64_t> static_size, bool descending) {
+  std::optional<int64_t> k_static;
+  Value k;
+  if (g.opset() < 10) {
+    // static shape: TopK's k is an attribute before opset 10.
+    if (!static_size || *static_size < 0) {
+      g.fail("sorting at opset 9 needs the static size of the sorted dim; export with opset >= 10");
+    }
+    k_static = *static_size;
+  } else {
+    k = g.op("Gather", {g.op("Shape", {x}), g.constant_ints({axis})}, {{"axis", int64_t{0}}});
+  }
+  return topk(g, x, t, k, k_static, axis, descending);
+}
+
+// Sorts x (input 0) along dim (see sort_tensor).
 Values sort_along(GraphContext& g, const Args& a, int64_t dim, bool descending) {
   const int64_t rank = a.require_rank(0);
   Value x = a.tensor(0);
   if (rank == 0) return {x, g.constant(at::zeros({}, at::kLong))};
   const int64_t axis = normalize_dim(dim, rank);
-  std::optional<int64_t> k_static;
-  Value k;
-  if (g.opset() < 10) {
-    // static shape: TopK's k is an attribute before opset 10.
-    auto sizes = a.sizes(0);
-    if (!sizes || (*sizes)[axis] < 0) {
-      g.fail("sort at opset 9 needs the static size of the sorted dim; export with opset >= 10");
-    }
-    k_static = (*sizes)[axis];
-  } else {
-    k = g.op("Gather", {g.op("Shape", {x}), g.constant_ints({axis})}, {{"axis", int64_t{0}}});
+  return sort_tensor(g, x, a.dtype(0), axis, a.dim_size(0, axis), descending);
+}
+
+// Input 0 flattened to 1-D, with its static element count when known.
+std::pair<Value, std::optional<int64_t>> flattened(GraphContext& g, const Args& a) {
+  std::optional<int64_t> n = 1;
+  auto sizes = a.sizes(0);
+  if (!sizes) n.reset();
+  for (int64_t s : sizes ? *sizes : std::vector<int64_t>{}) {
+    if (s < 0) n.reset();
+    if (n) *n *= s;
   }
-  return topk(g, x, a.dtype(0), k, k_static, axis, descending);
+  return {g.op("Reshape", {a.tensor(0), g.constant_ints({-1})}), n};
+}
+
+// any(b) of bool b along `axes` as bool.
+Value any_along(GraphContext& g, const Value& b, const std::vector<int64_t>& axes, bool keepdim) {
+  return g.cast(reduce(g, "ReduceSum", g.cast(b, ScalarType::Long), axes, keepdim),
+                ScalarType::Bool);
 }
 
 Value empty_long(GraphContext& g) {
@@ -294,6 +321,210 @@ Values topk_op(GraphContext& g, const Args& a) {
   return out;
 }
 
+// ----- msort / kthvalue / median -------------------------------------------------------------
+
+// aten::msort(Tensor self) -> Tensor  ⇒  the values of sort along dim 0
+Values msort(GraphContext& g, const Args& a) {
+  return {sort_along(g, a, 0, false)[0]};
+}
+
+// Element `k` (a 0-d int64, or [k] to keep the axis) of `v` along `axis`.
+Value element_at(GraphContext& g, const Value& v, const Value& k, int64_t axis) {
+  return g.op("Gather", {v, k}, {{"axis", axis}});
+}
+
+// aten::kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (values, indices)
+//   ⇒  TopK(k, smallest) along dim (as topk: NaN ranked last from opset 11), its element k - 1
+//      by Gather
+Values kthvalue(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  const int64_t k = a.int_arg(1);
+  const bool keepdim = a.bool_arg(3);
+  if (rank == 0) {
+    if (k != 1) g.fail("kthvalue of a 0-d tensor takes k = 1");
+    return {a.tensor(0), g.constant(at::zeros({}, at::kLong))};
+  }
+  const int64_t axis = normalize_dim(a.int_arg(2), rank);
+  Value kv = g.opset() >= 10 ? g.constant_ints({k}) : Value();
+  Values top = topk(g, a.tensor(0), a.dtype(0), kv, k, axis, /*largest=*/false);
+  Value at = keepdim ? g.constant_ints({k - 1}) : g.constant(at::scalar_tensor(k - 1, at::kLong));
+  return {element_at(g, top[0], at, axis), element_at(g, top[1], at, axis)};
+}
+
+// (n - 1) / 2 of a count n (int64, any shape), 0 for n = 0: the index of the lower median.
+Value lower_median_index(GraphContext& g, const Value& n) {
+  Value one = g.constant(at::scalar_tensor(1, at::kLong));
+  Value two = g.constant(at::scalar_tensor(2, at::kLong));
+  Value zero = g.constant(at::scalar_tensor(0, at::kLong));
+  Value half = g.op("Div", {g.op("Sub", {n, one}), two});
+  return g.op("Where", {g.op("Greater", {n, zero}), half, zero});
+}
+
+// aten::median(Tensor self) -> Tensor  ⇒  the flattened input sorted (TopK), element (n - 1) / 2
+//   (the lower median); NaN when the input holds one
+Values median_all(GraphContext& g, const Args& a) {
+  auto [flat, n] = flattened(g, a);
+  ScalarType t = a.dtype(0);
+  Value sorted = sort_tensor(g, flat, t, 0, n, false)[0];
+  Value m = element_at(g, sorted, lower_median_index(g, g.op("Size", {flat})), 0);
+  if (!at::isFloatingType(t)) return {m};
+  Value nan = g.op("IsNaN", {flat});
+  return {g.op("Where", {any_along(g, nan, {0}, false), g.constant_scalar(std::nan(""), t), m})};
+}
+
+// aten::median.dim(Tensor self, int dim, bool keepdim=False) -> (values, indices)
+//   ⇒  sorted along dim (TopK), element (n - 1) / 2 by Gather; where the slice holds a NaN,
+//      NaN and the index of its first NaN (ArgMax of IsNaN), as PyTorch
+Values median_dim(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank == 0) return {a.tensor(0), g.constant(at::zeros({}, at::kLong))};
+  const int64_t axis = normalize_dim(a.int_arg(1), rank);
+  const bool keepdim = a.bool_arg(2);
+  Value x = a.tensor(0);
+  ScalarType t = a.dtype(0);
+  Values sorted = sort_tensor(g, x, t, axis, a.dim_size(0, axis), false);
+  Value n = g.op("Gather", {g.op("Shape", {x}), g.constant_ints({axis})}, {{"axis", int64_t{0}}});
+  Value k = lower_median_index(g, n);  // [1]
+  if (!keepdim) k = g.op("Reshape", {k, g.constant_ints({})});
+  Value v = element_at(g, sorted[0], k, axis), i = element_at(g, sorted[1], k, axis);
+  if (!at::isFloatingType(t)) return {v, i};
+  Value nan = g.op("IsNaN", {x});
+  Value has_nan = any_along(g, nan, {axis}, keepdim);
+  ir::Attributes attrs{{"axis", axis}, {"keepdims", static_cast<int64_t>(keepdim)}};
+  Value first_nan = g.op("ArgMax", {g.cast(nan, ScalarType::Int)}, attrs);
+  return {g.op("Where", {has_nan, g.constant_scalar(std::nan(""), t), v}),
+          g.op("Where", {has_nan, first_nan, i})};
+}
+
+// aten::median for nodes without a schema: the overload without dim takes one argument.
+Values median_any(GraphContext& g, const Args& a) {
+  return a.size() == 1 ? median_all(g, a) : median_dim(g, a);
+}
+
+// Count of the elements of `x` that are not NaN along `axes` (int64).
+Value count_not_nan(GraphContext& g, const Value& x, const std::vector<int64_t>& axes,
+                    bool keepdim) {
+  Value ok = g.cast(g.op("Not", {g.op("IsNaN", {x})}), ScalarType::Long);
+  return reduce(g, "ReduceSum", ok, axes, keepdim);
+}
+
+// aten::nanmedian(Tensor self) -> Tensor  ⇒  the flattened input sorted (TopK, NaN last: opset
+//   11+), element (m - 1) / 2 of the m that are not NaN (NaN when all are)
+Values nanmedian_all(GraphContext& g, const Args& a) {
+  ScalarType t = a.dtype(0);
+  if (!at::isFloatingType(t)) return median_all(g, a);
+  auto [flat, n] = flattened(g, a);
+  Value sorted = sort_tensor(g, flat, t, 0, n, false)[0];
+  return {element_at(g, sorted, lower_median_index(g, count_not_nan(g, flat, {0}, false)), 0)};
+}
+
+// aten::nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (values, indices)
+//   ⇒  sorted along dim (TopK, NaN last: opset 11+), GatherElements at (m - 1) / 2 of each
+//      slice's m elements that are not NaN (an all-NaN slice: its first element, NaN)
+Values nanmedian_dim(GraphContext& g, const Args& a) {
+  ScalarType t = a.dtype(0);
+  if (!at::isFloatingType(t)) return median_dim(g, a);
+  const int64_t rank = a.require_rank(0);
+  if (rank == 0) return {a.tensor(0), g.constant(at::zeros({}, at::kLong))};
+  const int64_t axis = normalize_dim(a.int_arg(1), rank);
+  const bool keepdim = a.bool_arg(2);
+  Value x = a.tensor(0);
+  Values sorted = sort_tensor(g, x, t, axis, a.dim_size(0, axis), false);
+  Value k = lower_median_index(g, count_not_nan(g, x, {axis}, true));
+  Values out;
+  for (const Value& s : sorted) {
+    Value e = g.op("GatherElements", {s, k}, {{"axis", axis}});
+    out.push_back(keepdim ? e : squeeze(g, e, {axis}));
+  }
+  return out;
+}
+
+// aten::nanmedian for nodes without a schema: the overload without dim takes one argument.
+Values nanmedian_any(GraphContext& g, const Args& a) {
+  return a.size() == 1 ? nanmedian_all(g, a) : nanmedian_dim(g, a);
+}
+
+// ----- searchsorted / isin -------------------------------------------------------------------
+
+// The dtype two tensors are compared in: their promoted type (a Python scalar `b` takes a's
+// dtype unless it is floating and a is not), widened to what ONNX Runtime compares (float,
+// double, int32, int64).
+bool is_scalar(const Args& a, size_t i) {
+  return !a.jit(i)->type()->cast<c10::TensorType>();
+}
+
+// The rank of argument i: 0 for a Python scalar.
+int64_t rank_of(const Args& a, size_t i) {
+  return is_scalar(a, i) ? 0 : a.require_rank(i);
+}
+
+ScalarType comparison_type(const Args& a, size_t i, size_t j) {
+  ScalarType ti = a.dtype(i), tj = a.dtype(j);
+  ScalarType type;
+  if (is_scalar(a, j)) {
+    type = at::isFloatingType(tj) && !at::isFloatingType(ti) ? ScalarType::Float : ti;
+  } else if (is_scalar(a, i)) {
+    type = at::isFloatingType(ti) && !at::isFloatingType(tj) ? ScalarType::Float : tj;
+  } else {
+    type = at::promote_types(ti, tj);
+  }
+  if (type == ScalarType::Float || type == ScalarType::Double || type == ScalarType::Int ||
+      type == ScalarType::Long) {
+    return type;
+  }
+  return at::isFloatingType(type) ? ScalarType::Float : ScalarType::Long;
+}
+
+// aten::searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False,
+//   bool right=False, str? side=None, Tensor? sorter=None) / .Scalar(…, Scalar self, …)
+//   ⇒  the count of the row's elements s with !(s >= v) (left) or !(s > v) (right), PyTorch's
+//      binary-search predicates (a NaN v counts the whole row): ReduceSum over the last axis of
+//      Cast(Less(s, v) or IsNaN(s) or IsNaN(v)) / Not(Greater(s, v)). A count does not depend on
+//      the order of the row, so `sorter` (a permutation that sorts it) changes nothing.
+Values searchsorted(GraphContext& g, const Args& a) {
+  const bool out_int32 = a.bool_arg(2);
+  bool right = a.bool_arg(3);
+  if (a.size() > 4 && !a.is_none(4)) {
+    const std::string side = a.str_arg(4);
+    if (side != "left" && side != "right") g.fail("searchsorted side '" + side + "'");
+    right = side == "right";
+  }
+  ScalarType type = comparison_type(a, 0, 1);
+  const int64_t seq_rank = a.require_rank(0);
+  const int64_t rank = rank_of(a, 1);
+  Value s = a.tensor_as(0, type);
+  Value v = a.tensor_as(1, type);
+  if (seq_rank > 1) {
+    if (rank != seq_rank) g.fail("searchsorted of an N-D sequence takes values of the same rank");
+    s = unsqueeze(g, s, {seq_rank - 1});  // [..., 1, M]
+  }
+  v = unsqueeze(g, v, {rank});  // [..., K, 1]
+  Value counted;
+  if (right) {
+    counted = g.op("Not", {g.op("Greater", {s, v})});
+  } else {
+    counted = g.op("Less", {s, v});
+    if (at::isFloatingType(type)) {
+      counted = g.op("Or", {counted, g.op("Or", {g.op("IsNaN", {s}), g.op("IsNaN", {v})})});
+    }
+  }
+  Value n = reduce(g, "ReduceSum", g.cast(counted, ScalarType::Long), {rank}, false);
+  return {out_int32 ? g.cast(n, ScalarType::Int) : n};
+}
+
+// aten::isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False,
+//   bool invert=False) / .Tensor_Scalar / .Scalar_Tensor
+//   ⇒  any over the flattened test elements of Equal(elements[..., None], test) (Equal of floats:
+//      opset 11+; NaN is in nothing); Not for invert
+Values isin(GraphContext& g, const Args& a) {
+  ScalarType type = comparison_type(a, 0, 1);
+  const int64_t rank = rank_of(a, 0);
+  Value x = unsqueeze(g, a.tensor_as(0, type), {rank});
+  Value test = g.op("Reshape", {a.tensor_as(1, type), g.constant_ints({-1})});
+  Value found = any_along(g, g.op("Equal", {x, test}), {rank}, false);
+  return {a.bool_arg(3) ? g.op("Not", {found}) : found};
+}
+
 // ----- unique ------------------------------------------------------------------------------
 
 // aten::_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (values, inverse)
@@ -358,6 +589,14 @@ void register_sort(Registry& r) {
   r.add("aten::argsort", from(9), argsort_any);
   r.add("aten::argsort.stable", from(9), argsort_stable);
   r.add("aten::topk", from(9), topk_op);
+  r.add("aten::msort", from(9), msort);
+  r.add("aten::kthvalue", from(9), kthvalue);
+  r.add("aten::median", from(9), median_any);
+  r.add("aten::median.dim", from(9), median_dim);
+  r.add("aten::nanmedian", from(11), nanmedian_any);
+  r.add("aten::nanmedian.dim", from(11), nanmedian_dim);
+  r.add("aten::searchsorted", from(9), searchsorted);
+  r.add("aten::isin", from(11), isin);
 
   r.add("aten::_unique", {9, 10}, unique_by_sorting_op);
   r.add("aten::_unique", from(11), unique_op);
