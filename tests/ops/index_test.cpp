@@ -526,11 +526,26 @@ TEST_F(Index, ScatterReduceMaxMinFromOpset18) {
                         {at::randn({2, 5}) > 0, idx, at::randn({2, 4}) > 0}, 18);
     }
   }
-  auto mean = [](const Inputs& in) {
-    return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), "mean");
-  };
-  expect_export_fails(mean, {at::randn({2, 5}), idx, at::randn({2, 4})}, 18,
-                      "ONNX has no mean reduction");
+}
+
+// mean: the sum over the number of values reduced into each position (floored for integers);
+// positions no index hits keep self. Exact at every opset scatter_add serves.
+TEST_F(Index, ScatterReduceMean) {
+  at::Tensor idx = longs({0, 2, 0, 1, 1, 1, 3, 3}).view({2, 4});
+  for (bool include_self : {true, false}) {
+    SCOPED_TRACE(include_self ? "with self" : "without self");
+    auto mean = [include_self](const Inputs& in) {
+      return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), "mean", include_self);
+    };
+    expect_op_matches("aten::scatter_reduce", mean, {at::randn({2, 5}), idx, at::randn({2, 4})});
+    expect_op_matches("aten::scatter_reduce", mean,
+                      {at::randint(-9, 9, {2, 5}), idx, at::randint(-9, 9, {2, 4})});
+    auto dim0 = [include_self](const Inputs& in) {
+      return arg(in, 0).scatter_reduce(0, arg(in, 1), arg(in, 2), "mean", include_self);
+    };
+    expect_op_matches("aten::scatter_reduce", dim0,
+                      {at::randn({3, 2}), longs({2, 0, 2, 2}).view({2, 2}), at::randn({2, 2})});
+  }
 }
 
 // ----- index_copy / index_fill / index_add ------------------------------------------------------

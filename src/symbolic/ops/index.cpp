@@ -600,7 +600,8 @@ Values scatter_add_op(GraphContext& g, const Args& a) {
 
 // aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *,
 //   bool include_self=True)  ⇒  sum: as scatter_add; prod: ScatterElements reduction="mul"
-//   (opset 16); amax/amin: ScatterElements reduction="max"/"min" (opset 18); include_self=False:
+//   (opset 16); amax/amin: ScatterElements reduction="max"/"min" (opset 18); mean: the sum over
+//   the count of values scattered into each position (floored for integers); include_self=False:
 //   the hit positions are first set to the reduction's identity
 Values scatter_reduce(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
@@ -621,6 +622,28 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
     if (!include_self) self = reset(0);
     return {scatter_add(g, self, index, src, dim, rank, type,
                         !same_except(a.sizes(0), a.sizes(2), dim))};
+  }
+  if (mode == "mean" && type != at::kBool) {
+    // ATen: the sum (self included or not) divided by the number of values reduced into each
+    // position, floored for integers; positions no index hits keep self (count 0 taken as 1).
+    const bool pad = !same_except(a.sizes(0), a.sizes(2), dim);
+    if (!include_self) self = reset(0);
+    Value sum = scatter_add(g, self, index, src, dim, rank, type, pad);
+    Value start =
+        g.op("Expand", {g.constant_scalar(include_self ? 1 : 0, type), shape_of(g, self)});
+    Value ones = g.op("Expand", {g.constant_scalar(1, type), shape_of(g, index)});
+    Value count = scatter_add(g, start, index, ones, dim, rank, type, pad);
+    if (at::isFloatingType(type)) {
+      count = g.op("Max", {count, g.constant_scalar(1, type)});
+      return {g.op("Div", {sum, count})};
+    }
+    // integers (Max takes them from opset 12 only): a count of 0 becomes 1
+    count = g.op("Add", {count, g.cast(g.op("Equal", {count, g.constant_scalar(0, type)}), type)});
+    // floor(sum / count) for a positive count: the truncated quotient, less 1 where the
+    // remainder is negative
+    Value q = g.op("Div", {sum, count});
+    Value r = g.op("Sub", {sum, g.op("Mul", {q, count})});
+    return {g.op("Sub", {q, g.cast(g.op("Less", {r, g.constant_scalar(0, type)}), type)})};
   }
   auto require = [&](int opset, const char* reduction) {
     if (g.opset() < opset) {
@@ -658,7 +681,7 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
     return {work == type ? out : g.cast(out, type)};
   }
   g.fail("scatter_reduce with reduce='" + mode +
-         "' is not supported (sum, prod, amax and amin are; ONNX has no mean reduction)");
+         "' is not supported (sum, prod, mean, amax and amin are)");
 }
 
 // aten::index_copy(Tensor self, int dim, Tensor index, Tensor source)  ⇒  ScatterElements
