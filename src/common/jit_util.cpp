@@ -23,6 +23,12 @@ std::string source_location(const torch::jit::Node* node) {
   const auto& range = node->sourceRange();
   if (auto flc = range.file_line_col()) {
     const auto& [file, line, col] = *flc;
+    // A .pt loaded mapped has its code under .data/ts_code/ (Note [Mapped import]): the name
+    // the code has in the .pt.
+    const std::string mapped_prefix = ".data/ts_code/";
+    if (file.rfind(mapped_prefix, 0) == 0) {
+      return fmt::format("{}:{}", file.substr(mapped_prefix.size()), line);
+    }
     return fmt::format("{}:{}", file, line);
   }
   return "";

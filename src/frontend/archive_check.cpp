@@ -38,8 +38,9 @@ uint64_t le(const std::string& s, size_t at, int bytes) {
   return v;
 }
 
-std::optional<std::map<std::string, uint64_t>> record_sizes(uint64_t file_size,
-                                                            const ReadAt& read_at) {
+// `stored`, when given, gets the records that are stored uncompressed (zip method 0).
+std::optional<std::map<std::string, uint64_t>> record_sizes(
+    uint64_t file_size, const ReadAt& read_at, std::set<std::string>* stored = nullptr) {
   constexpr uint64_t kEocd = 22, kMaxComment = 65535;
   if (file_size < kEocd) return std::nullopt;
   const uint64_t tail_start = file_size > kEocd + kMaxComment ? file_size - kEocd - kMaxComment : 0;
@@ -95,6 +96,7 @@ std::optional<std::map<std::string, uint64_t>> record_sizes(uint64_t file_size,
         !sizes.emplace(name.substr(prefix.size()), size).second) {
       return std::nullopt;
     }
+    if (stored != nullptr && le(cd, at + 10, 2) == 0) stored->insert(name.substr(prefix.size()));
     at += 46 + name_len + extra_len + comment_len;
   }
   return sizes;
@@ -127,6 +129,8 @@ struct Value {
   std::string text;             // kStr; kGlobal: "module.name"
   std::vector<ValuePtr> items;  // kTuple; kList: its ints (no cycles)
   bool only_ints = true;        // kList: holds nothing but ints
+  size_t text_at = 0;           // kStr: where its bytes are in the pickle
+  int gets = 0;                 // how often the memo gave it back (BINGET)
 };
 
 ValuePtr make(Value::Kind kind, int64_t number = 0, std::string text = {},
@@ -164,6 +168,16 @@ class PickleChecker {
 
   // The value the pickle builds (after run() succeeded).
   const ValuePtr& result() const { return result_; }
+
+  // The storages the pickle references (BINPERSID), in order; `key` is shared when the memo gave
+  // its string back elsewhere too (after run() succeeded).
+  std::vector<PickledStorage> storages() const {
+    std::vector<PickledStorage> out;
+    for (const auto& [key, element_size, numel] : storages_) {
+      out.push_back({key->text, key->text_at, key->gets > 0, element_size, numel});
+    }
+    return out;
+  }
 
   // An empty string when the pickle is safe for the unpickler, else what is wrong.
   std::string run() {
@@ -232,6 +246,7 @@ class PickleChecker {
   }
   void memo_get(uint64_t id) {
     if (id >= memo_.size()) fail("memo index out of range");
+    ++memo_[id]->gets;
     push(memo_[id]);
   }
   static bool is(const ValuePtr& v, Value::Kind kind) { return v->kind == kind; }
@@ -315,6 +330,7 @@ class PickleChecker {
                          numel * element, it->second));
       }
     }
+    storages_.emplace_back(id->items[2], element, numel);
     return make(Value::kTensor);
   }
 
@@ -372,7 +388,9 @@ class PickleChecker {
       }
       case 'X': {  // BINUNICODE
         const uint64_t n = read(4);
+        const size_t text_at = pos_;
         push(make(Value::kStr, 0, bytes(n)));
+        stack_.back()->text_at = text_at;
         break;
       }
       case 'G':  // BINFLOAT
@@ -456,6 +474,7 @@ class PickleChecker {
   std::string tensor_dir_;
   const std::map<std::string, uint64_t>* sizes_;
   std::vector<ValuePtr> stack_, memo_;
+  std::vector<std::tuple<ValuePtr, int64_t, int64_t>> storages_;  // key, element size, numel
   ValuePtr result_;
   std::vector<size_t> marks_;
 };
@@ -610,15 +629,18 @@ std::string check_code(const std::string& text, const std::string& name) {
 }
 
 void check_archive(caffe2::serialize::PyTorchStreamReader& reader, uint64_t file_size,
-                   const ReadAt& read_at, const std::string& what) {
+                   const ReadAt& read_at, const std::string& what,
+                   ArchiveLayout* layout = nullptr) {
   auto corrupt = [&](const std::string& why) {
     throw ExportError(ErrorCode::kModelLoad,
                       fmt::format("cannot load {} as TorchScript: {}\nThe file is corrupt or was "
                                   "not written by torch.jit.save(): save the model again.",
                                   what, why));
   };
-  const auto sizes = record_sizes(file_size, read_at);
+  const auto sizes =
+      record_sizes(file_size, read_at, layout != nullptr ? &layout->stored : nullptr);
   if (!sizes) corrupt("its zip central directory is unreadable");
+  if (layout != nullptr) layout->sizes = *sizes;
   // The records as the central directory lists them (the reader's getAllRecords throws on an
   // entry outside the archive folder, which torch::jit::load ignores).
   for (const auto& [name, record_size] : *sizes) {
@@ -660,6 +682,9 @@ void check_archive(caffe2::serialize::PyTorchStreamReader& reader, uint64_t file
     PickleChecker checker(bytes, dir, reads_tensor_data ? &*sizes : nullptr);
     const std::string why = checker.run();
     if (!why.empty()) corrupt(fmt::format("record '{}' is a malformed pickle: {}", name, why));
+    if (layout != nullptr && reads_tensor_data) {
+      (name == "data.pkl" ? layout->data : layout->constants) = checker.storages();
+    }
     if (ends_with(name, ".debug_pkl")) {
       // See Note [Source ranges read in a noexcept function].
       const std::string bad_range = check_source_ranges(checker.result());
@@ -691,7 +716,7 @@ void check_archive_bytes(const std::string& bytes, const std::string& what) {
       [&](uint64_t offset, uint64_t size) { return bytes.substr(offset, size); }, what);
 }
 
-void check_archive_file(const std::string& path, const std::string& what) {
+void check_archive_file(const std::string& path, const std::string& what, ArchiveLayout* layout) {
   auto reader =
       try_reader([&] { return std::make_unique<caffe2::serialize::PyTorchStreamReader>(path); });
   if (!reader) return;
@@ -708,7 +733,7 @@ void check_archive_file(const std::string& path, const std::string& what) {
         out.resize(static_cast<size_t>(file.gcount()));
         return out;
       },
-      what);
+      what, layout);
 }
 
 }  // namespace torchonnx::frontend

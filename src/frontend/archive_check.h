@@ -7,13 +7,33 @@
 // not cover the TorchScript compiler (code/**.py) nor methods run while loading (__setstate__).
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace torchonnx::frontend {
 
 // ExportError(kModelLoad) naming `what` when the archive is unsafe to load. Bytes that are no zip
 // archive pass (torch::jit::load refuses them with its own error).
 void check_archive_bytes(const std::string& bytes, const std::string& what);
-void check_archive_file(const std::string& path, const std::string& what);
+// A tensor storage a pickle references: BINPERSID ("storage", type, key, device, numel).
+struct PickledStorage {
+  std::string key;          // the record's name in the pickle's tensor folder ("0" for data/0)
+  size_t key_at = 0;        // where the key's bytes are in the pickle
+  bool key_shared = false;  // the pickle's memo gives the key's string back elsewhere too
+  int64_t element_size = 0;
+  int64_t numel = 0;
+};
+// What the zero-copy loader (mapped_load.h) needs of an archive that passed the check.
+struct ArchiveLayout {
+  std::map<std::string, uint64_t> sizes;        // record (without the archive folder) → bytes
+  std::set<std::string> stored;                 // records stored uncompressed
+  std::vector<PickledStorage> data, constants;  // of data.pkl and constants.pkl
+};
+// `layout`, when given, is filled while the file is checked.
+void check_archive_file(const std::string& path, const std::string& what,
+                        ArchiveLayout* layout = nullptr);
 
 }  // namespace torchonnx::frontend

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -19,6 +20,7 @@
 #include "common/jit_util.h"
 #include "frontend/archive_check.h"
 #include "frontend/frontend.h"
+#include "frontend/mapped_load.h"
 #include "passes/passes.h"
 #include "torchonnx/errors.h"
 
@@ -112,8 +114,15 @@ torch::jit::Module load_model(const std::string& path) {
         "model file '" + path + "' is empty. Remedy: save the model again with torch.jit.save().");
   }
   const std::string what = "'" + path + "'";
-  frontend::check_archive_file(path, what);  // what libtorch 1.13's unpickler does not check
-  return load_translating_errors(what, [&] { return torch::jit::load(path); });
+  frontend::ArchiveLayout layout;
+  frontend::check_archive_file(path, what, &layout);  // what libtorch 1.13's unpickler misses
+  return load_translating_errors(what, [&] {
+    // Note [Zero-copy weights]: storages in a mapping of the file, when the archive allows.
+    if (std::getenv("TORCHONNX_NO_MMAP") == nullptr) {
+      if (auto module = frontend::load_mapped(path, layout)) return *module;
+    }
+    return torch::jit::load(path);
+  });
 }
 
 namespace frontend {
