@@ -335,6 +335,13 @@ TEST_F(Activation, PreluOneWeight) {
   expect_op_matches("aten::prelu",
                     [](const Inputs& in) { return at::prelu(arg(in, 0), arg(in, 1)); },
                     {at::scalar_tensor(-2.0, at::kDouble), at::tensor({0.25}, at::kDouble)});
+  // a 0-d weight: one slope, broadcast as it is (also over an empty tensor)
+  expect_op_matches("aten::prelu",
+                    [](const Inputs& in) { return at::prelu(arg(in, 0), arg(in, 1)); },
+                    {at::randn({2, 3, 4}), at::scalar_tensor(0.25)});
+  expect_op_matches("aten::prelu",
+                    [](const Inputs& in) { return at::prelu(arg(in, 0), arg(in, 1)); },
+                    {at::randn({1, 0, 3}), at::scalar_tensor(0.25)});
 }
 
 TEST_F(Activation, PreluPerChannel) {

@@ -339,7 +339,8 @@ Value prelu_weight(GraphContext& g, const Args& a) {
   Value w = a.tensor_as(1, a.dtype(0));
   if (rank == 0) {
     w = g.op("Reshape", {w, g.constant_ints({})});
-  } else if (rank >= 3) {
+  } else if (rank >= 3 && a.rank(1) != std::optional<int64_t>(0)) {
+    // (a 0-d weight, one slope for every channel, broadcasts as it is)
     std::vector<int64_t> axes;
     for (int64_t i = 1; i <= rank - 2; ++i) axes.push_back(i);
     w = unsqueeze(g, w, axes);
