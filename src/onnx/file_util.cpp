@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -132,6 +133,35 @@ void AtomicFile::write(const void* data, size_t size) {
   } else {
     std::memcpy(buffer_.data(), p, size);
     used_ = size;
+  }
+}
+
+void AtomicFile::copy_from(int in_fd, uint64_t offset, uint64_t size) {
+  if (fd_ < 0) throw ExportError(ErrorCode::kIo, "'" + path_ + "' is already closed");
+  flush();
+  written_ += size;
+  auto in_offset = static_cast<off64_t>(offset);
+  while (size > 0 && copy_in_kernel_) {
+    const ssize_t n = ::copy_file_range(in_fd, &in_offset, fd_, nullptr, size, 0);
+    if (n > 0) {
+      size -= static_cast<uint64_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP &&
+        errno != EBADF) {
+      fail(errno);
+    }
+    copy_in_kernel_ = false;  // not between these files (or n == 0): read and write instead
+  }
+  while (size > 0) {  // through the buffer, not through a mapping of the input
+    const ssize_t n = ::pread(in_fd, buffer_.data(), std::min<uint64_t>(size, buffer_.size()),
+                              static_cast<off_t>(in_offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(n < 0 ? errno : EIO);
+    write_fd(buffer_.data(), static_cast<size_t>(n));
+    in_offset += n;
+    size -= static_cast<uint64_t>(n);
   }
 }
 

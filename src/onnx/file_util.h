@@ -27,6 +27,9 @@ class AtomicFile {
   // Large writes bypass the buffer (the bytes go from the caller's memory to the kernel).
   void write(const void* data, size_t size);
   void write(const std::string& bytes) { write(bytes.data(), bytes.size()); }
+  // Appends `size` bytes of the file `in_fd` at `offset`, copied inside the kernel
+  // (copy_file_range) when it can, else read through the write buffer: never via a mapping.
+  void copy_from(int in_fd, uint64_t offset, uint64_t size);
   uint64_t size() const { return written_; }
   void commit();
   const std::string& path() const { return path_; }
@@ -42,6 +45,7 @@ class AtomicFile {
   std::vector<char> buffer_;
   size_t used_ = 0;
   uint64_t written_ = 0;
+  bool copy_in_kernel_ = true;
 };
 
 }  // namespace torchonnx

@@ -33,6 +33,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/mapped_file.h"
 #include "onnx/file_util.h"
 #include "onnx/model_proto.h"
 #include "torchonnx/logging.h"
@@ -317,6 +318,7 @@ class ByteStream {
       at::NoGradGuard no_grad;  // a new thread: grad mode is on by default
       if (slot.size() < e.size) slot.resize(e.size);
       at::from_blob(slot.data(), e.tensor.sizes(), e.tensor.options()).copy_(e.tensor);
+      release_mapped_pages(e.tensor);  // a view of a .pt's weight: Note [Zero-copy weights]
     });
   }
 
@@ -350,8 +352,22 @@ struct ByteCounter {
   }
 };
 
-template <typename Write>
-void write_model_file(const Plan& plan, Write&& write, ByteCounter& counter) {
+// Writes the bytes of `e` (`p`, from its ByteStream) with `write`, or with `copy` (file, offset,
+// size) when they are a .pt's bytes that nothing changed: Note [Zero-copy weights].
+template <typename Write, typename Copy>
+void write_entry_bytes(const Entry& e, const char* p, Write& write, Copy& copy) {
+  if (e.tensor.defined()) {
+    if (auto bytes = unchanged_file_bytes(e.tensor)) {
+      copy(e, *bytes);
+      return;
+    }
+  }
+  write(p, e.size);
+  if (e.tensor.defined()) release_mapped_pages(e.tensor);
+}
+
+template <typename Write, typename Copy>
+void write_model_file(const Plan& plan, Write&& write, Copy&& copy, ByteCounter& counter) {
   ByteStream bytes(inline_entries(plan));
   write(plan.model_fields.data(), plan.model_fields.size());
   const std::string graph_head =
@@ -365,7 +381,7 @@ void write_model_file(const Plan& plan, Write&& write, ByteCounter& counter) {
     write(e.header.data(), e.header.size());
     if (e.external || e.raw_field.empty()) continue;
     write(e.raw_field.data(), e.raw_field.size());
-    write(bytes.next(), e.size);
+    write_entry_bytes(e, bytes.next(), write, copy);
     counter.add(e.size);
   }
 }
@@ -443,12 +459,20 @@ bool write_model(ExportedModel& model, const std::string& path, const ExportOpti
       file.write(kZeros, n);
       pad -= n;
     }
-    file.write(bytes.next(), e.size);
+    auto write = [&](const char* p, size_t n) { file.write(p, n); };
+    auto copy = [&](const Entry&, const FileBytes& b) {
+      file.copy_from(b.file->fd(), b.offset, b.size);
+    };
+    write_entry_bytes(e, bytes.next(), write, copy);
     counter.add(e.size);
   }
   AtomicFile model_file(path);
   write_model_file(
-      plan, [&](const char* p, size_t n) { model_file.write(p, n); }, counter);
+      plan, [&](const char* p, size_t n) { model_file.write(p, n); },
+      [&](const Entry&, const FileBytes& b) {
+        model_file.copy_from(b.file->fd(), b.offset, b.size);
+      },
+      counter);
   std::vector<std::string> committed;
   try {
     for (auto& file : data_files) {
@@ -477,7 +501,12 @@ std::string model_to_bytes(ExportedModel& model) {
   ProgressSink none;
   ByteCounter counter{none, 0};
   write_model_file(
-      plan, [&](const char* p, size_t n) { out.append(p, n); }, counter);
+      plan, [&](const char* p, size_t n) { out.append(p, n); },
+      [&](const Entry& e, const FileBytes& b) {
+        out.append(b.file->data() + b.offset, b.size);
+        release_mapped_pages(e.tensor);
+      },
+      counter);
   return out;
 }
 

@@ -13,6 +13,8 @@
 #include <unordered_set>
 #include <variant>
 
+#include "common/mapped_file.h"
+
 namespace torchonnx {
 
 namespace {
@@ -74,11 +76,14 @@ int share_duplicate_initializers(ir::Graph& graph, bool by_value) {
       if (!same && by_value && t.is_contiguous() && t.device().is_cpu()) {
         auto& candidates = by_print[fingerprint(t)];
         for (size_t k : candidates) {
-          if (same_contents(kept[k].tensor, t)) {
+          const bool equal = same_contents(kept[k].tensor, t);
+          release_mapped_pages(kept[k].tensor);  // Note [Zero-copy weights]: not our memory
+          if (equal) {
             same = k;
             break;
           }
         }
+        release_mapped_pages(t);
         if (!same) candidates.push_back(kept.size());
       }
     }
