@@ -1,8 +1,8 @@
 // Numeric tests of the sorting and selection converters: sort, argsort, msort, topk, kthvalue,
-// median/nanmedian, searchsorted, isin, _unique, _unique2, unique_dim, unique_consecutive,
-// unique_dim_consecutive. Values and indices are compared; inputs
-// have no ties except where the test is about ties (equal elements keep their order, as in
-// PyTorch's stable sort and ONNX TopK).
+// median/nanmedian, quantile/nanquantile, searchsorted, isin, _unique, _unique2, unique_dim,
+// unique_consecutive, unique_dim_consecutive. Values and indices are compared; inputs have no ties
+// except where the test is about ties (equal elements keep their order, as in PyTorch's stable sort
+// and ONNX TopK).
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -551,6 +551,88 @@ TEST_F(Sort, Isin) {
 TEST_F(Sort, IsinOfAScalarTestElement) {
   expect_script_matches("aten::isin", "def forward(self, x):\n  return torch.isin(x, 2)\n",
                         {longs({1, 2, 3, 2})}, {11, highest_opset()});
+}
+
+// ----- quantile / nanquantile --------------------------------------------------------------------
+
+constexpr const char* kInterpolations[] = {"linear", "lower", "higher", "midpoint", "nearest"};
+
+TEST_F(Sort, QuantileOfAScalarAndATensorQ) {
+  at::Tensor x = at::randn({4, 6});
+  x[1][2] = kInf;
+  at::Tensor qs = floats({0.0, 0.25, 0.5, 0.7, 1.0});
+  for (const char* mode : kInterpolations) {
+    for (c10::optional<int64_t> dim :
+         {c10::optional<int64_t>(), c10::optional<int64_t>(1), c10::optional<int64_t>(-2)}) {
+      for (bool keepdim : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << mode << " dim " << (dim ? *dim : 99) << " keepdim " << keepdim);
+        expect_op_matches(
+            "aten::quantile",
+            [=](const Inputs& in) {
+              return at::quantile(arg(in, 0), arg(in, 1), dim, keepdim, mode);
+            },
+            {x, qs}, 11);
+        expect_op_matches(
+            "aten::quantile",
+            [=](const Inputs& in) { return at::quantile(arg(in, 0), 0.3, dim, keepdim, mode); },
+            {x}, 11);
+      }
+    }
+  }
+}
+
+TEST_F(Sort, QuantileWithHalfwayRanksAndNaN) {
+  // 5 elements: q = 0.125 and 0.375 give ranks 0.5 and 1.5 (nearest rounds half to even).
+  at::Tensor x = floats({3, -1, 2, 7, 0, 4, kNaN, 1, 5, 6}).reshape({2, 5});
+  for (const char* mode : kInterpolations) {
+    SCOPED_TRACE(mode);
+    expect_op_matches(
+        "aten::quantile",
+        [=](const Inputs& in) { return at::quantile(arg(in, 0), arg(in, 1), -1, false, mode); },
+        {x, floats({0.125, 0.375, 0.875})}, 11);
+    expect_op_matches(
+        "aten::nanquantile",
+        [=](const Inputs& in) { return at::nanquantile(arg(in, 0), arg(in, 1), 1, true, mode); },
+        {x, floats({0.125, 0.5, 1.0})}, 11);
+  }
+}
+
+TEST_F(Sort, Nanquantile) {
+  at::Tensor x = at::randn({3, 5, 4});
+  x[0][1][2] = kNaN;
+  x[2][3][0] = kNaN;
+  x.select(2, 3).select(0, 1).fill_(kNaN);  // slices of NaN only along dim 1 and along dim 2
+  x[1][4].fill_(kNaN);
+  for (const char* mode : kInterpolations) {
+    for (c10::optional<int64_t> dim :
+         {c10::optional<int64_t>(), c10::optional<int64_t>(1), c10::optional<int64_t>(-1)}) {
+      for (bool keepdim : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << mode << " dim " << (dim ? *dim : 99) << " keepdim " << keepdim);
+        expect_op_matches(
+            "aten::nanquantile",
+            [=](const Inputs& in) {
+              return at::nanquantile(arg(in, 0), arg(in, 1), dim, keepdim, mode);
+            },
+            {x, floats({0.1, 0.5, 0.9})}, 11);
+        expect_op_matches(
+            "aten::nanquantile",
+            [=](const Inputs& in) { return at::nanquantile(arg(in, 0), 0.75, dim, keepdim, mode); },
+            {x}, 11);
+      }
+    }
+  }
+}
+
+TEST_F(Sort, QuantileOfAZeroDimTensorAndDoubles) {
+  expect_op_matches(
+      "aten::quantile",
+      [](const Inputs& in) { return at::quantile(arg(in, 0), arg(in, 1), 0, true); },
+      {at::scalar_tensor(2.5, at::kFloat), floats({0.2, 0.9})}, 11);
+  expect_op_matches(
+      "aten::quantile", [](const Inputs& in) { return at::quantile(arg(in, 0), 0.4, 0); },
+      {at::randn({5, 3}, at::kDouble)}, 11);
 }
 
 }  // namespace

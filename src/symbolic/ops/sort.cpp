@@ -525,6 +525,100 @@ Values isin(GraphContext& g, const Args& a) {
   return {a.bool_arg(3) ? g.op("Not", {found}) : found};
 }
 
+// ----- quantile / nanquantile -------------------------------------------------------------------
+
+// aten::quantile/nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *,
+//   str interpolation='linear') and .scalar(Tensor self, float q, ...)  ⇒  ATen's algorithm
+//   (Sorting.cpp quantile_compute): the slices along dim (or the flattened input) sorted (TopK,
+//   NaN last), ranks = q·(n - 1) in the input's dtype — quantile: n the size, the last rank where
+//   the slice holds a NaN (so the result is NaN); nanquantile: n the count of non-NaN elements,
+//   0 for an all-NaN slice — Floor/Ceil/Round (half to even, as round_) for lower/higher/nearest;
+//   the values at the ranks by GatherElements; linear and midpoint lerp (ATen's two-sided form)
+//   between the values at Floor and Ceil of the rank with the weight rank - Floor(rank) or 0.5.
+//   A 1-D q puts its dim first. Opset 11+ (GatherElements, Round).
+Converter quantile(bool ignore_nan) {
+  return [=](GraphContext& g, const Args& a) -> Values {
+    ScalarType t = a.dtype(0);
+    if (t != ScalarType::Float && t != ScalarType::Double) {
+      g.fail("quantile of a tensor that is not float or double (PyTorch rejects it)");
+    }
+    const std::string mode = a.str_arg(4);
+    if (mode != "linear" && mode != "lower" && mode != "higher" && mode != "midpoint" &&
+        mode != "nearest") {
+      g.fail("quantile interpolation '" + mode + "'");
+    }
+    const bool scalar_q = is_scalar(a, 1) || a.require_rank(1) == 0;
+    if (!scalar_q && a.require_rank(1) != 1) g.fail("quantile takes a 0-d or 1-D q");
+    const int64_t rank = a.require_rank(0);
+    const std::optional<int64_t> dim = a.optional_int(2);
+    const bool keepdim = a.bool_arg(3);
+    Value x = a.tensor(0);
+    int64_t axis = 0, work_rank = 1;
+    std::optional<int64_t> static_size;
+    if (dim && rank > 0) {
+      axis = normalize_dim(*dim, rank);
+      work_rank = rank;
+      static_size = a.dim_size(0, axis);
+    } else {
+      auto [flat, n] = flattened(g, a);
+      x = flat;
+      static_size = n;
+    }
+    Value sorted = sort_tensor(g, x, t, axis, static_size, false)[0];
+    // q as [Q, 1, ..., 1] (work_rank ones), the sorted slices as [Q, ...].
+    Value q = g.op("Reshape", {a.tensor_as(1, t), g.constant_ints({-1})});
+    std::vector<int64_t> q_shape(work_rank + 1, 1);
+    q_shape[0] = -1;
+    q = g.op("Reshape", {q, g.constant_ints(q_shape)});
+    const int64_t qaxis = axis + 1;
+    Value nan = g.op("IsNaN", {sorted});
+    Value one = g.constant(at::scalar_tensor(1, at::kLong));
+    Value ranks;
+    if (ignore_nan) {
+      Value m = reduce(g, "ReduceSum", g.cast(g.op("Not", {nan}), ScalarType::Long), {axis}, true);
+      ranks = g.op("Mul", {q, g.cast(g.op("Sub", {m, one}), t)});
+      Value zero = g.constant_scalar(0, t);
+      ranks = g.op("Where", {g.op("Less", {ranks, zero}), zero, ranks});
+    } else {
+      Value n = dim_size(g, x, axis);
+      Value last = g.cast(g.op("Sub", {n, one}), t);
+      ranks = g.op("Where", {unsqueeze(g, any_along(g, nan, {axis}, true), {0}), last,
+                             g.op("Mul", {q, last})});
+    }
+    if (mode == "lower") ranks = g.op("Floor", {ranks});
+    if (mode == "higher") ranks = g.op("Ceil", {ranks});
+    if (mode == "nearest") ranks = g.op("Round", {ranks});
+    // The sorted slices repeated for each q: GatherElements does not broadcast.
+    Value expanded = g.op("Expand", {unsqueeze(g, sorted, {0}), g.op("Shape", {q})});
+    auto value_at = [&](const Value& r) {
+      return g.op("GatherElements", {expanded, g.cast(r, ScalarType::Long)}, {{"axis", qaxis}});
+    };
+    Value out = value_at(ranks);
+    if (mode == "linear" || mode == "midpoint") {
+      Value w = mode == "midpoint" ? g.constant_scalar(0.5, t)
+                                   : g.op("Sub", {ranks, g.op("Floor", {ranks})});
+      Value above = value_at(g.op("Ceil", {ranks}));
+      Value diff = g.op("Sub", {above, out});
+      Value small = g.op("Less", {g.op("Abs", {w}), g.constant_scalar(0.5, t)});
+      out = g.op(
+          "Where",
+          {small, g.op("Add", {out, g.op("Mul", {w, diff})}),
+           g.op("Sub", {above, g.op("Mul", {diff, g.op("Sub", {g.constant_scalar(1, t), w})})})});
+    }
+    // [Q, ...] with size 1 at the reduced axis.
+    if (!dim || rank == 0) {
+      // The flattened input: [Q, 1] → [Q] or [Q, 1, ..., 1] (keepdim: the input's rank of ones).
+      std::vector<int64_t> shape{-1};
+      if (keepdim) shape.resize(rank + 1, 1);
+      out = g.op("Reshape", {out, g.constant_ints(shape)});
+    } else if (!keepdim) {
+      out = squeeze(g, out, {qaxis});
+    }
+    if (scalar_q) out = squeeze(g, out, {0});
+    return {out};
+  };
+}
+
 // ----- unique ------------------------------------------------------------------------------
 
 // aten::_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (values, inverse)
@@ -597,6 +691,8 @@ void register_sort(Registry& r) {
   r.add("aten::nanmedian.dim", from(11), nanmedian_dim);
   r.add("aten::searchsorted", from(9), searchsorted);
   r.add("aten::isin", from(11), isin);
+  r.add("aten::quantile", from(11), quantile(false));
+  r.add("aten::nanquantile", from(11), quantile(true));
 
   r.add("aten::_unique", {9, 10}, unique_by_sorting_op);
   r.add("aten::_unique", from(11), unique_op);
