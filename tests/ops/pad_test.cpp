@@ -318,6 +318,12 @@ TEST_F(Pad, Im2col) {
                       return at::im2col(arg(in, 0), {2, 2}, {1, 1}, {1, 1}, {2, 2});
                     },
                     {at::randn({3, 5, 6})});
+  // an empty batch: no size is left to infer
+  expect_op_matches("aten::im2col",
+                    [](const Inputs& in) {
+                      return at::im2col(arg(in, 0), {2, 2}, {1, 1}, {0, 0}, {1, 1});
+                    },
+                    {at::randn({0, 1, 5, 5})});
 }
 
 TEST_F(Pad, Col2im) {

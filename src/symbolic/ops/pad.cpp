@@ -230,8 +230,10 @@ Value im2col(GraphContext& g, const Args& a) {
        pad = expand_param(a.int_list(3), 2), stride = expand_param(a.int_list(4), 2);
   Value x = a.tensor(0);
   if (rank == 3) x = unsqueeze(g, x, {0});
+  // The sizes are computed, not -1: an empty batch (N = 0) has no size to infer.
+  Value nc = g.op("Mul", {dims_of(g, x, {0}), dims_of(g, x, {1})});
   Value hw = dims_of(g, x, {2, 3});
-  Value planes = reshape_exact(g, x, concat_1d(g, {g.constant_ints({-1, 1}), hw}));
+  Value planes = reshape_exact(g, x, concat_1d(g, {nc, g.constant_ints({1}), hw}));
   Value cols = g.op("Conv", {planes, g.constant(one_hot_kernels(k[0], k[1], type))},
                     {{"kernel_shape", k},
                      {"dilations", dil},
@@ -240,7 +242,8 @@ Value im2col(GraphContext& g, const Args& a) {
   // [N·C, kh·kw, oh, ow] → [N, C·kh·kw, oh·ow]
   Value n = dims_of(g, x, {0});
   Value ckk = g.op("Mul", {dims_of(g, x, {1}), g.constant_ints({k[0] * k[1]})});
-  Value y = g.op("Reshape", {cols, concat_1d(g, {n, ckk, g.constant_ints({-1})})});
+  Value blocks = g.op("Mul", {dims_of(g, cols, {2}), dims_of(g, cols, {3})});
+  Value y = reshape_exact(g, cols, concat_1d(g, {n, ckk, blocks}));
   if (rank == 3) y = squeeze(g, y, {0});
   return y;
 }
