@@ -1,6 +1,7 @@
 // Numeric tests of the loss converters with reductions none/mean/sum: nll_loss (1-D, 2-D, N-D,
 // weights, ignore_index), cross_entropy (index and probability targets, label smoothing), mse/l1,
-// smooth_l1/huber, binary_cross_entropy(_with_logits) and kl_div.
+// smooth_l1/huber, binary_cross_entropy(_with_logits), kl_div, soft_margin, margin_ranking,
+// hinge_embedding, cosine_embedding, triplet_margin, multi_margin, multilabel_margin, poisson_nll.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -254,6 +255,177 @@ TEST_F(Loss, KlDivBatchmeanForm) {
                         "def forward(self, x, t):\n"
                         "  return torch.kl_div(x, t, 2) / x.size(0)\n",
                         {at::log_softmax(at::randn({4, 5}), 1), at::softmax(at::randn({4, 5}), 1)});
+}
+
+// ----- margin losses, poisson_nll ----------------------------------------------------------------
+
+// ±1 targets (float).
+at::Tensor signs(std::vector<int64_t> shape) {
+  return at::where(at::rand(shape) < 0.5, -1.0, 1.0).to(at::kFloat);
+}
+
+TEST_F(Loss, SoftMarginLoss) {
+  for (int64_t reduction : kReductions) {
+    for (std::vector<int64_t> shape : {std::vector<int64_t>{4, 5}, {7}, {}}) {
+      SCOPED_TRACE(::testing::Message() << "reduction " << reduction << " rank " << shape.size());
+      at::Tensor x = at::randn(shape) * 3;
+      expect_op_matches("aten::soft_margin_loss",
+                        [reduction](const Inputs& in) {
+                          return at::soft_margin_loss(arg(in, 0), arg(in, 1), reduction);
+                        },
+                        {x, signs(shape)});
+    }
+  }
+}
+
+TEST_F(Loss, MarginRankingLoss) {
+  for (int64_t reduction : kReductions) {
+    for (double margin : {0.0, 0.7}) {
+      SCOPED_TRACE(::testing::Message() << "reduction " << reduction << " margin " << margin);
+      expect_op_matches("aten::margin_ranking_loss",
+                        [reduction, margin](const Inputs& in) {
+                          return at::margin_ranking_loss(arg(in, 0), arg(in, 1), arg(in, 2), margin,
+                                                         reduction);
+                        },
+                        {at::randn({8}), at::randn({8}), signs({8})});
+    }
+  }
+}
+
+TEST_F(Loss, HingeEmbeddingLoss) {
+  // Targets ±1, and other values (neither branch: 0 + 0... both branches: x + clamp).
+  at::Tensor t = floats({1, -1, 1, -1, 0, 2, 1, -1, 1, -1, -1, 1}).reshape({3, 4});
+  for (int64_t reduction : kReductions) {
+    for (double margin : {1.0, 0.3}) {
+      SCOPED_TRACE(::testing::Message() << "reduction " << reduction << " margin " << margin);
+      expect_op_matches("aten::hinge_embedding_loss",
+                        [reduction, margin](const Inputs& in) {
+                          return at::hinge_embedding_loss(arg(in, 0), arg(in, 1), margin,
+                                                          reduction);
+                        },
+                        {at::randn({3, 4}), t});
+    }
+  }
+  expect_op_matches(
+      "aten::hinge_embedding_loss",
+      [](const Inputs& in) { return at::hinge_embedding_loss(arg(in, 0), arg(in, 1), 1.0, 0); },
+      {at::randn({5}), longs({1, -1, -1, 1, 1})});
+}
+
+TEST_F(Loss, CosineEmbeddingLoss) {
+  for (int64_t reduction : kReductions) {
+    for (double margin : {0.0, 0.4}) {
+      SCOPED_TRACE(::testing::Message() << "reduction " << reduction << " margin " << margin);
+      auto fn = [reduction, margin](const Inputs& in) {
+        return at::cosine_embedding_loss(arg(in, 0), arg(in, 1), arg(in, 2), margin, reduction);
+      };
+      at::Tensor x2 = at::randn({6, 5});
+      x2[1].zero_();  // a zero vector: the 1e-12 terms keep the cosine finite
+      expect_op_matches("aten::cosine_embedding_loss", fn,
+                        {at::randn({6, 5}), x2, floats({1, -1, 1, -1, -1, 1})});
+      expect_op_matches("aten::cosine_embedding_loss", fn,
+                        {at::randn({5}), at::randn({5}), at::scalar_tensor(-1.0, at::kFloat)});
+    }
+  }
+}
+
+TEST_F(Loss, TripletMarginLoss) {
+  for (int64_t reduction : kReductions) {
+    for (double p : {2.0, 1.0, 3.0, static_cast<double>(kInf)}) {
+      for (bool swap : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "reduction " << reduction << " p " << p << " swap " << swap);
+        expect_op_matches("aten::triplet_margin_loss",
+                          [reduction, p, swap](const Inputs& in) {
+                            return at::triplet_margin_loss(arg(in, 0), arg(in, 1), arg(in, 2), 1.0,
+                                                           p, 1e-6, swap, reduction);
+                          },
+                          {at::randn({5, 4}), at::randn({5, 4}), at::randn({5, 4})});
+      }
+    }
+  }
+  // Unbatched, another margin and eps.
+  expect_op_matches("aten::triplet_margin_loss",
+                    [](const Inputs& in) {
+                      return at::triplet_margin_loss(arg(in, 0), arg(in, 1), arg(in, 2), 0.3, 2.0,
+                                                     0.1, false, 0);
+                    },
+                    {at::randn({6}), at::randn({6}), at::randn({6})});
+}
+
+TEST_F(Loss, MultiMarginLoss) {
+  at::Tensor x = at::randn({6, 5});
+  at::Tensor y = longs({0, 4, 2, 2, 1, 3});
+  for (int64_t reduction : kReductions) {
+    for (int64_t p : {1, 2}) {
+      for (double margin : {1.0, 0.5}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "reduction " << reduction << " p " << p << " margin " << margin);
+        expect_op_matches("aten::multi_margin_loss",
+                          [reduction, p, margin](const Inputs& in) {
+                            return at::multi_margin_loss(arg(in, 0), arg(in, 1), p, margin, {},
+                                                         reduction);
+                          },
+                          {x, y});
+        expect_op_matches("aten::multi_margin_loss",
+                          [reduction, p, margin](const Inputs& in) {
+                            return at::multi_margin_loss(arg(in, 0), arg(in, 1), p, margin,
+                                                         arg(in, 2), reduction);
+                          },
+                          {x, y, at::rand({5}) + 0.5});
+      }
+    }
+    // Unbatched: [C] and a 0-d target.
+    expect_op_matches("aten::multi_margin_loss",
+                      [reduction](const Inputs& in) {
+                        return at::multi_margin_loss(arg(in, 0), arg(in, 1), 1, 1.0, {}, reduction);
+                      },
+                      {at::randn({4}), at::scalar_tensor(2, at::kLong)});
+  }
+}
+
+TEST_F(Loss, MultilabelMarginLoss) {
+  // Targets padded with -1 after their classes; one lists a class twice, one is all -1, one has
+  // classes after its -1 (ignored).
+  at::Tensor t =
+      longs({3, 0, -1, 1, 2, 2, -1, 0, -1, -1, -1, -1, 1, 2, 3, 0, 0, -1, 1, 3}).reshape({5, 4});
+  for (int64_t reduction : kReductions) {
+    SCOPED_TRACE(::testing::Message() << "reduction " << reduction);
+    expect_op_matches(
+        "aten::multilabel_margin_loss",
+        [reduction](const Inputs& in) {
+          return at::multilabel_margin_loss(arg(in, 0), arg(in, 1), reduction);
+        },
+        {at::randn({5, 4}), t}, 11);
+    expect_op_matches(
+        "aten::multilabel_margin_loss",
+        [reduction](const Inputs& in) {
+          return at::multilabel_margin_loss(arg(in, 0), arg(in, 1), reduction);
+        },
+        {at::randn({4}), longs({2, 1, -1, 0})}, 11);
+  }
+}
+
+TEST_F(Loss, PoissonNllLoss) {
+  for (int64_t reduction : kReductions) {
+    for (bool log_input : {true, false}) {
+      for (bool full : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "reduction " << reduction << " log_input " << log_input
+                                          << " full " << full);
+        at::Tensor x = log_input ? at::randn({4, 5}) : at::rand({4, 5}) + 0.1;
+        x.view(-1)[0] = log_input ? 0.0 : 0.0;  // log(0 + eps)
+        at::Tensor t = at::randint(0, 6, {4, 5}).to(at::kFloat);
+        t.view(-1)[1] = 1.0;
+        t.view(-1)[2] = 0.0;
+        expect_op_matches("aten::poisson_nll_loss",
+                          [reduction, log_input, full](const Inputs& in) {
+                            return at::poisson_nll_loss(arg(in, 0), arg(in, 1), log_input, full,
+                                                        1e-8, reduction);
+                          },
+                          {x, t});
+      }
+    }
+  }
 }
 
 }  // namespace

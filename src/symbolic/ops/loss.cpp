@@ -1,4 +1,6 @@
-// Losses: nll_loss, cross_entropy, mse/l1, binary_cross_entropy(_with_logits), kl_div.
+// Losses: nll_loss, cross_entropy, mse/l1, binary_cross_entropy(_with_logits), kl_div,
+// soft_margin, margin_ranking, hinge_embedding, cosine_embedding, triplet_margin, multi_margin,
+// multilabel_margin, poisson_nll.
 //
 // `reduction` is ATen's enum: 0 none, 1 mean, 2 sum. The class dim is 1 (0 for an unbatched
 // input, which is unsqueezed to a batch of one). Index targets pick their class with a one-hot
@@ -7,6 +9,9 @@
 // SoftmaxCrossEntropyLoss take over for float32 inputs.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
@@ -327,6 +332,220 @@ Value huber(GraphContext& g, const Value& d, at::ScalarType type, const Args& a)
   return quadratic_below(g, d, type, delta, 1, delta, delta * delta / 2);
 }
 
+// ----- margin losses ---------------------------------------------------------------------------
+
+Value relu_of(GraphContext& g, const Value& x, at::ScalarType type) {
+  return g.op("Max", {x, scalar(g, 0, type)});
+}
+
+// t == v for a float or integer tensor t (false for NaN), without Equal (floats: opset 11+).
+Value equals(GraphContext& g, const Value& t, double v, at::ScalarType t_type) {
+  Value c = scalar(g, v, t_type);
+  Value differs = g.op("Or", {g.op("Less", {t, c}), g.op("Greater", {t, c})});
+  if (at::isFloatingType(t_type)) differs = g.op("Or", {differs, g.op("IsNaN", {t})});
+  return g.op("Not", {differs});
+}
+
+// The dtype a target is compared in: floats as they are (half precision as float), integers and
+// bool as int64.
+at::ScalarType comparison_type(at::ScalarType t) {
+  if (t == at::kFloat || t == at::kDouble) return t;
+  return at::isFloatingType(t) ? at::kFloat : at::kLong;
+}
+
+// aten::soft_margin_loss(Tensor self, Tensor target, int reduction)  ⇒  Log(1 + Exp(-x·t)),
+//   Reduce (ATen: log1p(exp(-x·t)))
+Values soft_margin_loss(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  Value z = g.op("Neg", {g.op("Mul", {a.tensor_as(0, type), a.tensor_as(1, type)})});
+  Value loss = g.op("Log", {g.op("Add", {scalar(g, 1, type), g.op("Exp", {z})})});
+  return {reduce_loss(g, loss, a.int_arg(2))};
+}
+
+// aten::margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin,
+//   int reduction)  ⇒  Max(-t·(x1 - x2) + margin, 0), Reduce
+Values margin_ranking_loss(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  Value d = g.op("Sub", {a.tensor_as(0, type), a.tensor_as(1, type)});
+  Value z = g.op("Add", {g.op("Neg", {g.op("Mul", {a.tensor_as(2, type), d})}),
+                         scalar(g, a.float_arg(3), type)});
+  return {reduce_loss(g, relu_of(g, z, type), a.int_arg(4))};
+}
+
+// aten::hinge_embedding_loss(Tensor self, Tensor target, float margin, int reduction)
+//   ⇒  Where(t != 1, Max(margin - x, 0), 0) + Where(t != -1, x, 0), Reduce
+Values hinge_embedding_loss(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  at::ScalarType tt = comparison_type(a.dtype(1));
+  Value x = a.tensor_as(0, type), t = a.tensor_as(1, tt);
+  Value zero = scalar(g, 0, type);
+  Value clamped = relu_of(g, g.op("Sub", {scalar(g, a.float_arg(2), type), x}), type);
+  Value from_margin = g.op("Where", {equals(g, t, 1, tt), zero, clamped});
+  Value from_self = g.op("Where", {equals(g, t, -1, tt), zero, x});
+  return {reduce_loss(g, g.op("Add", {from_margin, from_self}), a.int_arg(3))};
+}
+
+// aten::cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin,
+//   int reduction)  ⇒  cos = Σx1·x2 / sqrt((Σx1² + 1e-12)·(Σx2² + 1e-12)) over the last dim
+//   (target 1-D: inputs 2-D; target 0-d: inputs 1-D); Where(t == 1, 1 - cos, 0) +
+//   Where(t == -1, Max(cos - margin, 0), 0), Reduce
+Values cosine_embedding_loss(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  at::ScalarType tt = comparison_type(a.dtype(2));
+  const int64_t axis = a.require_rank(2);
+  Value x1 = a.tensor_as(0, type), x2 = a.tensor_as(1, type), t = a.tensor_as(2, tt);
+  auto sum = [&](const Value& u, const Value& v) {
+    return reduce(g, "ReduceSum", g.op("Mul", {u, v}), {axis}, false);
+  };
+  Value eps = scalar(g, 1e-12, type);
+  Value mag1 = g.op("Add", {sum(x1, x1), eps}), mag2 = g.op("Add", {sum(x2, x2), eps});
+  Value cos = g.op("Div", {sum(x1, x2), g.op("Sqrt", {g.op("Mul", {mag1, mag2})})});
+  Value zero = scalar(g, 0, type);
+  Value pos = g.op("Sub", {scalar(g, 1, type), cos});
+  Value neg = relu_of(g, g.op("Sub", {cos, scalar(g, a.float_arg(3), type)}), type);
+  Value loss = g.op("Add", {g.op("Where", {equals(g, t, 1, tt), pos, zero}),
+                            g.op("Where", {equals(g, t, -1, tt), neg, zero})});
+  return {reduce_loss(g, loss, a.int_arg(4))};
+}
+
+// The p-norm of `d` over `axis`: p = 1 Σ|d|, 2 sqrt(Σd²), inf max|d|, 0 the count of nonzero
+// elements, else (Σ|d|^p)^(1/p).
+Value p_norm(GraphContext& g, const Value& d, double p, int64_t axis, at::ScalarType type) {
+  Value abs = g.op("Abs", {d});
+  if (p == 1) return reduce(g, "ReduceSum", abs, {axis}, false);
+  if (p == 2) return g.op("Sqrt", {reduce(g, "ReduceSum", g.op("Mul", {d, d}), {axis}, false)});
+  if (std::isinf(p)) {
+    return reduce(g, p > 0 ? "ReduceMax" : "ReduceMin", abs, {axis}, false);
+  }
+  if (p == 0) {
+    Value nonzero = g.cast(g.cast(d, at::kBool), type);
+    return reduce(g, "ReduceSum", nonzero, {axis}, false);
+  }
+  Value powered = g.op("Pow", {abs, scalar(g, p, type)});
+  return g.op("Pow", {reduce(g, "ReduceSum", powered, {axis}, false), scalar(g, 1 / p, type)});
+}
+
+// aten::triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin,
+//   float p, float eps, bool swap, int reduction)  ⇒  pairwise distances ‖a - b + eps‖_p over the
+//   last dim; swap: the negative distance is Min(d(a, n), d(p, n)); Max(margin + d(a, p) -
+//   d(a, n), 0), Reduce
+Values triplet_margin_loss(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  const double margin = a.float_arg(3), p = a.float_arg(4), eps = a.float_arg(5);
+  const bool swap = a.bool_arg(6);
+  int64_t rank = 0;
+  for (size_t i = 0; i < 3; ++i) rank = std::max(rank, a.require_rank(i));
+  Value anchor = a.tensor_as(0, type), pos = a.tensor_as(1, type), neg = a.tensor_as(2, type);
+  auto dist = [&](const Value& u, const Value& v) {
+    Value d = g.op("Add", {g.op("Sub", {u, v}), scalar(g, eps, type)});
+    return p_norm(g, d, p, rank - 1, type);
+  };
+  Value d_pos = dist(anchor, pos), d_neg = dist(anchor, neg);
+  if (swap) d_neg = g.op("Min", {d_neg, dist(pos, neg)});
+  Value z = g.op("Sub", {g.op("Add", {scalar(g, margin, type), d_pos}), d_neg});
+  return {reduce_loss(g, relu_of(g, z, type), a.int_arg(7))};
+}
+
+// The inputs of multi_margin/multilabel_margin with the unbatched case ([C], target [C] or 0-d)
+// made a batch of one; `squeeze_none`: reduction none gives a 0-d result then.
+struct ClassScores {
+  Value x;  // [N, C]
+  Value c;  // the class count as a 0-d value of the loss dtype
+  bool unbatched;
+};
+
+ClassScores class_scores(GraphContext& g, const Args& a, at::ScalarType type) {
+  ClassScores s;
+  s.unbatched = a.require_rank(0) == 1;
+  s.x = a.tensor_as(0, type);
+  if (s.unbatched) s.x = unsqueeze(g, s.x, {0});
+  s.c = g.cast(dim_size(g, s.x, 1), type);
+  return s;
+}
+
+Value finish_scores(GraphContext& g, const ClassScores& s, const Value& loss, int64_t reduction) {
+  if (reduction == 0) return s.unbatched ? squeeze(g, loss, {0}) : loss;
+  return reduce_loss(g, loss, reduction);
+}
+
+// aten::multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1,
+//   Tensor? weight=None, int reduction=Mean)  ⇒  with the one-hot mask m = Equal(arange(C), y):
+//   x_y = ReduceSum(Where(m, x, 0)); h = Max(margin - x_y + x, 0) (squared for p = 2),
+//   · weight[y]; Σ over the classes other than y, / C; Reduce over the batch
+Values multi_margin_loss(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  const double p = a.float_arg(2), margin = a.float_arg(3);
+  if (p != 1 && p != 2) g.fail("multi_margin_loss takes p = 1 or 2 (as PyTorch)");
+  ClassScores s = class_scores(g, a, type);
+  Value y = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({-1, 1})});
+  Value mask = g.op("Equal", {y, unsqueeze(g, arange(g, dim_size(g, s.x, 1)), {0})});
+  Value zero = scalar(g, 0, type);
+  Value x_y = reduce(g, "ReduceSum", g.op("Where", {mask, s.x, zero}), {1}, true);
+  Value h = relu_of(g, g.op("Add", {g.op("Sub", {scalar(g, margin, type), x_y}), s.x}), type);
+  if (p == 2) h = g.op("Mul", {h, h});
+  if (!a.is_none(4)) {
+    Value w = unsqueeze(g, a.tensor_as(4, type), {0});  // [1, C]
+    h = g.op("Mul", {h, reduce(g, "ReduceSum", g.op("Where", {mask, w, zero}), {1}, true)});
+  }
+  h = g.op("Where", {mask, zero, h});
+  Value loss = g.op("Div", {reduce(g, "ReduceSum", h, {1}, false), s.c});
+  return {finish_scores(g, s, loss, a.int_arg(5))};
+}
+
+// aten::multilabel_margin_loss(Tensor self, Tensor target, int reduction)  ⇒  the target lists
+//   classes up to its first -1: valid_k = CumSum(t == -1)_k == 0 (opset 11+); is_target[c] =
+//   any_k valid_k ∧ t_k == c; for each valid k and each class d not a target,
+//   Max(1 - x[t_k] + x[d], 0) (a class listed twice counts twice, as in ATen); Σ / C, Reduce
+Values multilabel_margin_loss(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  ClassScores s = class_scores(g, a, type);
+  Value t = a.tensor_as(1, at::kLong);
+  if (s.unbatched) t = unsqueeze(g, t, {0});  // [N, C]
+  Value minus_one = g.constant(at::scalar_tensor(-1, at::kLong));
+  Value ended = g.op("CumSum", {g.cast(g.op("Equal", {t, minus_one}), at::kLong),
+                                g.constant(at::scalar_tensor(1, at::kLong))});
+  Value valid = g.op("Equal", {ended, g.constant(at::scalar_tensor(0, at::kLong))});  // [N, K]
+  Value classes = unsqueeze(g, arange(g, dim_size(g, s.x, 1)), {0, 1});               // [1, 1, C]
+  Value listed = g.op("And", {g.op("Equal", {unsqueeze(g, t, {2}), classes}),
+                              unsqueeze(g, valid, {2})});  // [N, K, C]
+  Value is_target = g.cast(reduce(g, "ReduceMax", g.cast(listed, at::kInt), {1}, false),
+                           at::kBool);  // [N, C]
+  Value safe_t = g.op("Where", {valid, t, g.constant(at::scalar_tensor(0, at::kLong))});
+  Value x_t = g.op("GatherElements", {s.x, safe_t}, {{"axis", int64_t{1}}});  // [N, K]
+  Value zero = scalar(g, 0, type);
+  Value z = g.op("Add", {g.op("Sub", {scalar(g, 1, type), unsqueeze(g, x_t, {2})}),
+                         unsqueeze(g, s.x, {1})});  // [N, K, C]
+  Value counted =
+      g.op("And", {unsqueeze(g, valid, {2}), g.op("Not", {unsqueeze(g, is_target, {1})})});
+  Value h = g.op("Where", {counted, relu_of(g, z, type), zero});
+  Value loss = g.op("Div", {reduce(g, "ReduceSum", h, {1, 2}, false), s.c});
+  return {finish_scores(g, s, loss, a.int_arg(2))};
+}
+
+// aten::poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps,
+//   int reduction)  ⇒  log_input ? Exp(x) - t·x : x - t·Log(x + eps); full adds the Stirling
+//   term t·Log(t) - t + 0.5·Log(2π·t) where t > 1; Reduce
+Values poisson_nll_loss(GraphContext& g, const Args& a) {
+  at::ScalarType type = float_result(g, a);
+  Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
+  Value loss =
+      a.bool_arg(2)
+          ? g.op("Sub", {g.op("Exp", {x}), g.op("Mul", {t, x})})
+          : g.op("Sub",
+                 {x, g.op("Mul",
+                          {t, g.op("Log", {g.op("Add", {x, scalar(g, a.float_arg(4), type)})})})});
+  if (a.bool_arg(3)) {
+    Value stirling =
+        g.op("Add", {g.op("Sub", {g.op("Mul", {t, g.op("Log", {t})}), t}),
+                     g.op("Mul", {scalar(g, 0.5, type),
+                                  g.op("Log", {g.op("Mul", {scalar(g, 2 * M_PI, type), t})})})});
+    stirling =
+        g.op("Where", {g.op("Greater", {t, scalar(g, 1, type)}), stirling, scalar(g, 0, type)});
+    loss = g.op("Add", {loss, stirling});
+  }
+  return {reduce_loss(g, loss, a.int_arg(5))};
+}
+
 }  // namespace
 
 void register_loss(Registry& r) {
@@ -341,6 +560,14 @@ void register_loss(Registry& r) {
   r.add("aten::binary_cross_entropy", from(9), binary_cross_entropy);
   r.add("aten::binary_cross_entropy_with_logits", from(9), binary_cross_entropy_with_logits);
   r.add("aten::kl_div", from(9), kl_div);
+  r.add("aten::soft_margin_loss", from(9), soft_margin_loss);
+  r.add("aten::margin_ranking_loss", from(9), margin_ranking_loss);
+  r.add("aten::hinge_embedding_loss", from(9), hinge_embedding_loss);
+  r.add("aten::cosine_embedding_loss", from(9), cosine_embedding_loss);
+  r.add("aten::triplet_margin_loss", from(9), triplet_margin_loss);
+  r.add("aten::multi_margin_loss", from(9), multi_margin_loss);
+  r.add("aten::multilabel_margin_loss", from(11), multilabel_margin_loss);
+  r.add("aten::poisson_nll_loss", from(9), poisson_nll_loss);
 }
 
 }  // namespace torchonnx::symbolic::ops
