@@ -234,6 +234,13 @@ TEST_F(Index, Nonzero) {
   expect_op_matches("aten::nonzero", fn, {at::scalar_tensor(0, at::kLong)});
 }
 
+TEST_F(Index, Argwhere) {
+  auto fn = [](const Inputs& in) { return at::argwhere(arg(in, 0)); };
+  expect_op_matches("aten::argwhere", fn, {at::randint(-1, 2, {3, 4}).to(at::kFloat)});
+  expect_op_matches("aten::argwhere", fn, {at::randn({2, 3, 2}) > 0});
+  expect_op_matches("aten::argwhere", fn, {at::scalar_tensor(0.5)});
+}
+
 TEST_F(Index, NonzeroNumpy) {
   auto fn = [](const Inputs& in) {
     auto rows = at::nonzero_numpy(arg(in, 0));

@@ -273,5 +273,29 @@ TEST_F(Inplace, WriteInsideLoopToOuterTensor) {
       {{at::randn({3, 2}), at::scalar_tensor(1, at::kLong)}}, {11, 13, 17});
 }
 
+// diagonal_scatter: ScatterND of src at the diagonal's positions of dims dim1 and dim2 (opset 11).
+TEST_F(Inplace, DiagonalScatter) {
+  struct Case {
+    std::vector<int64_t> self;
+    int64_t offset, dim1, dim2;
+  };
+  for (const Case& c : std::vector<Case>{{{3, 3}, 0, 0, 1},
+                                         {{3, 5}, 1, 0, 1},
+                                         {{4, 3}, -2, 0, 1},
+                                         {{2, 3, 4}, 0, -1, 0},
+                                         {{2, 3, 4}, 1, 1, 2},
+                                         {{3, 2}, 5, 0, 1}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "offset " << c.offset << " dims " << c.dim1 << ", " << c.dim2);
+    at::Tensor self = at::randn(c.self);
+    at::Tensor src = at::randn(at::diagonal(self, c.offset, c.dim1, c.dim2).sizes());
+    auto fn = [c](const Inputs& in) {
+      return at::diagonal_scatter(arg(in, 0), arg(in, 1), c.offset, c.dim1, c.dim2);
+    };
+    expect_op_matches("aten::diagonal_scatter", fn, {self, src}, 11);
+    expect_op_matches("aten::diagonal_scatter", fn, {self > 0, src > 0}, 11);
+  }
+}
+
 }  // namespace
 }  // namespace torchonnx::testing

@@ -386,5 +386,15 @@ TEST_F(Linalg, StdInScriptWithKeywords) {
       {at::randn({3, 6, 2})});
 }
 
+TEST_F(Linalg, Dist) {
+  for (double p : std::vector<double>{2.0, 1.0, 0.0, 3.0, INFINITY, -INFINITY}) {
+    SCOPED_TRACE(::testing::Message() << "p " << p);
+    auto fn = [p](const Inputs& in) { return at::dist(arg(in, 0), arg(in, 1), p); };
+    expect_op_matches("aten::dist", fn, {at::randn({3, 4}), at::randn({4})});
+  }
+  expect_op_matches("aten::dist", [](const Inputs& in) { return at::dist(arg(in, 0), arg(in, 1)); },
+                    {at::randn({2, 1, 3}), at::randn({2, 3})});
+}
+
 }  // namespace
 }  // namespace torchonnx::testing

@@ -218,6 +218,23 @@ TEST_F(Slicing, NarrowWithATensorStart) {
   }
 }
 
+// fftshift / ifftshift: a roll by half of each size (odd sizes tell them apart).
+TEST_F(Slicing, FftShift) {
+  auto all = [](const Inputs& in) { return at::fft_fftshift(arg(in, 0)); };
+  auto inv = [](const Inputs& in) { return at::fft_ifftshift(arg(in, 0)); };
+  auto some = [](const Inputs& in) { return at::fft_fftshift(arg(in, 0), at::IntArrayRef{-1}); };
+  auto inv_some = [](const Inputs& in) {
+    return at::fft_ifftshift(arg(in, 0), at::IntArrayRef{0, 2});
+  };
+  for (const at::Tensor& x :
+       {at::randn({5}), at::randn({4, 5}), at::randn({3, 1, 7}), at::randint(0, 9, {2, 3})}) {
+    expect_op_matches("aten::fft_fftshift", all, {x});
+    expect_op_matches("aten::fft_ifftshift", inv, {x});
+    expect_op_matches("aten::fft_fftshift", some, {x});
+  }
+  expect_op_matches("aten::fft_ifftshift", inv_some, {at::randn({3, 4, 5})});
+}
+
 TEST_F(Slicing, Roll) {
   for (auto [shifts, dims] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
            {{1}, {0}}, {{-1}, {1}}, {{5}, {-1}}, {{2, -7}, {0, 1}}, {{3}, {}}, {{0}, {1}}}) {

@@ -772,6 +772,8 @@ void register_index(Registry& r) {
   r.add("aten::take", from(9), take);
   r.add("aten::masked_select", from(9), masked_select);
   r.add("aten::nonzero", from(9), nonzero);
+  // aten::argwhere(Tensor self) -> Tensor  ⇒  as nonzero
+  r.add("aten::argwhere", from(9), nonzero);
   r.add("aten::nonzero_numpy", from(9), nonzero_rows);
   r.add("aten::where", from(9), where_op);
   for (const char* op : {"aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther",

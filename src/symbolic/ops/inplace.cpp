@@ -10,7 +10,9 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
@@ -125,6 +127,39 @@ Values slice_scatter(GraphContext& g, const Args& a) {
   return {write_along(g, a.tensor(0), src, a.sizes(1), dim, rank, start, step)};
 }
 
+// aten::diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1)
+//   ⇒  self transposed to [dim1, dim2, others...], ScatterND of src (its diagonal dim, the last,
+//   moved first) at the constant positions (i, i + offset) (or (i - offset, i)), transposed back
+//   (opset 11; static sizes of dim1 and dim2)
+Values diagonal_scatter(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank < 2) g.fail("diagonal_scatter needs a tensor of at least 2 dims");
+  const int64_t offset = a.int_arg(2);
+  const int64_t d1 = normalize_dim(a.int_arg(3), rank), d2 = normalize_dim(a.int_arg(4), rank);
+  std::optional<int64_t> rows = a.dim_size(0, d1), cols = a.dim_size(0, d2);
+  if (!rows || !cols) g.fail("diagonal_scatter needs the sizes of dim1 and dim2 at export");
+  const int64_t row0 = std::max<int64_t>(-offset, 0), col0 = std::max<int64_t>(offset, 0);
+  const int64_t length = std::max<int64_t>(0, std::min(*rows - row0, *cols - col0));
+  if (length == 0) return {a.tensor(0)};
+  std::vector<int64_t> perm{d1, d2};
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != d1 && d != d2) perm.push_back(d);
+  }
+  std::vector<int64_t> inverse(rank);
+  for (int64_t i = 0; i < rank; ++i) inverse[perm[i]] = i;
+  std::vector<int64_t> src_perm{rank - 2};
+  for (int64_t d = 0; d < rank - 2; ++d) src_perm.push_back(d);
+  std::vector<int64_t> positions;
+  for (int64_t i = 0; i < length; ++i) {
+    positions.push_back(row0 + i);
+    positions.push_back(col0 + i);
+  }
+  Value index = g.constant(at::tensor(positions, at::kLong).reshape({length, 2}));
+  Value self = transpose(g, a.tensor(0), perm);
+  Value src = transpose(g, a.tensor_as(1, a.dtype(0)), src_perm);
+  return {transpose(g, g.op("ScatterND", {self, index, src}), inverse)};
+}
+
 }  // namespace
 
 void register_inplace(Registry& r) {
@@ -132,6 +167,7 @@ void register_inplace(Registry& r) {
   r.add("aten::zero", from(9), zero);
   r.add("aten::select_scatter", from(9), select_scatter);
   r.add("aten::slice_scatter", from(9), slice_scatter);
+  r.add("aten::diagonal_scatter", from(11), diagonal_scatter);
 }
 
 }  // namespace torchonnx::symbolic::ops

@@ -301,6 +301,15 @@ Values linalg_norm_any(GraphContext& g, const Args& a) {
   return linalg_norm_of(g, a, !a.is_none(1) && is_string(a, 1));
 }
 
+// aten::dist(Tensor self, Tensor other, Scalar p=2) -> Tensor  ⇒  the p-norm of self - other
+//   over every element
+Values dist(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  if (type == at::ScalarType::Undefined) g.fail("the result dtype is unknown");
+  Value diff = g.op("Sub", {a.tensor_as(0, type), a.tensor_as(1, type)});
+  return {vector_norm(g, diff, ord_value(a, 2, 2.0), {}, false, type)};
+}
+
 // aten::linalg_det(Tensor A) -> Tensor  ⇒  Det (opset 11+; float only in ONNX Runtime, so
 // double is computed in float; aten::det is normalized to linalg_det before conversion)
 Values linalg_det(GraphContext& g, const Args& a) {
@@ -345,6 +354,7 @@ void register_linalg(Registry& r) {
   r.add("aten::linalg_norm", from(9), linalg_norm_any);
   r.add("aten::linalg_norm.ord_str", from(9), linalg_norm_ord_str);
   r.add("aten::linalg_det", from(11), linalg_det);
+  r.add("aten::dist", from(9), dist);
   r.add("aten::logdet", from(11), logdet);
   for (auto [op, sqrt, with_mean] : {std::tuple{"aten::var", false, false},
                                      {"aten::std", true, false},

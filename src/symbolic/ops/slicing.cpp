@@ -453,6 +453,36 @@ Values roll(GraphContext& g, const Args& a) {
   return {x};
 }
 
+// aten::fft_fftshift / fft_ifftshift(Tensor input, int[1]? dim=None) -> Tensor  ⇒  roll of
+//   each dim (every dim without `dim`) by half its size, n // 2 (fftshift) or -(n // 2)
+//   (ifftshift); static sizes
+Values fftshift_of(GraphContext& g, const Args& a, bool inverse) {
+  const int64_t rank = a.require_rank(0);
+  auto sizes = a.sizes(0);
+  if (!sizes) g.fail("fftshift needs the input's static shape (it rolls by half of each size)");
+  Ints dims;
+  if (a.is_none(1)) {
+    dims.resize(rank);
+    std::iota(dims.begin(), dims.end(), 0);
+  } else {
+    dims = a.int_list(1);
+  }
+  Value x = a.tensor(0);
+  for (int64_t dim : dims) {
+    const int64_t d = normalize_dim(dim, rank);
+    const int64_t n = (*sizes)[d];
+    if (n < 0) g.fail(fmt::format("fftshift needs the size of dim {}, which is dynamic", d));
+    x = roll_dim(g, x, inverse ? -(n / 2) : n / 2, d, n);
+  }
+  return {x};
+}
+Values fftshift(GraphContext& g, const Args& a) {
+  return fftshift_of(g, a, false);
+}
+Values ifftshift(GraphContext& g, const Args& a) {
+  return fftshift_of(g, a, true);
+}
+
 // `x` (rank >= 1, `sizes` from type propagation) reversed along each of `dims` (non-negative).
 using FlipDims = Value (*)(GraphContext& g, const Value& x, const std::optional<Ints>& sizes,
                            const Ints& dims);
@@ -753,6 +783,8 @@ void register_slicing(Registry& r) {
   r.add("aten::narrow", from(9), narrow);
   r.add("aten::narrow_copy", from(9), narrow);
   r.add("aten::roll", from(9), roll);
+  r.add("aten::fft_fftshift", from(9), fftshift);
+  r.add("aten::fft_ifftshift", from(9), ifftshift);
   r.add("aten::flip", {9, 9}, flip<flip_by_gather_dims>);
   r.add("aten::flip", from(10), flip<flip_by_slice_dims>);
   r.add("aten::fliplr", {9, 9}, fliplr<flip_by_gather_dims>);
