@@ -1,5 +1,5 @@
 // Numeric tests of the sorting and selection converters: sort, argsort, msort, topk, kthvalue,
-// median/nanmedian, quantile/nanquantile, searchsorted, isin, _unique, _unique2, unique_dim,
+// median/nanmedian, mode, quantile/nanquantile, searchsorted, isin, _unique, _unique2, unique_dim,
 // unique_consecutive, unique_dim_consecutive. Values and indices are compared; inputs have no ties
 // except where the test is about ties (equal elements keep their order, as in PyTorch's stable sort
 // and ONNX TopK).
@@ -633,6 +633,35 @@ TEST_F(Sort, QuantileOfAZeroDimTensorAndDoubles) {
   expect_op_matches(
       "aten::quantile", [](const Inputs& in) { return at::quantile(arg(in, 0), 0.4, 0); },
       {at::randn({5, 3}, at::kDouble)}, 11);
+}
+
+// ----- mode
+// ------------------------------------------------------------------------------------------
+
+// Slices under 16 elements: libtorch's index is then the last position of the mode (see the
+// converter).
+TEST_F(Sort, Mode) {
+  at::Tensor ints = longs({3, 1, 3, 2, 1, 0, 2, 2, 5, 5, 4, 4, 1, 1, 1, 1, 7, 6, 7, 6, 0, 9, 8, 9})
+                        .reshape({2, 3, 4});
+  at::Tensor fl =
+      floats({0.5, -1, 0.5, 2, -1, 2, kInf, kInf, -kInf, 3, 3, 3, 0, -0.0, 1, 2}).reshape({4, 4});
+  for (at::Tensor x : {ints, fl, ints.to(at::kInt), distinct({3, 5})}) {
+    for (int64_t dim : {-1, 0, 1}) {
+      for (bool keepdim : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "dtype " << x.scalar_type() << " dim " << dim << " keepdim " << keepdim);
+        expect_op_matches(
+            "aten::mode",
+            [dim, keepdim](const Inputs& in) -> c10::IValue {
+              return at::mode(arg(in, 0), dim, keepdim);
+            },
+            {x}, 11);
+      }
+    }
+  }
+  expect_op_matches(
+      "aten::mode", [](const Inputs& in) -> c10::IValue { return at::mode(arg(in, 0)); },
+      {at::scalar_tensor(2.0)}, 11);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Sorting and selection: sort, argsort, msort, topk, kthvalue, median/nanmedian, searchsorted,
-// isin, unique (_unique, _unique2, unique_dim, unique_consecutive, unique_dim_consecutive).
+// isin, mode, quantile/nanquantile, unique (_unique, _unique2, unique_dim, unique_consecutive,
+// unique_dim_consecutive).
 //
 // Which of several equal elements PyTorch returns the index of is unspecified for kthvalue and
 // median (CPU: std::nth_element): the converters take the first in index order (TopK is stable)
@@ -525,6 +526,45 @@ Values isin(GraphContext& g, const Args& a) {
   return {a.bool_arg(3) ? g.op("Not", {found}) : found};
 }
 
+// ----- mode ----------------------------------------------------------------------------------
+
+// aten::mode(Tensor self, int dim=-1, bool keepdim=False) -> (values, indices)
+//   ⇒  for each element the count of equal elements in its slice (ReduceSum of the n×n Equal),
+//      the value: the smallest of those with the highest count (ReduceMin), the index: the last
+//      position holding it (ReduceMax of the positions) — PyTorch's CPU kernel takes the end of
+//      the value's run after std::sort of (value, index) pairs, which is the last position for
+//      slices under 16 elements (insertion sort is stable) and unspecified beyond. Opset 11+
+//      (Equal of floats); NaN not handled (PyTorch's sort order of NaN is undefined there).
+Values mode(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  if (rank == 0) return {a.tensor(0), g.constant(at::zeros({}, at::kLong))};
+  const int64_t axis = normalize_dim(a.int_arg(1), rank);
+  const bool keepdim = a.bool_arg(2);
+  ScalarType t = a.dtype(0);
+  ScalarType ct = t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Long
+                      ? t
+                      : (at::isFloatingType(t) ? ScalarType::Float : ScalarType::Long);
+  Value x = cast_if(g, a.tensor(0), t, ct);
+  Value pairs = g.op("Equal", {unsqueeze(g, x, {axis + 1}), unsqueeze(g, x, {axis})});
+  Value count = reduce(g, "ReduceSum", g.cast(pairs, ScalarType::Long), {axis + 1}, false);
+  Value top = g.op("Equal", {count, reduce(g, "ReduceMax", count, {axis}, true)});
+  Value big_v = at::isFloatingType(ct)
+                    ? g.constant_scalar(std::numeric_limits<double>::infinity(), ct)
+                    : g.constant(at::scalar_tensor(std::numeric_limits<int64_t>::max(), at::kLong));
+  Value value = reduce(g, "ReduceMin", g.op("Where", {top, x, big_v}), {axis}, true);
+  std::vector<int64_t> shape(rank, 1);
+  shape[axis] = -1;
+  Value positions = g.op("Reshape", {arange(g, dim_size(g, x, axis)), g.constant_ints(shape)});
+  Value none = g.constant(at::scalar_tensor(-1, at::kLong));
+  Value index = reduce(g, "ReduceMax", g.op("Where", {g.op("Equal", {x, value}), positions, none}),
+                       {axis}, true);
+  if (!keepdim) {
+    value = squeeze(g, value, {axis});
+    index = squeeze(g, index, {axis});
+  }
+  return {cast_if(g, value, ct, t), index};
+}
+
 // ----- quantile / nanquantile -------------------------------------------------------------------
 
 // aten::quantile/nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *,
@@ -691,6 +731,7 @@ void register_sort(Registry& r) {
   r.add("aten::nanmedian.dim", from(11), nanmedian_dim);
   r.add("aten::searchsorted", from(9), searchsorted);
   r.add("aten::isin", from(11), isin);
+  r.add("aten::mode", from(11), mode);
   r.add("aten::quantile", from(11), quantile(false));
   r.add("aten::nanquantile", from(11), quantile(true));
 
