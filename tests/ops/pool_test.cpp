@@ -452,5 +452,34 @@ TEST_F(Pool, AdaptiveMaxPoolWithIndices) {
                     {at::randn({1, 2, 5, 4, 6})});
 }
 
+// max_unpool: the values scattered at max_pool's indices into zeros of the output size.
+TEST_F(Pool, MaxUnpool) {
+  {
+    auto [y, i] = at::max_pool2d_with_indices(at::randn({2, 3, 6, 5}), {2, 2}, {2, 2});
+    auto fn = [](const Inputs& in) { return at::max_unpool2d(arg(in, 0), arg(in, 1), {6, 5}); };
+    expect_op_matches("aten::max_unpool2d", fn, {y, i});
+    auto unbatched = [](const Inputs& in) {
+      return at::max_unpool2d(arg(in, 0), arg(in, 1), {7, 6});  // a larger output
+    };
+    expect_op_matches("aten::max_unpool2d", unbatched, {y[0], i[0]});
+  }
+  {
+    auto [y, i] = at::max_pool3d_with_indices(at::randn({1, 2, 4, 4, 6}), {2, 2, 3}, {2, 2, 3});
+    auto fn = [](const Inputs& in) {
+      return at::max_unpool3d(arg(in, 0), arg(in, 1), {4, 4, 6}, {2, 2, 3}, {0, 0, 0});
+    };
+    expect_op_matches("aten::max_unpool3d", fn, {y, i});
+  }
+  {
+    // F.max_unpool1d: max_unpool2d of the unsqueezed input, in TorchScript
+    auto [y, i] = at::max_pool1d_with_indices(at::randn({2, 3, 8}), {2}, {2});
+    expect_script_matches("aten::max_unpool2d",
+                          "def forward(self, y, i):\n"
+                          "  return torch.max_unpool2d(y.unsqueeze(-1), i.unsqueeze(-1), [8, 1])"
+                          ".squeeze(-1)\n",
+                          {y, i});
+  }
+}
+
 }  // namespace
 }  // namespace torchonnx::testing

@@ -1,6 +1,7 @@
 // Pooling: max pooling (with indices), average pooling 1-D/2-D/3-D and adaptive average/max pooling
 // (with indices).
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include "symbolic/context.h"
@@ -391,6 +392,40 @@ Converter adaptive_max_pool_nd(size_t n) {
   };
 }
 
+// aten::max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) / max_unpool3d(...,
+//   SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor  ⇒  the values scattered
+//   (ScatterElements; Scatter before 11) into zeros of the flattened spatial size at their
+//   indices (flat positions in each plane, as max_pool's), reshaped to the output size.
+//   F.max_unpool1d calls max_unpool2d on an unsqueezed input.
+Converter max_unpool_nd(int64_t n) {
+  return [n](GraphContext& g, const Args& a) -> Values {
+    const int64_t rank = a.require_rank(0);
+    if (rank != n + 1 && rank != n + 2) {
+      g.fail(fmt::format("max_unpool{}d takes a {}-D or {}-D input", n, n + 1, n + 2));
+    }
+    const int64_t lead = rank - n;  // [N,] C
+    at::ScalarType type = a.dtype(0);
+    const bool known = a.is_constant(2);
+    Value size = known ? g.constant_ints(a.int_list(2)) : a.tensor_as(2, at::kLong);
+    std::vector<int64_t> lead_dims(lead);
+    for (int64_t d = 0; d < lead; ++d) lead_dims[d] = d;
+    Value planes = dims_of(g, a.tensor(0), lead_dims);
+    Value flat_shape = concat_1d(g, {planes, g.constant_ints({-1})});
+    Value values = g.op("Reshape", {a.tensor(0), flat_shape});
+    Value index = g.op("Reshape", {a.tensor_as(1, at::kLong), flat_shape});
+    int64_t product = 1;
+    if (known) {
+      for (int64_t k : a.int_list(2)) product *= k;
+    }
+    Value area = known ? g.constant_ints({product}) : reduce(g, "ReduceProd", size, {}, true);
+    Value zeros = g.op("ConstantOfShape", {concat_1d(g, {planes, area})},
+                       {{"value", at::zeros({1}, at::TensorOptions().dtype(type))}});
+    Value out = g.op(g.opset() >= 11 ? "ScatterElements" : "Scatter", {zeros, index, values},
+                     {{"axis", lead}});
+    return {g.op("Reshape", {out, concat_1d(g, {planes, size})})};
+  };
+}
+
 }  // namespace
 
 void register_pool(Registry& r) {
@@ -402,6 +437,8 @@ void register_pool(Registry& r) {
     r.add("aten::adaptive_avg_pool" + d, from(9), adaptive_avg_pool_nd(n));
     r.add("aten::adaptive_max_pool" + d, from(9), adaptive_max_pool_nd(n));
   }
+  r.add("aten::max_unpool2d", from(9), max_unpool_nd(2));
+  r.add("aten::max_unpool3d", from(9), max_unpool_nd(3));
 }
 
 }  // namespace torchonnx::symbolic::ops
