@@ -59,7 +59,8 @@ namespace {
 // `failures`, conversion collects the nodes it cannot convert (and the model is not for use).
 ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& options,
                   const ProgressSink& progress,
-                  std::vector<symbolic::ConversionFailure>* failures = nullptr) {
+                  std::vector<symbolic::ConversionFailure>* failures = nullptr,
+                  const PreparedGraphHook* on_prepared = nullptr) {
   std::vector<c10::IValue> inputs = captured.example_inputs;
   for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
   const passes::DynamicDims dynamic =
@@ -68,6 +69,7 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
   passes::PrepareGraph(captured.graph, inputs, options, dynamic);
   log_graph_ops("after the TorchScript passes (passes/pipeline.cpp), the converters get",
                 *captured.graph);
+  if (on_prepared && *on_prepared) (*on_prepared)(*captured.graph, inputs);
   const symbolic::GraphSignature signature = make_signature(captured, options);
   progress.report("convert", 0, 0);
   return symbolic::convert_graph(
@@ -153,9 +155,10 @@ auto run_pipeline(const TraceSource& source, const ExportOptions& options,
 }
 
 // The whole pipeline from a captured graph.
-auto all_stages(const ExportOptions& options, const ProgressSink& progress) {
-  return [&](frontend::CapturedGraph& captured, bool training) {
-    ir::Model model = convert(captured, options, progress);
+auto all_stages(const ExportOptions& options, const ProgressSink& progress,
+                const PreparedGraphHook* on_prepared = nullptr) {
+  return [&, on_prepared](frontend::CapturedGraph& captured, bool training) {
+    ir::Model model = convert(captured, options, progress, nullptr, on_prepared);
     return finish(model, options, training, progress);
   };
 }
@@ -170,6 +173,12 @@ ExportedModel export_model(const ModuleSource& source, const ExportOptions& opti
 ExportedModel export_model(const TraceSource& source, const ExportOptions& options,
                            const ProgressSink& progress) {
   return run_pipeline(source, options, progress, all_stages(options, progress));
+}
+
+ExportedModel export_model(const ModuleSource& source, const ExportOptions& options,
+                           const PreparedGraphHook& on_prepared) {
+  const ProgressSink progress;
+  return run_pipeline(source, options, progress, all_stages(options, progress, &on_prepared));
 }
 
 std::vector<UnconvertibleOp> unconvertible_ops(const ModuleSource& source,

@@ -10,11 +10,16 @@
 // node that cannot be converted instead of stopping at the first.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "onnx/serialize.h"
 #include "torchonnx/export.h"
+
+namespace torch::jit {
+struct Graph;
+}
 
 namespace torchonnx::pipeline {
 
@@ -39,6 +44,15 @@ ExportedModel export_model(const ModuleSource& source, const ExportOptions& opti
                            const ProgressSink& progress = {});
 ExportedModel export_model(const TraceSource& source, const ExportOptions& options,
                            const ProgressSink& progress = {});
+
+// Called with the graph the converters get (after the TorchScript passes) and the values of its
+// inputs (the example inputs, then the parameters). It may register more graph outputs: they are
+// exported as further outputs, named output_<k> by their position (the verifier's taps on
+// intermediate values, src/verify/).
+using PreparedGraphHook =
+    std::function<void(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs)>;
+ExportedModel export_model(const ModuleSource& source, const ExportOptions& options,
+                           const PreparedGraphHook& on_prepared);
 
 // The pipeline up to conversion: every op that cannot be converted (all at once).
 std::vector<UnconvertibleOp> unconvertible_ops(const ModuleSource& source,

@@ -1,0 +1,122 @@
+// Did the export work? torchonnx::verify runs an export in ONNX Runtime (its C++ API, in-process)
+// and the TorchScript module in libtorch on the same inputs, and compares every output
+// (torch.onnx.verification.verify). With find_mismatch, when outputs differ, it names the first
+// TorchScript node whose converted ONNX nodes compute something else than libtorch
+// (torch.onnx.verification.find_mismatch).
+//
+//   torch::jit::Module m = torchonnx::load_model("resnet18.pt");
+//   torchonnx::VerifyResult r = torchonnx::verify(m, {torch::randn({1, 3, 224, 224})});
+//   if (!r.pass) std::cerr << torchonnx::format_verify_result(r);
+//
+// Builds without ONNX Runtime's C++ API (Debian 12: no libonnxruntime-dev) have these functions
+// too: verify() then throws ExportError(kInvalidArgument) saying how to get it
+// (verify_available() tells beforehand).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "torchonnx/export.h"
+
+namespace torchonnx {
+
+// The exit code of `torchonnx verify` when the outputs differ (the export ran, its results are
+// wrong); other failures exit with their ErrorCode.
+inline constexpr int kVerifyMismatchExitCode = 9;
+
+struct VerifyOptions {
+  // An element matches when |onnx - torch| <= A + rtol * |torch|, A = max(atol, atol_scale *
+  // max|torch|) of its output; NaN and ±Inf must be at the same positions. The absolute tolerance
+  // follows each output's scale (float32 kernels summing in another order differ by a fraction of
+  // the values' size, not by a fixed amount): the tolerance of the model tests of deep float32
+  // networks (tests/models/), and torch.onnx.verification's rtol.
+  double rtol = 1e-3;
+  double atol = 1e-5;
+  double atol_scale = 1e-4;
+  // Run an existing export instead of exporting (the export options must be those it was made
+  // with: the input order and training mode are taken from them).
+  std::string onnx_path;
+  // More argument sets to compare on (other shapes of the dynamic axes), each with a label for the
+  // report. When empty and options.dynamic_axes names inputs, two sets are made from the example
+  // by growing every dynamic axis (size + 1, then 2 * size + 1).
+  std::vector<std::pair<std::string, std::vector<c10::IValue>>> more_inputs;
+  // When some output differs, find the first TorchScript node whose conversion is wrong.
+  bool find_mismatch = false;
+};
+
+// One output on one set of inputs.
+struct OutputCheck {
+  std::string name;                     // the ONNX output's name
+  std::vector<int64_t> shape;           // ONNX Runtime's
+  std::vector<int64_t> expected_shape;  // libtorch's
+  std::string dtype;                    // ONNX Runtime's ("float32")
+  std::string expected_dtype;           // libtorch's
+  double max_abs_error = 0;             // over the elements both have finite
+  double max_rel_error = 0;             // |onnx - torch| / |torch|, over nonzero finite |torch|
+  int64_t mismatched = 0;               // elements out of tolerance (NaN/Inf misplacements too)
+  bool nan_inf_match = true;            // NaN and ±Inf at the same positions
+  bool pass = false;
+  std::string note;  // why it fails when not by value (shape, dtype, ...)
+};
+
+// All outputs on one set of inputs.
+struct InputSetCheck {
+  std::string label;  // "example", "dynamic: size + 1", or VerifyOptions::more_inputs' label
+  std::vector<OutputCheck> outputs;
+  bool pass = false;
+  std::string skipped;  // non-empty: not compared, and why (libtorch rejects these shapes)
+  std::string error;    // non-empty: ONNX Runtime failed on these inputs (a fixed shape?)
+};
+
+// find_mismatch's answer: the first node (in graph order) of the graph the converters got whose
+// ONNX values differ from libtorch's while the values it reads match.
+struct Mismatch {
+  std::string kind;                   // "aten::relu"
+  std::string location;               // "model.py:41" ("" when the graph has no source info)
+  std::string converter;              // "custom symbolic (registered from opset 9)", "built-in ..."
+  std::vector<std::string> onnx_ops;  // the ONNX ops it became ("Sigmoid")
+  int opset = 0;
+  std::string value;  // the TorchScript value that differs ("%x.3")
+  double max_abs_error = 0;
+  std::string detail;          // shape or dtype difference, when that is what differs
+  int64_t nodes_compared = 0;  // nodes whose outputs were compared before and with this one
+};
+
+struct VerifyResult {
+  bool pass = false;
+  int opset = 0;
+  double rtol = 0, atol = 0, atol_scale = 0;
+  std::vector<InputSetCheck> input_sets;  // the example first
+  // Set when find_mismatch was asked and some output differs: the node, or nullopt with
+  // mismatch_note saying why none was found.
+  std::optional<Mismatch> mismatch;
+  std::string mismatch_note;
+};
+
+// Whether this build runs ONNX Runtime in-process (built with libonnxruntime-dev).
+bool verify_available();
+// ExportError(kInvalidArgument) saying how to get a build that verifies, when this one cannot.
+void check_verify_available();
+
+// Exports `model` on `args` with `options` (or takes verify_options.onnx_path), runs both and
+// compares. ExportError for what keeps it from comparing (export errors, a model ONNX Runtime
+// rejects: kInvalidOnnx; a build without ONNX Runtime: kInvalidArgument); differing outputs are
+// no error but a result with pass == false.
+VerifyResult verify(const torch::jit::Module& model, const std::vector<c10::IValue>& args,
+                    const ExportOptions& options = {}, const VerifyOptions& verify_options = {});
+
+// The table `torchonnx verify` prints: one line per output and input set (output, shape, dtype,
+// max abs error, max rel error, pass), a summary line, and the mismatching node when one was
+// found, as in:
+//   aten::relu (model.py:3) → Sigmoid [custom symbolic, registered from opset 9] at opset 17:
+//   max abs error 0.73
+std::string format_verify_result(const VerifyResult& result);
+// The one-line description of a mismatch (the line above).
+std::string format_mismatch(const Mismatch& mismatch);
+// The result as JSON (`torchonnx verify --json`).
+std::string verify_result_json(const VerifyResult& result);
+
+}  // namespace torchonnx
