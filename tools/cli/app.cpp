@@ -17,6 +17,7 @@
 #include "onnx/file_util.h"
 #include "onnx/tensor_proto.h"
 #include "torchonnx/operators.h"
+#include "torchonnx/verify.h"
 #include "version.h"
 
 namespace fs = std::filesystem;
@@ -217,6 +218,45 @@ int print_unconvertible(const torch::jit::Module& model, const std::vector<c10::
   return ops.empty() ? 0 : static_cast<int>(ErrorCode::kUnsupportedOp);
 }
 
+// verify: the table (or JSON) on stdout; exit 0 when every output matches, 9 when some differ.
+// With dynamic axes and --inputs .../test_data_set_N, the other test_data_set_* folders beside it
+// (the ONNX test-data layout of a model's other shapes) are compared too.
+int run_verify(const torch::jit::Module& model, const std::vector<c10::IValue>& inputs,
+               const Request& r) {
+  VerifyOptions v;
+  v.rtol = r.rtol;
+  v.atol = r.atol;
+  v.atol_scale = r.atol_scale;
+  v.onnx_path = r.onnx_path;
+  v.find_mismatch = r.find_mismatch;
+  std::error_code ec;
+  if (!v.onnx_path.empty() && !fs::is_regular_file(v.onnx_path, ec)) {
+    throw ExportError(ErrorCode::kIo, "--onnx: '" + v.onnx_path +
+                                          "' is no file. Remedy: pass the .onnx file to check, "
+                                          "or leave --onnx out to export and check");
+  }
+  const fs::path dir = fs::absolute(r.inputs_dir, ec).lexically_normal();
+  if (!r.inputs_dir.empty() && !r.options.dynamic_axes.empty() &&
+      dir.filename().string().rfind("test_data_set_", 0) == 0) {
+    std::vector<fs::path> sets;
+    for (const auto& entry : fs::directory_iterator(dir.parent_path(), ec)) {
+      const auto name = entry.path().filename().string();
+      if (entry.is_directory(ec) && name.rfind("test_data_set_", 0) == 0 &&
+          entry.path().lexically_normal() != dir) {
+        sets.push_back(entry.path());
+      }
+    }
+    std::sort(sets.begin(), sets.end());
+    for (const auto& set : sets) {
+      v.more_inputs.emplace_back(set.filename().string(),
+                                 group_arguments(model, read_inputs(set.string())));
+    }
+  }
+  const VerifyResult result = verify(model, inputs, r.options, v);
+  std::cout << (r.json ? verify_result_json(result) : format_verify_result(result)) << std::flush;
+  return result.pass ? 0 : kVerifyMismatchExitCode;
+}
+
 // A progress bar on stderr for exports that take more than ~2 s: stage, nodes or bytes done,
 // redrawn at most 10 times a second; the line is cleared when the export ends.
 class ProgressBar {
@@ -330,7 +370,8 @@ std::unique_ptr<CLI::App> make_app(Request& r) {
       "torchonnx: export TorchScript models to ONNX, without Python.\nExit codes: 0 success, 1 "
       "internal error, 2 invalid argument, 3 model file not loadable, 4 unsupported operators, "
       "5 a converter rejected a node, 6 invalid ONNX produced, 7 reading inputs or writing the "
-      "output failed, 8 the model's forward failed.",
+      "output failed, 8 the model's forward failed, 9 verify: ONNX Runtime's outputs differ "
+      "from libtorch's.",
       "torchonnx");
   app->set_version_flag("--version", std::string("torchonnx ") + kVersion);
   app->require_subcommand(1);
@@ -394,6 +435,39 @@ std::unique_ptr<CLI::App> make_app(Request& r) {
                    "\"locations\", \"errors\"}, ...]} instead of one OP<TAB>COUNT<TAB>LOCATIONS"
                    "<TAB>REASON line per op");
 
+  auto* ver = app->add_subcommand(
+      "verify",
+      "Export as `export` does (or take --onnx FILE), run the model in ONNX Runtime (in-process) "
+      "and in libtorch on the same inputs, and compare every output: a table of output, shape, "
+      "dtype, max abs/rel error, pass. With --dynamic-axes also on test_data_set_* folders beside "
+      "--inputs DIR, or on the example with every dynamic axis grown. Exit status: 0 when all "
+      "match, 9 when some differ (other errors as for export; 2 on a build without ONNX "
+      "Runtime's C++ API, with how to get it)");
+  ver->callback([&r] { r.command = Command::kVerify; });
+  add_model_options(ver, r, input_help);
+  add_graph_options(ver, r);
+  ver->add_option("--rtol", r.rtol,
+                  "Relative tolerance: an element matches when |onnx - torch| <= atol + rtol * "
+                  "|torch|")
+      ->default_val(r.rtol);
+  ver->add_option("--atol", r.atol, "Absolute tolerance (the least)")->default_val(r.atol);
+  ver->add_option("--atol-scale", r.atol_scale,
+                  "The absolute tolerance of an output is max(atol, atol-scale * max|output|) "
+                  "(0: atol alone)")
+      ->default_val(r.atol_scale);
+  ver->add_option("--onnx", r.onnx_path,
+                  "FILE: check this export (made with the same flags) instead of exporting");
+  ver->add_flag("--find-mismatch", r.find_mismatch,
+                "When outputs differ, name the first TorchScript node whose ONNX nodes compute "
+                "something else (its op, source line, converter, opset and error), comparing "
+                "every intermediate tensor");
+  ver->add_flag(
+      "--json", r.json,
+      "Print JSON: {\"pass\", \"opset\", \"rtol\", \"atol\", \"atol_scale\", \"input_sets\": "
+      "[{\"inputs\", \"pass\", \"outputs\": [{\"name\", \"shape\", \"dtype\", "
+      "\"max_abs_error\", \"max_rel_error\", \"pass\", ...}]}], \"mismatch\"} "
+      "instead of the table");
+
   auto* ops = app->add_subcommand(
       "ops", "List the operators torchonnx converts, one line per converter: OP<TAB>SINCE-UNTIL");
   ops->callback([&r] { r.command = Command::kOps; });
@@ -432,7 +506,7 @@ int run(int argc, const char* const* argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
     std::cerr << fmt::format(
-        "torchonnx: error: unknown command '{}': use export, print, unconvertible or ops "
+        "torchonnx: error: unknown command '{}': use export, print, unconvertible, verify or ops "
         "(torchonnx --help)\n",
         argv[1]);
     return static_cast<int>(ErrorCode::kInvalidArgument);
@@ -454,6 +528,7 @@ int run(int argc, const char* const* argv) {
       for (const auto& spec : r.input_specs)
         inputs.emplace_back(make_input(parse_input_spec(spec)));
     }
+    if (r.command == Command::kVerify) check_verify_available();  // before loading the model
     if (r.command == Command::kExport) check_output_path(r.out_path);
     if (r.command == Command::kPrint && !r.out_path.empty()) check_output_path(r.out_path);
     if (!r.save_dir.empty()) check_test_data_dir(r.save_dir);
@@ -462,6 +537,7 @@ int run(int argc, const char* const* argv) {
     if (r.command == Command::kUnconvertible) {
       return print_unconvertible(model, inputs, r.options, r.json);
     }
+    if (r.command == Command::kVerify) return run_verify(model, inputs, r);
     if (r.command == Command::kPrint) {
       std::string text = export_to_pretty_string(
           model, inputs, r.options,

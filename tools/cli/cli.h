@@ -42,7 +42,7 @@ void add_custom_opset(const std::string& spec, std::map<std::string, int>& opset
 
 // What a command line asks for, as parsed by the app of make_app().
 struct Request {
-  enum class Command { kNone, kExport, kPrint, kUnconvertible, kOps };
+  enum class Command { kNone, kExport, kPrint, kUnconvertible, kOps, kVerify };
   Command command = Command::kNone;
   std::string model_path, out_path, inputs_dir, save_dir;
   std::vector<std::string> input_specs;
@@ -52,6 +52,10 @@ struct Request {
   bool json = false;                  // unconvertible --json
   bool quiet = false;                 // export --quiet
   int ops_opset = 0;                  // ops --opset (0: all)
+  // verify: tolerances, an existing export to check instead of exporting, find-mismatch.
+  double rtol = 1e-3, atol = 1e-5, atol_scale = 1e-4;
+  std::string onnx_path;
+  bool find_mismatch = false;
 
   // The option text parsed by finish(); kept so that the app can bind to them.
   struct Text {
