@@ -648,5 +648,18 @@ TEST_F(Index, IndexAddBroadcastsSourceSlices) {
   }
 }
 
+// put: the source's elements written (or added) at flat indices of self.
+TEST_F(Index, Put) {
+  auto fn = [](const Inputs& in) { return arg(in, 0).put(arg(in, 1), arg(in, 2)); };
+  expect_op_matches("aten::put", fn, {at::randn({3, 4}), longs({0, -1, 5}), at::randn({3})});
+  expect_op_matches(
+      "aten::put", fn,
+      {at::randint(-9, 9, {2, 3}), longs({4, 1}).view({2, 1}), longs({7, 8}).view({1, 2})});
+  auto acc = [](const Inputs& in) { return arg(in, 0).put(arg(in, 1), arg(in, 2), true); };
+  expect_op_matches("aten::put", acc, {at::randn({3, 4}), longs({2, 2, -10, 0}), at::randn({4})});
+  expect_op_matches("aten::put", acc,
+                    {at::randint(-9, 9, {5}), longs({1, 1, 1}), at::randint(-9, 9, {3})});
+}
+
 }  // namespace
 }  // namespace torchonnx::testing

@@ -396,5 +396,39 @@ TEST_F(Linalg, Dist) {
                     {at::randn({2, 1, 3}), at::randn({2, 3})});
 }
 
+TEST_F(Linalg, Renorm) {
+  for (double p : std::vector<double>{2.0, 1.0, 3.0}) {
+    SCOPED_TRACE(::testing::Message() << "p " << p);
+    auto fn = [p](const Inputs& in) { return at::renorm(arg(in, 0), p, 1, 1.5); };
+    expect_op_matches("aten::renorm", fn, {at::randn({3, 4, 2})});
+  }
+  auto last = [](const Inputs& in) { return at::renorm(arg(in, 0), 2, -1, 0.5); };
+  expect_op_matches("aten::renorm", last, {at::randn({5, 3})});
+}
+
+TEST_F(Linalg, CovAndCorrcoef) {
+  auto cov = [](const Inputs& in) { return at::cov(arg(in, 0)); };
+  expect_op_matches("aten::cov", cov, {at::randn({3, 5})});
+  expect_op_matches("aten::cov", cov, {at::randn({6})});
+  expect_op_matches("aten::cov", cov, {at::randint(-9, 9, {2, 4})});
+  auto population = [](const Inputs& in) { return at::cov(arg(in, 0), /*correction=*/0); };
+  expect_op_matches("aten::cov", population, {at::randn({4, 3})});
+  auto corrcoef = [](const Inputs& in) { return at::corrcoef(arg(in, 0)); };
+  expect_op_matches("aten::corrcoef", corrcoef, {at::randn({3, 5})});
+  expect_op_matches("aten::corrcoef", corrcoef, {at::randn({7})});
+  // a constant variable: its row and column are nan, as in ATen
+  expect_op_matches("aten::corrcoef", corrcoef, {at::cat({at::randn({2, 4}), at::ones({1, 4})})});
+}
+
+TEST_F(Linalg, Pdist) {
+  for (double p : std::vector<double>{2.0, 1.0, 0.0, 3.0, INFINITY}) {
+    SCOPED_TRACE(::testing::Message() << "p " << p);
+    auto fn = [p](const Inputs& in) { return at::pdist(arg(in, 0), p); };
+    expect_op_matches("aten::pdist", fn, {at::randn({4, 3})});
+  }
+  expect_op_matches("aten::pdist", [](const Inputs& in) { return at::pdist(arg(in, 0)); },
+                    {at::randn({2, 5})});
+}
+
 }  // namespace
 }  // namespace torchonnx::testing

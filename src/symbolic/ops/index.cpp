@@ -479,6 +479,21 @@ Values take_along_dim(GraphContext& g, const Args& a) {
 
 // aten::take(Tensor self, Tensor index)  ⇒  Gather on the flattened input (negative indices
 // wrapped)
+// aten::put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+//   ⇒  self flattened, the source's elements scattered (accumulate: added, as scatter_add) at the
+//   flat indices (negative ones wrapped), reshaped back
+Values put(GraphContext& g, const Args& a) {
+  const at::ScalarType type = a.dtype(0);
+  Value self = a.tensor(0);
+  Value flat = g.op("Reshape", {self, g.constant_ints({-1})});
+  Value idx = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({-1})});
+  if (!known_non_negative(a.jit(1))) idx = wrap_negative(g, idx, g.op("Size", {self}));
+  Value src = g.op("Reshape", {a.tensor_as(2, type), g.constant_ints({-1})});
+  Value out = a.bool_arg(3) ? scatter_add(g, flat, idx, src, 0, 1, type, false)
+                            : scatter_elements(g, flat, idx, src, 0);
+  return {g.op("Reshape", {out, shape_of(g, self)})};
+}
+
 Values take(GraphContext& g, const Args& a) {
   Value self = a.tensor(0);
   Value flat = g.op("Reshape", {self, g.constant_ints({-1})});
@@ -770,6 +785,7 @@ void register_index(Registry& r) {
   r.add("aten::gather", from(9), gather);
   r.add("aten::take_along_dim", from(9), take_along_dim);
   r.add("aten::take", from(9), take);
+  r.add("aten::put", from(9), put);
   r.add("aten::masked_select", from(9), masked_select);
   r.add("aten::nonzero", from(9), nonzero);
   // aten::argwhere(Tensor self) -> Tensor  ⇒  as nonzero

@@ -310,6 +310,91 @@ Values dist(GraphContext& g, const Args& a) {
   return {vector_norm(g, diff, ord_value(a, 2, 2.0), {}, false, type)};
 }
 
+// aten::renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor  ⇒  each slice along
+//   dim scaled by maxnorm / (norm + 1e-7) where its p-norm exceeds maxnorm (ATen's factor)
+Values renorm(GraphContext& g, const Args& a) {
+  const int64_t rank = a.require_rank(0);
+  at::ScalarType type = a.dtype(0);
+  if (!at::isFloatingType(type)) g.fail("renorm of a non-floating tensor");
+  const int64_t dim = normalize_dim(a.int_arg(2), rank);
+  std::vector<int64_t> axes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != dim) axes.push_back(d);
+  }
+  Value x = a.tensor(0);
+  Value norm = axes.empty() ? g.op("Abs", {x})
+                            : vector_norm(g, x, a.float_arg(1), axes, /*keepdim=*/true, type);
+  Value maxnorm = g.constant_scalar(a.float_arg(3), type);
+  Value factor = g.op("Div", {maxnorm, g.op("Add", {norm, g.constant_scalar(1e-7, type)})});
+  Value over = g.op("Greater", {norm, maxnorm});
+  return {g.op("Mul", {x, g.op("Where", {over, factor, g.constant_scalar(1, type)})})};
+}
+
+// aten::cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)
+//   ⇒  (X - mean) (X - mean)ᵀ / (N - correction) over the observations (columns; a 1-D input is
+//   one variable, its result 0-d); ATen's divisor is clamped at 0 (a negative one gives inf/nan
+//   as it does). Weights are not exported.
+Value covariance(GraphContext& g, const Args& a, at::ScalarType type) {
+  if (!a.is_none(2) || !a.is_none(3)) g.fail("cov with fweights or aweights is not supported");
+  const int64_t rank = a.require_rank(0);
+  if (rank > 2) g.fail("cov takes a 1-D or 2-D input");
+  Value x = a.tensor_as(0, type);
+  if (rank < 2) x = g.op("Reshape", {x, g.constant_ints({1, -1})});
+  Value n = g.cast(dims_of(g, x, {1}), type);
+  Value centered = g.op("Sub", {x, reduce(g, "ReduceMean", x, {1}, true)});
+  Value product = g.op("MatMul", {centered, transpose(g, centered, {1, 0})});
+  Value divisor = g.op("Sub", {n, g.constant_scalar(static_cast<double>(a.int_arg(1)), type)});
+  divisor = g.op("Max", {divisor, g.constant_scalar(0, type)});
+  Value c = g.op("Div", {product, divisor});
+  if (rank < 2) c = g.op("Reshape", {c, g.constant_ints({})});
+  return c;
+}
+Values cov(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  if (!at::isFloatingType(type)) g.fail("the result dtype is unknown");
+  return {covariance(g, a, type)};
+}
+
+// aten::corrcoef(Tensor self) -> Tensor  ⇒  cov / sqrt(diag ⊗ diag), clipped to [-1, 1] as ATen
+//   clips it (1-D: c / c, 1 or nan)
+Values corrcoef(GraphContext& g, const Args& a) {
+  at::ScalarType type = a.output_dtype();
+  if (!at::isFloatingType(type)) g.fail("the result dtype is unknown");
+  const int64_t rank = a.require_rank(0);
+  if (rank > 2) g.fail("corrcoef takes a 1-D or 2-D input");
+  Value x = a.tensor_as(0, type);
+  if (rank < 2) x = g.op("Reshape", {x, g.constant_ints({1, -1})});
+  Value centered = g.op("Sub", {x, reduce(g, "ReduceMean", x, {1}, true)});
+  Value c = g.op("MatMul", {centered, transpose(g, centered, {1, 0})});
+  // the diagonal: the variables' sums of squares (the divisor cancels)
+  Value d = g.op("Sqrt", {reduce(g, "ReduceSum", g.op("Mul", {centered, centered}), {1}, true)});
+  c = g.op("Div", {g.op("Div", {c, d}), transpose(g, d, {1, 0})});
+  c = clip(g, c, -1.0, 1.0, type);
+  if (rank < 2) c = g.op("Reshape", {c, g.constant_ints({})});
+  return {c};
+}
+
+// aten::_pdist_forward / pdist(Tensor self, float p=2) -> Tensor  ⇒  the p-norms of the
+//   differences of the row pairs i < j (Gathers of constant row lists; static row count)
+Values pdist(GraphContext& g, const Args& a) {
+  if (a.require_rank(0) != 2) g.fail("pdist takes a 2-D input");
+  std::optional<int64_t> n = a.dim_size(0, 0);
+  if (!n) g.fail("pdist needs the number of rows at export");
+  at::ScalarType type = a.dtype(0);
+  std::vector<int64_t> left, right;
+  for (int64_t i = 0; i < *n; ++i) {
+    for (int64_t j = i + 1; j < *n; ++j) {
+      left.push_back(i);
+      right.push_back(j);
+    }
+  }
+  if (left.empty()) return {g.constant(at::empty({0}, at::TensorOptions().dtype(type)))};
+  Value x = a.tensor(0);
+  Value diff = g.op("Sub", {g.op("Gather", {x, g.constant_ints(left)}, {{"axis", int64_t{0}}}),
+                            g.op("Gather", {x, g.constant_ints(right)}, {{"axis", int64_t{0}}})});
+  return {vector_norm(g, diff, a.size() > 1 ? a.float_arg(1) : 2.0, {1}, false, type)};
+}
+
 // aten::linalg_det(Tensor A) -> Tensor  ⇒  Det (opset 11+; float only in ONNX Runtime, so
 // double is computed in float; aten::det is normalized to linalg_det before conversion)
 Values linalg_det(GraphContext& g, const Args& a) {
@@ -355,6 +440,11 @@ void register_linalg(Registry& r) {
   r.add("aten::linalg_norm.ord_str", from(9), linalg_norm_ord_str);
   r.add("aten::linalg_det", from(11), linalg_det);
   r.add("aten::dist", from(9), dist);
+  r.add("aten::renorm", from(9), renorm);
+  r.add("aten::cov", from(9), cov);
+  r.add("aten::corrcoef", from(9), corrcoef);
+  r.add("aten::pdist", from(9), pdist);
+  r.add("aten::_pdist_forward", from(9), pdist);
   r.add("aten::logdet", from(11), logdet);
   for (auto [op, sqrt, with_mean] : {std::tuple{"aten::var", false, false},
                                      {"aten::std", true, false},
