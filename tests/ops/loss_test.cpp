@@ -381,6 +381,12 @@ TEST_F(Loss, MultiMarginLoss) {
                         return at::multi_margin_loss(arg(in, 0), arg(in, 1), 1, 1.0, {}, reduction);
                       },
                       {at::randn({4}), at::scalar_tensor(2, at::kLong)});
+    // A 0-d input: one class.
+    expect_op_matches("aten::multi_margin_loss",
+                      [reduction](const Inputs& in) {
+                        return at::multi_margin_loss(arg(in, 0), arg(in, 1), 1, 1.0, {}, reduction);
+                      },
+                      {at::scalar_tensor(0.7), at::scalar_tensor(0, at::kLong)});
   }
 }
 
@@ -403,6 +409,12 @@ TEST_F(Loss, MultilabelMarginLoss) {
           return at::multilabel_margin_loss(arg(in, 0), arg(in, 1), reduction);
         },
         {at::randn({4}), longs({2, 1, -1, 0})}, 11);
+    expect_op_matches(
+        "aten::multilabel_margin_loss",
+        [reduction](const Inputs& in) {
+          return at::multilabel_margin_loss(arg(in, 0), arg(in, 1), reduction);
+        },
+        {at::scalar_tensor(0.7), at::scalar_tensor(0, at::kLong)}, 11);
   }
 }
 

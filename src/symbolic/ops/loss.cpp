@@ -446,8 +446,8 @@ Values triplet_margin_loss(GraphContext& g, const Args& a) {
   return {reduce_loss(g, relu_of(g, z, type), a.int_arg(7))};
 }
 
-// The inputs of multi_margin/multilabel_margin with the unbatched case ([C], target [C] or 0-d)
-// made a batch of one; `squeeze_none`: reduction none gives a 0-d result then.
+// The inputs of multi_margin/multilabel_margin with the unbatched case ([C], target [C] or 0-d;
+// a 0-d input is one class) made a batch of one; reduction none gives a 0-d result then.
 struct ClassScores {
   Value x;  // [N, C]
   Value c;  // the class count as a 0-d value of the loss dtype
@@ -456,9 +456,11 @@ struct ClassScores {
 
 ClassScores class_scores(GraphContext& g, const Args& a, at::ScalarType type) {
   ClassScores s;
-  s.unbatched = a.require_rank(0) == 1;
+  const int64_t rank = a.require_rank(0);
+  s.unbatched = rank <= 1;
   s.x = a.tensor_as(0, type);
-  if (s.unbatched) s.x = unsqueeze(g, s.x, {0});
+  if (rank == 0) s.x = g.op("Reshape", {s.x, g.constant_ints({1, 1})});  // one class
+  if (rank == 1) s.x = unsqueeze(g, s.x, {0});
   s.c = g.cast(dim_size(g, s.x, 1), type);
   return s;
 }
@@ -500,7 +502,7 @@ Values multilabel_margin_loss(GraphContext& g, const Args& a) {
   at::ScalarType type = float_result(g, a);
   ClassScores s = class_scores(g, a, type);
   Value t = a.tensor_as(1, at::kLong);
-  if (s.unbatched) t = unsqueeze(g, t, {0});  // [N, C]
+  if (s.unbatched) t = g.op("Reshape", {t, g.constant_ints({1, -1})});  // [N, C]
   Value minus_one = g.constant(at::scalar_tensor(-1, at::kLong));
   Value ended = g.op("CumSum", {g.cast(g.op("Equal", {t, minus_one}), at::kLong),
                                 g.constant(at::scalar_tensor(1, at::kLong))});
