@@ -19,6 +19,17 @@ void Registry::add(const std::string& op, OpsetRange range, Converter fn) {
   regs.push_back({range, std::move(fn)});
 }
 
+void Registry::alias(const std::string& op, const std::string& target) {
+  std::vector<std::pair<std::string, Registration>> copies;
+  for (auto it = entries_.lower_bound(target); it != entries_.end(); ++it) {
+    const std::string& name = it->first;
+    if (name != target && name.rfind(target + ".", 0) != 0) break;
+    for (const auto& r : it->second) copies.emplace_back(op + name.substr(target.size()), r);
+  }
+  if (copies.empty()) throw std::logic_error("alias " + op + " of " + target + ", which has none");
+  for (auto& [name, r] : copies) add(name, r.range, r.fn);
+}
+
 const Converter* Registry::find(const std::string& op, int opset) const {
   auto it = entries_.find(op);
   if (it == entries_.end()) return nullptr;
@@ -74,6 +85,21 @@ const Registry& Registry::builtin() {
   static const Registry registry = [] {
     Registry r;
     for (auto* register_family : ops::kFamilies) register_family(r);
+    // PyTorch 2.x's functional copies of the view ops (view_copy, ...), which its decompositions
+    // emit, take the view's arguments and give its values.
+    for (const char* view :
+         {"alias",     "view",   "expand",   "permute", "squeeze",    "unsqueeze",
+          "transpose", "t",      "diagonal", "unfold",  "as_strided", "split_with_sizes",
+          "split",     "unbind", "select",   "slice",   "detach",     "narrow",
+          "indices",   "values"}) {
+      const std::string target = std::string("aten::") + view;
+      if (r.lowest_opset(target) && !r.find(target + "_copy", kMaxOpset)) {
+        r.alias(target + "_copy", target);
+      }
+    }
+    // aten::linalg_diagonal(Tensor A, *, int offset=0, int dim1=-2, int dim2=-1): diagonal's
+    // arguments in diagonal's order.
+    r.alias("aten::linalg_diagonal", "aten::diagonal");
     return r;
   }();
   return registry;

@@ -47,6 +47,9 @@ class Registry {
  public:
   // Throws std::logic_error when `range` overlaps one already registered for `op`.
   void add(const std::string& op, OpsetRange range, Converter fn);
+  // Registers for `op` every converter of `target` and of its overloads ("target.x" as "op.x"):
+  // for ops that take the same arguments (view_copy as view).
+  void alias(const std::string& op, const std::string& target);
   const Converter* find(const std::string& op, int opset) const;
   // The converter for a node of `kind` whose schema overload is `overload` ("" when none):
   // "kind.overload", then "kind"; for an in-place op (relu_) then its out-of-place form (relu).

@@ -956,5 +956,47 @@ graph(%x : Tensor):
   }
 }
 
+// squeeze.dims (PyTorch 2.0+): the listed dims of size 1 go, the others stay.
+TEST_F(Shape, SqueezeDims) {
+  TORCHONNX_SKIP_WITHOUT_OPERATOR("aten::squeeze.dims");
+  const char* src = "def forward(self, x):\n  return torch.squeeze(x, [0, -1, 2])\n";
+  expect_script_matches("aten::squeeze", src, {at::randn({1, 3, 1, 1})});
+  expect_script_matches("aten::squeeze", src, {at::randn({2, 1, 4, 1}) > 0});
+}
+
+// PyTorch's functional copies of the views (view_copy, ...) convert as the views; linalg_diagonal
+// as diagonal.
+TEST_F(Shape, ViewCopies) {
+  at::Tensor x = at::randn({2, 3, 4});
+  expect_op_matches("aten::view_copy",
+                    [](const Inputs& in) {
+                      return at::view_copy(arg(in, 0), {4, -1});
+                    },
+                    {x});
+  expect_op_matches("aten::permute_copy",
+                    [](const Inputs& in) {
+                      return at::permute_copy(arg(in, 0), {2, 0, 1});
+                    },
+                    {x});
+  expect_op_matches("aten::expand_copy",
+                    [](const Inputs& in) {
+                      return at::expand_copy(arg(in, 0), {5, 2, 3, 4});
+                    },
+                    {x});
+  expect_op_matches("aten::diagonal_copy",
+                    [](const Inputs& in) { return at::diagonal_copy(arg(in, 0), 1, 1, 2); }, {x});
+  expect_op_matches("aten::t_copy", [](const Inputs& in) { return at::t_copy(arg(in, 0)); },
+                    {at::randn({3, 5})});
+  expect_op_matches("aten::unfold_copy",
+                    [](const Inputs& in) { return at::unfold_copy(arg(in, 0), 2, 2, 1); }, {x});
+  expect_op_matches("aten::alias_copy",
+                    [](const Inputs& in) { return at::alias_copy(arg(in, 0)) * 2; }, {x});
+  expect_op_matches("aten::squeeze_copy",
+                    [](const Inputs& in) { return at::squeeze_copy(arg(in, 0), 1); },
+                    {at::randn({2, 1, 4})});
+  expect_op_matches("aten::linalg_diagonal",
+                    [](const Inputs& in) { return at::linalg_diagonal(arg(in, 0), -1); }, {x});
+}
+
 }  // namespace
 }  // namespace torchonnx::testing

@@ -471,6 +471,30 @@ Values squeeze_dim(GraphContext& g, const Args& a) {
   return {squeeze(g, x, {dim})};
 }
 
+// aten::squeeze.dims(Tensor self, int[] dim) -> Tensor (PyTorch 2.0+)  ⇒  Squeeze of those of
+//   the dims whose static size is 1
+Values squeeze_dims(GraphContext& g, const Args& a) {
+  Value x = a.tensor(0);
+  const int64_t rank = a.require_rank(0);
+  if (rank == 0) return {x};
+  Ints dims;
+  for (int64_t d : a.int_list(1)) {
+    const int64_t dim = normalize_dim(d, rank);
+    std::optional<int64_t> size = a.dim_size(0, dim);
+    if (!size) {
+      g.fail(
+          fmt::format("squeeze({}) needs the size of dim {}, which is dynamic: whether the dim "
+                      "is removed depends on it. Remedy: keep that dim static, or squeeze "
+                      "with a reshape of the wanted shape",
+                      dim, dim));
+    }
+    if (*size == 1 && std::find(dims.begin(), dims.end(), dim) == dims.end()) dims.push_back(dim);
+  }
+  if (dims.empty()) return {x};
+  std::sort(dims.begin(), dims.end());
+  return {squeeze(g, x, dims)};
+}
+
 // aten::squeeze for nodes without a schema: squeeze_all or squeeze_dim by the argument count.
 Values squeeze_op(GraphContext& g, const Args& a) {
   return a.size() == 1 ? squeeze_all(g, a) : squeeze_dim(g, a);
@@ -688,6 +712,7 @@ void register_shape(Registry& r) {
   r.add("aten::unsqueeze", from(9), unsqueeze_op);
   r.add("aten::squeeze", from(9), squeeze_op);
   r.add("aten::squeeze.dim", from(9), squeeze_dim);
+  r.add("aten::squeeze.dims", from(9), squeeze_dims);
 
   r.add("aten::expand", from(9), expand);
   r.add("aten::broadcast_to", from(9), expand);
