@@ -272,7 +272,8 @@ TEST(OperatorCoverage, EveryConverterIsNumericallyTestedAcrossItsRange) {
       "the value itself (a real tensor, an int64 0-d tensor, a refined type): nothing to compute";
   for (const char* op :
        {"aten::ScalarImplicit", "aten::conj_physical", "aten::resolve_conj", "aten::resolve_neg",
-        "prim::NumToTensor", "prim::data", "prim::unchecked_cast", "aten::list"}) {
+        "prim::NumToTensor", "prim::data", "prim::unchecked_cast", "aten::list", "aten::alias_copy",
+        "aten::detach_copy"}) {
     writes_no_node[op] = same_value;
   }
   for (const char* op : {"prim::device", "prim::dtype", "prim::layout"}) {

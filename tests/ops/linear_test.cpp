@@ -495,6 +495,18 @@ TEST_F(Linear, MultiDotAndChainMatmul) {
       {at::randint(-3, 3, {2, 2}), at::randint(-3, 3, {2, 3}), at::randint(-3, 3, {3, 1})});
 }
 
+TEST_F(Linear, ChainMatmulAndMatrixPower) {
+  expect_op_matches("aten::chain_matmul",
+                    [](const Inputs& in) {
+                      return at::chain_matmul({arg(in, 0), arg(in, 1), arg(in, 2)});
+                    },
+                    {at::randn({2, 3}), at::randn({3, 4}), at::randn({4, 2})});
+  // matrix_power reaches the converters as linalg_matrix_power (libtorch normalizes it)
+  expect_op_matches("aten::linalg_matrix_power",
+                    [](const Inputs& in) { return at::matrix_power(arg(in, 0), 3); },
+                    {at::randn({2, 3, 3}) * 0.5});
+}
+
 TEST_F(Linear, MatrixPower) {
   for (int64_t n : {0, 1, 2, 3, 6}) {
     SCOPED_TRACE(::testing::Message() << "power " << n);

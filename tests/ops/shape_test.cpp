@@ -996,6 +996,34 @@ TEST_F(Shape, ViewCopies) {
                     {at::randn({2, 1, 4})});
   expect_op_matches("aten::linalg_diagonal",
                     [](const Inputs& in) { return at::linalg_diagonal(arg(in, 0), -1); }, {x});
+  expect_op_matches("aten::transpose_copy",
+                    [](const Inputs& in) { return at::transpose_copy(arg(in, 0), 0, 2); }, {x});
+  expect_op_matches("aten::unsqueeze_copy",
+                    [](const Inputs& in) { return at::unsqueeze_copy(arg(in, 0), -1); }, {x});
+  expect_op_matches("aten::select_copy",
+                    [](const Inputs& in) { return at::select_copy(arg(in, 0), 1, -1); }, {x});
+  expect_op_matches("aten::slice_copy",
+                    [](const Inputs& in) { return at::slice_copy(arg(in, 0), 2, 1, 3); }, {x});
+  expect_op_matches("aten::as_strided_copy",
+                    [](const Inputs& in) {
+                      return at::as_strided_copy(arg(in, 0), {3, 2}, {1, 3});
+                    },
+                    {x});
+  expect_op_matches("aten::detach_copy",
+                    [](const Inputs& in) { return at::detach_copy(arg(in, 0)) + 1; }, {x});
+  auto pieces = [](std::vector<at::Tensor> ts) {
+    return c10::ivalue::Tuple::create(std::vector<c10::IValue>(ts.begin(), ts.end()));
+  };
+  expect_op_matches("aten::split_copy",
+                    [&](const Inputs& in) { return pieces(at::split_copy(arg(in, 0), 2, 2)); },
+                    {x});
+  expect_op_matches("aten::split_with_sizes_copy",
+                    [&](const Inputs& in) {
+                      return pieces(at::split_with_sizes_copy(arg(in, 0), {1, 2}, 1));
+                    },
+                    {x});
+  expect_op_matches("aten::unbind_copy",
+                    [&](const Inputs& in) { return pieces(at::unbind_copy(arg(in, 0), 0)); }, {x});
 }
 
 }  // namespace

@@ -374,7 +374,7 @@ Values corrcoef(GraphContext& g, const Args& a) {
   return {c};
 }
 
-// aten::_pdist_forward / pdist(Tensor self, float p=2) -> Tensor  ⇒  the p-norms of the
+// aten::pdist(Tensor self, float p=2) -> Tensor  ⇒  the p-norms of the
 //   differences of the row pairs i < j (Gathers of constant row lists; static row count)
 Values pdist(GraphContext& g, const Args& a) {
   if (a.require_rank(0) != 2) g.fail("pdist takes a 2-D input");
@@ -444,7 +444,6 @@ void register_linalg(Registry& r) {
   r.add("aten::cov", from(9), cov);
   r.add("aten::corrcoef", from(9), corrcoef);
   r.add("aten::pdist", from(9), pdist);
-  r.add("aten::_pdist_forward", from(9), pdist);
   r.add("aten::logdet", from(11), logdet);
   for (auto [op, sqrt, with_mean] : {std::tuple{"aten::var", false, false},
                                      {"aten::std", true, false},

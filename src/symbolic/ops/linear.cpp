@@ -622,7 +622,8 @@ Values multi_dot(GraphContext& g, const Args& a) {
   return {y};
 }
 
-// aten::linalg_matrix_power / matrix_power(Tensor self, int n) -> Tensor  ⇒  n >= 1: MatMuls by
+// aten::linalg_matrix_power(Tensor self, int n) (matrix_power normalized to it) -> Tensor  ⇒  n >=
+// 1: MatMuls by
 //   repeated squaring; n = 0: the identity expanded to self's shape (static last dim); n < 0
 //   needs the inverse, which ONNX has no operator for
 Values matrix_power(GraphContext& g, const Args& a) {
@@ -747,7 +748,6 @@ void register_linear(Registry& r) {
   r.add("aten::linalg_multi_dot", from(9), multi_dot);
   r.add("aten::chain_matmul", from(9), multi_dot);
   r.add("aten::linalg_matrix_power", from(9), matrix_power);
-  r.add("aten::matrix_power", from(9), matrix_power);
   r.add("aten::trace", from(9), trace);
   r.add("aten::cartesian_prod", from(9), cartesian_prod);
   r.add("aten::combinations", from(9), combinations);
