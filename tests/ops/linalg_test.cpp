@@ -416,6 +416,9 @@ TEST_F(Linalg, CovAndCorrcoef) {
   auto corrcoef = [](const Inputs& in) { return at::corrcoef(arg(in, 0)); };
   expect_op_matches("aten::corrcoef", corrcoef, {at::randn({3, 5})});
   expect_op_matches("aten::corrcoef", corrcoef, {at::randn({7})});
+  // one variable (a row): ATen squeezes the result to 0-d
+  expect_op_matches("aten::corrcoef", corrcoef, {at::randn({1, 4})});
+  expect_op_matches("aten::cov", cov, {at::randn({1, 4})});
   // a constant variable: its row and column are nan, as in ATen
   expect_op_matches("aten::corrcoef", corrcoef, {at::cat({at::randn({2, 4}), at::ones({1, 4})})});
 }

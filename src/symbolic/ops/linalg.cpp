@@ -332,8 +332,8 @@ Values renorm(GraphContext& g, const Args& a) {
 
 // aten::cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)
 //   ⇒  (X - mean) (X - mean)ᵀ / (N - correction) over the observations (columns; a 1-D input is
-//   one variable, its result 0-d); ATen's divisor is clamped at 0 (a negative one gives inf/nan
-//   as it does). Weights are not exported.
+//   one variable; ATen squeezes the result, so one variable gives a 0-d tensor); ATen's divisor is
+//   clamped at 0 (a negative one gives inf/nan as it does). Weights are not exported.
 Value covariance(GraphContext& g, const Args& a, at::ScalarType type) {
   if (!a.is_none(2) || !a.is_none(3)) g.fail("cov with fweights or aweights is not supported");
   const int64_t rank = a.require_rank(0);
@@ -346,7 +346,10 @@ Value covariance(GraphContext& g, const Args& a, at::ScalarType type) {
   Value divisor = g.op("Sub", {n, g.constant_scalar(static_cast<double>(a.int_arg(1)), type)});
   divisor = g.op("Max", {divisor, g.constant_scalar(0, type)});
   Value c = g.op("Div", {product, divisor});
-  if (rank < 2) c = g.op("Reshape", {c, g.constant_ints({})});
+  // ATen squeezes the result: one variable gives a 0-d tensor
+  if (rank < 2 || a.dim_size(0, 0) == std::optional<int64_t>(1)) {
+    c = g.op("Reshape", {c, g.constant_ints({})});
+  }
   return c;
 }
 Values cov(GraphContext& g, const Args& a) {
@@ -370,7 +373,10 @@ Values corrcoef(GraphContext& g, const Args& a) {
   Value d = g.op("Sqrt", {reduce(g, "ReduceSum", g.op("Mul", {centered, centered}), {1}, true)});
   c = g.op("Div", {g.op("Div", {c, d}), transpose(g, d, {1, 0})});
   c = clip(g, c, -1.0, 1.0, type);
-  if (rank < 2) c = g.op("Reshape", {c, g.constant_ints({})});
+  // ATen squeezes the result: one variable gives a 0-d tensor
+  if (rank < 2 || a.dim_size(0, 0) == std::optional<int64_t>(1)) {
+    c = g.op("Reshape", {c, g.constant_ints({})});
+  }
   return {c};
 }
 
