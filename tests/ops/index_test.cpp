@@ -583,6 +583,9 @@ TEST_F(Index, IndexFill) {
   expect_op_matches("aten::index_fill", fn, {at::scalar_tensor(1.5), longs({0})});
   expect_op_matches("aten::index_fill", fn, {at::scalar_tensor(1.5), longs({-1, 0})});
   expect_op_matches("aten::index_fill", fn, {at::scalar_tensor(1.5), at::zeros({0}, at::kLong)});
+  auto t0 = [](const Inputs& in) { return arg(in, 0).index_fill(0, arg(in, 1), arg(in, 2)); };
+  expect_op_matches("aten::index_fill", t0,
+                    {at::scalar_tensor(false), longs({0}), at::scalar_tensor(true)});
 }
 
 TEST_F(Index, IndexAdd) {

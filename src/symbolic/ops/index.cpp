@@ -718,7 +718,7 @@ Values index_fill(GraphContext& g, const Args& a) {
     // A 0-d self: its one element is the slice of index 0 (-1), which any index selects.
     Value fill = a.tensor_as(3, a.dtype(0));
     Value any = g.op("Greater", {g.op("Size", {a.tensor(2)}), g.constant_scalar(0, at::kLong)});
-    return {g.op("Where", {any, fill, a.tensor(0)})};
+    return {where(g, any, fill, a.tensor(0), a.dtype(0))};
   }
   int64_t dim = normalize_dim(a.int_arg(1), rank);
   Value self = a.tensor(0);
