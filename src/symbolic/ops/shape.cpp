@@ -450,15 +450,9 @@ Values squeeze_all(GraphContext& g, const Args& a) {
   return {squeeze(g, x, axes)};
 }
 
-// aten::squeeze.dim(Tensor self, int dim)
-//   ⇒  Squeeze of the dim if its size is 1, else identity (static shape)
-Values squeeze_dim(GraphContext& g, const Args& a) {
-  Value x = a.tensor(0);
-  if (!is_int_type(a.jit(1))) g.fail("squeeze with a named dim is not supported");
-  const int64_t rank = a.require_rank(0);
-  if (rank == 0) return {x};
-  int64_t dim = normalize_dim(a.int_arg(1), rank);
-  // static size of the dim (other dims may be dynamic): whether it is squeezed depends on it.
+// Whether squeeze(dim) removes `dim` (non-negative) of argument 0: its size must be static (other
+// dims may be dynamic), as whether it is removed depends on it.
+bool squeezes(GraphContext& g, const Args& a, int64_t dim) {
   std::optional<int64_t> size = a.dim_size(0, dim);
   if (!size) {
     g.fail(
@@ -467,7 +461,18 @@ Values squeeze_dim(GraphContext& g, const Args& a) {
                     "with a reshape of the wanted shape",
                     dim, dim));
   }
-  if (*size != 1) return {x};
+  return *size == 1;
+}
+
+// aten::squeeze.dim(Tensor self, int dim)
+//   ⇒  Squeeze of the dim if its size is 1, else identity (static shape)
+Values squeeze_dim(GraphContext& g, const Args& a) {
+  Value x = a.tensor(0);
+  if (!is_int_type(a.jit(1))) g.fail("squeeze with a named dim is not supported");
+  const int64_t rank = a.require_rank(0);
+  if (rank == 0) return {x};
+  int64_t dim = normalize_dim(a.int_arg(1), rank);
+  if (!squeezes(g, a, dim)) return {x};
   return {squeeze(g, x, {dim})};
 }
 
@@ -480,15 +485,9 @@ Values squeeze_dims(GraphContext& g, const Args& a) {
   Ints dims;
   for (int64_t d : a.int_list(1)) {
     const int64_t dim = normalize_dim(d, rank);
-    std::optional<int64_t> size = a.dim_size(0, dim);
-    if (!size) {
-      g.fail(
-          fmt::format("squeeze({}) needs the size of dim {}, which is dynamic: whether the dim "
-                      "is removed depends on it. Remedy: keep that dim static, or squeeze "
-                      "with a reshape of the wanted shape",
-                      dim, dim));
+    if (squeezes(g, a, dim) && std::find(dims.begin(), dims.end(), dim) == dims.end()) {
+      dims.push_back(dim);
     }
-    if (*size == 1 && std::find(dims.begin(), dims.end(), dim) == dims.end()) dims.push_back(dim);
   }
   if (dims.empty()) return {x};
   std::sort(dims.begin(), dims.end());
