@@ -7,6 +7,7 @@
 #include <iostream>
 #include <streambuf>
 
+#include "onnx/dtype.h"
 #include "torchonnx/errors.h"
 
 namespace torchonnx::verification {
@@ -37,63 +38,21 @@ Ort::Env& env() {
   return *e;
 }
 
+// ONNX Runtime's element types are ONNX's TensorProto data types (same codes): the exporter's
+// dtype table (onnx/dtype.h) maps them.
 ONNXTensorElementDataType ort_type(at::ScalarType t) {
-  switch (t) {
-    case at::kFloat:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-    case at::kDouble:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE;
-    case at::kHalf:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
-    case at::kBFloat16:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16;
-    case at::kLong:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
-    case at::kInt:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
-    case at::kShort:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16;
-    case at::kChar:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
-    case at::kByte:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8;
-    case at::kBool:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
-    default:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  try {
+    return static_cast<ONNXTensorElementDataType>(to_onnx_dtype(t));
+  } catch (const ExportError&) {
+    return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
   }
 }
 
 std::optional<at::ScalarType> torch_type(ONNXTensorElementDataType t) {
-  switch (t) {
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT:
-      return at::kFloat;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE:
-      return at::kDouble;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
-      return at::kHalf;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16:
-      return at::kBFloat16;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
-      return at::kLong;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
-      return at::kInt;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16:
-      return at::kShort;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8:
-      return at::kChar;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8:
-      return at::kByte;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL:
-      return at::kBool;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16:
-      return at::kUInt16;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32:
-      return at::kUInt32;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64:
-      return at::kUInt64;
-    default:
-      return std::nullopt;
+  try {
+    return from_onnx_dtype(static_cast<int32_t>(t));
+  } catch (const ExportError&) {
+    return std::nullopt;
   }
 }
 
