@@ -1,7 +1,8 @@
 // torchonnx_bench_export: the C++ side of bench/run.sh. Three modes, each printing one JSON line:
 //
 //   torchonnx_bench_export MODEL.pt --inputs DIR -o OUT.onnx [--opset N] [--external-data]
-//       Loads the model (torch::jit::load) and DIR/input_<i>.pb, then times only
+//       Loads the model (torchonnx::load_model, as the CLI does: its weights stay in a mapping of
+//       the file, Note [Zero-copy weights]) and DIR/input_<i>.pb, then times only
 //       torchonnx::export_model (the in-process export time, as torch_onnx_export.py times only
 //       torch.onnx.export). {"export_seconds", "load_seconds", "rss_before_export_kb",
 //       "peak_rss_kb"}
@@ -95,7 +96,7 @@ int usage() {
 int run_export(const std::string& model_path, const std::string& inputs_dir,
                const std::string& out_path, int opset, bool external_data) {
   auto start = Clock::now();
-  torch::jit::Module model = torch::jit::load(model_path);
+  torch::jit::Module model = torchonnx::load_model(model_path);
   std::vector<c10::IValue> inputs;
   for (int i = 0;; ++i) {
     fs::path p = fs::path(inputs_dir) / fmt::format("input_{}.pb", i);
