@@ -13,7 +13,13 @@ For each model: the write floor (3 runs), then --runs rounds of, in this order,
                          peak RSS)
   torch.onnx (module)    the same with --module (the nn.Module, traced by torch.onnx.export);
                          only in the first --module-runs rounds (default 1)
-each a fresh process; then node/initializer counts and file sizes of the last round's exports,
+  torch.onnx 2.6 (.pt)   torch_onnx_export.py --pt in the Debian 13 root (scripts/debian13.sh,
+                         python3-torch 2.6): the modern anchor; only in the first
+                         --modern-runs rounds (default 1), skipped where that root is not made
+each a fresh process, after a sync and a drop of the page cache, with the model's .pt then read
+once into the cache (warm: as `cp model.pt` is timed, and as a file just saved or downloaded is);
+then, for the GPT models past the memory limit (--memory-limit, default 1 GiB), one export
+inside a cgroup v1 memory limit; then node/initializer counts and file sizes of the last round's exports,
 a correctness check of both exports in ONNX Runtime against libtorch's outputs
 (tools/verify/verify.mjs), and their ONNX Runtime latency (bench/ort_latency.mjs).
 Writes RESULTS.md and results.json in --results-dir (default bench/).
@@ -45,7 +51,7 @@ GPT_MODELS = {"gpt_355m", "gpt_700m", "gpt_tiny"}
 
 # The issue's targets.
 SPEEDUP_TARGET = 20.0         # in-process export time, torch.onnx / torchonnx
-WRITE_FLOOR_TARGET = 3.0      # torchonnx in-process time / write floor
+WRITE_FLOOR_TARGET = 1.5      # torchonnx in-process time / write floor (issue 22)
 RSS_TARGET = 0.15             # (peak RSS - baseline) / weight bytes, GPT models (issue 22)
 PROCESS_TARGET = 1.0          # whole-process CLI / (--version + 2x cp model.pt), GPT models
 LATENCY_TARGET = 1.0          # ORT latency, torchonnx / torch.onnx ...
@@ -60,9 +66,12 @@ VERIFY_ATOL_SCALE = 1e-5
 ISSUE_TORCH_ONNX_SECONDS = {"resnet50": 2.4, "vit_b_16": 22, "bert_base": 13, "gpt_355m": 68,
                             "gpt_700m": 111}
 
-EXPORTERS = ["torchonnx", "torch_onnx", "torch_onnx_module"]
+EXPORTERS = ["torchonnx", "torch_onnx", "torch_onnx_module", "torch_onnx_26"]
 LABEL = {"torchonnx": "torchonnx", "torch_onnx": "torch.onnx (.pt)",
-         "torch_onnx_module": "torch.onnx (nn.Module)"}
+         "torch_onnx_module": "torch.onnx (nn.Module)",
+         "torch_onnx_26": "torch.onnx 2.6 (.pt, Debian 13)"}
+# The Debian 13 root of scripts/debian13.sh, where torch.onnx 2.6 runs.
+DEBIAN13_ROOT = os.environ.get("TORCHONNX_DEBIAN13_ROOT", "/var/cache/torchonnx/debian13")
 
 
 def log(msg):
@@ -74,9 +83,10 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
-def run(cmd, timeout, time_file=None, cwd=None):
+def run(cmd, timeout, time_file=None, cwd=None, warm=(), cgroup=None):
     """Runs cmd; returns (rc, stdout, stderr, seconds, peak_rss_kb) with /usr/bin/time when
-    time_file is given (seconds and peak RSS of the whole process)."""
+    time_file is given (seconds and peak RSS of the whole process). The files in `warm` are read
+    into the page cache first; `cgroup`: a cgroup v1 folder the process runs in."""
     full = cmd
     if time_file:
         full = ["/usr/bin/time", "-f", "%e %M", "-o", time_file] + cmd
@@ -90,10 +100,19 @@ def run(cmd, timeout, time_file=None, cwd=None):
             f.write("1\n")
     except OSError:
         pass
+    for path in warm:
+        with open(path, "rb") as f:
+            while f.read(1 << 24):
+                pass
+    enter = None
+    if cgroup:
+        def enter():
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
     t0 = time.monotonic()
     try:
         p = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-                           cwd=cwd, text=True, stdin=subprocess.DEVNULL)
+                           cwd=cwd, text=True, stdin=subprocess.DEVNULL, preexec_fn=enter)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
         rc, out, err = -1, e.stdout or "", (e.stderr or "") + "\ntimed out after %ds" % timeout
@@ -156,6 +175,7 @@ class Bench:
         self.timeout = args.timeout
         self.cli_flags = []
         self.results = {}
+        self.debian13 = args.modern_runs > 0 and self.have_debian13()
 
     # -- setup ----------------------------------------------------------------------------
 
@@ -224,7 +244,7 @@ class Bench:
     def run_timer(self, name, out_dir):
         out = os.path.join(fresh_dir(out_dir), "model.onnx")
         rc, so, se, _, _ = run([self.timer, self.pt(name), "--inputs", self.inputs(name), "-o",
-                                out], self.timeout)
+                                out], self.timeout, warm=[self.pt(name)])
         j = last_json(so) if rc == 0 else None
         if j is None:
             return {"error": "torchonnx_bench_export exit %d: %s" % (rc, tail(se))}
@@ -235,22 +255,84 @@ class Bench:
         out = os.path.join(fresh_dir(out_dir), "model.onnx")
         cmd = [self.cli, "export", self.pt(name), "-o", out, "--inputs", self.inputs(name)]
         rc, so, se, secs, rss = run(cmd + self.cli_flags, self.timeout,
-                                    os.path.join(self.work, "time.txt"))
+                                    os.path.join(self.work, "time.txt"), warm=[self.pt(name)])
         if rc != 0:
             return {"error": "torchonnx export exit %d: %s" % (rc, tail(se))}
         return {"process_seconds": secs, "peak_rss_kb": rss}
+
+    def run_cli_limited(self, name, out_dir, limit_bytes):
+        """`torchonnx export` inside a cgroup v1 memory limit (issue 22: a model larger than the
+        memory it is allowed). A process over the limit is killed; page cache is reclaimed
+        within it. None where the memory controller is not writable (not root, cgroup v2)."""
+        base = "/sys/fs/cgroup/memory"
+        if not os.access(base, os.W_OK):
+            return None
+        cg = os.path.join(base, "torchonnx-bench-%d" % os.getpid())
+        try:
+            os.mkdir(cg)
+            with open(os.path.join(cg, "memory.limit_in_bytes"), "w") as f:
+                f.write(str(limit_bytes))
+        except OSError as e:
+            log("memory limit: %s" % e)
+            return None
+        try:
+            out = os.path.join(fresh_dir(out_dir), "model.onnx")
+            cmd = [self.cli, "export", self.pt(name), "-o", out, "--inputs", self.inputs(name)]
+            rc, so, se, secs, rss = run(cmd + self.cli_flags, self.timeout,
+                                        os.path.join(self.work, "time.txt"), cgroup=cg)
+            with open(os.path.join(cg, "memory.max_usage_in_bytes")) as f:
+                cgroup_peak = int(f.read())
+            with open(os.path.join(cg, "memory.failcnt")) as f:
+                failcnt = int(f.read())
+            ok = rc == 0 and os.path.exists(out)
+            return {"limit_bytes": limit_bytes, "exit_code": rc, "ok": ok,
+                    "process_seconds": secs, "peak_rss_kb": rss,
+                    "cgroup_max_usage_bytes": cgroup_peak, "cgroup_failcnt": failcnt,
+                    "file_bytes": folder_bytes(out_dir) if ok else None,
+                    "error": None if ok else tail(se)}
+        finally:
+            shutil.rmtree(out_dir, ignore_errors=True)
+            try:
+                os.rmdir(cg)
+            except OSError as e:
+                log("memory limit: could not remove %s: %s" % (cg, e))
 
     def run_torch_onnx(self, name, out_dir, module):
         out = os.path.join(fresh_dir(out_dir), "model.onnx")
         cmd = [PY, os.path.join(HERE, "torch_onnx_export.py")]
         cmd += ["--module", name] if module else ["--pt", self.pt(name)]
         cmd += ["--inputs", self.inputs(name), "-o", out]
-        rc, so, se, secs, rss = run(cmd, self.timeout, os.path.join(self.work, "time.txt"))
+        rc, so, se, secs, rss = run(cmd, self.timeout, os.path.join(self.work, "time.txt"),
+                                    warm=[self.pt(name)])
         j = last_json(so) if rc == 0 else None
         if j is None:
             return {"error": "torch_onnx_export.py exit %d: %s" % (rc, tail(se))}
         return {"export_seconds": j["export_seconds"], "load_seconds": j["load_seconds"],
                 "process_seconds": secs, "peak_rss_kb": rss}
+
+    def have_debian13(self):
+        """Whether torch.onnx 2.6 can run: the Debian 13 root exists with python3-torch."""
+        return (os.path.exists(os.path.join(DEBIAN13_ROOT, ".torchonnx-root")) and
+                bool(glob.glob(os.path.join(DEBIAN13_ROOT, "usr/lib/python3/dist-packages/torch/"
+                                            "__init__.py"))))
+
+    def run_torch_onnx_26(self, name, out_dir):
+        """torch.onnx 2.6 on the same .pt, in the Debian 13 root (the checkout and /tmp are
+        bind-mounted there at their own paths; the work folder must be under one of them). The
+        whole-process time includes entering the root (~0.1 s)."""
+        out = os.path.join(fresh_dir(out_dir), "model.onnx")
+        cmd = ["bash", os.path.join(ROOT, "scripts", "debian13.sh"), PY,
+               os.path.join(HERE, "torch_onnx_export.py"), "--pt", self.pt(name),
+               "--inputs", self.inputs(name), "-o", out]
+        rc, so, se, secs, rss = run(cmd, self.timeout, os.path.join(self.work, "time.txt"),
+                                    warm=[self.pt(name)])
+        j = last_json(so) if rc == 0 else None
+        if j is None:
+            return {"error": "torch_onnx_export.py (Debian 13) exit %d: %s" % (rc, tail(se))}
+        # The exporter's own peak (the root's bash and chroot are small; /usr/bin/time's %M is
+        # the largest process it waited for).
+        return {"export_seconds": j["export_seconds"], "load_seconds": j["load_seconds"],
+                "process_seconds": secs, "peak_rss_kb": j.get("peak_rss_kb") or rss}
 
     def stats(self, onnx_path):
         rc, so, se, _, _ = run([self.timer, "--stats", onnx_path], self.timeout)
@@ -349,7 +431,8 @@ class Bench:
         dirs = {"timer": os.path.join(mdir, "torchonnx_timer"),
                 "torchonnx": os.path.join(mdir, "torchonnx"),
                 "torch_onnx": os.path.join(mdir, "torch_onnx"),
-                "torch_onnx_module": os.path.join(mdir, "torch_onnx_module")}
+                "torch_onnx_module": os.path.join(mdir, "torch_onnx_module"),
+                "torch_onnx_26": os.path.join(mdir, "torch_onnx_26")}
         for i in range(self.args.runs):
             t = self.run_timer(name, dirs["timer"])
             shutil.rmtree(dirs["timer"], ignore_errors=True)
@@ -367,6 +450,19 @@ class Bench:
                 m = self.run_torch_onnx(name, dirs["torch_onnx_module"], module=True)
                 r["runs"]["torch_onnx_module"].append(m)
                 self.show(name, i, "torch_onnx_module", m)
+            if i < self.args.modern_runs and self.debian13:
+                m = self.run_torch_onnx_26(name, dirs["torch_onnx_26"])
+                r["runs"]["torch_onnx_26"].append(m)
+                self.show(name, i, "torch_onnx_26", m)
+        if name in GPT_MODELS and meta["weight_bytes"] > self.args.memory_limit > 0:
+            lim = self.run_cli_limited(name, os.path.join(mdir, "limited"),
+                                       self.args.memory_limit)
+            r["memory_limit"] = lim
+            if lim:
+                log("%s inside a %.0f MB memory limit: %s, %.2f s, peak RSS %.0f MB" % (
+                    name, lim["limit_bytes"] / 2**20, "exported" if lim["ok"] else
+                    "FAILED (exit %d)" % lim["exit_code"], lim["process_seconds"],
+                    (lim["peak_rss_kb"] or 0) / 1024))
 
         # The last round's exports: counts, sizes, correctness, latency.
         expected = os.path.join(mdir, "expected")
@@ -388,8 +484,8 @@ class Bench:
             if not os.path.exists(path):
                 continue
             r["stats"][e] = self.stats(path)
-            if e == "torch_onnx_module":
-                continue  # the same graph as torch_onnx's: counts only
+            if e in ("torch_onnx_module", "torch_onnx_26"):
+                continue  # counts only (torch_onnx_module: the same graph as torch_onnx's)
             if have_expected:
                 r["verify"][e] = self.verify(path, expected, atol)
             timed.append((e, path))
@@ -503,6 +599,12 @@ def targets(results, baseline):
                       else version + 2 * cp)
             out.append(("whole process: torchonnx CLI <= --version + 2x cp model.pt (GPT models)",
                         name, fmt_x(x), None if x is None else x <= PROCESS_TARGET))
+            lim = r.get("memory_limit")
+            if lim:
+                out.append(("memory: exports inside a %.0f MB memory limit (weights %.0f MB)" % (
+                    lim["limit_bytes"] / 2**20, r["meta"]["weight_bytes"] / 2**20), name,
+                    "exported in %.2f s" % lim["process_seconds"] if lim["ok"] else
+                    "exit %d" % lim["exit_code"], lim["ok"]))
         if r["meta"]["weight_bytes"] > PROTOBUF_LIMIT:
             ok = t["matches_libtorch"]
             ext = t["external_bytes"]
@@ -570,7 +672,7 @@ def write_markdown(path, report):
     base = report["baseline"]
     L = []
     a = L.append
-    a("# torchonnx vs torch.onnx 1.13: benchmark results")
+    a("# torchonnx vs torch.onnx 1.13 and 2.6: benchmark results")
     a("")
     if report.get("quick"):
         a("**A `--quick` smoke check (resnet50 and a 2-layer GPT, 1 run), not the benchmark: "
@@ -593,9 +695,11 @@ def write_markdown(path, report):
       "onnxruntime-node %s" % (m["libtorch"], m["blas"], m["torchonnx"],
                                m["onnxruntime_node"]))
     a("- Runs: %d per exporter and model (alternating, each a fresh process), medians shown; "
-      "torch.onnx (nn.Module): %d run(s); ORT latency: both exports loaded in one process and "
+      "torch.onnx (nn.Module): %d run(s); torch.onnx 2.6: %d run(s); every export after a "
+      "sync and a drop of the page cache, with the .pt then read into the cache; ORT latency: both exports loaded in one process and "
       "run in turn, median of up to %d runs each (fewer past 120 s) after 2 warm-up runs, "
-      "default intra-op threads" % (report["runs"], report["module_runs"], report["ort_runs"]))
+      "default intra-op threads" % (report["runs"], report["module_runs"],
+                                    report.get("modern_runs", 0), report["ort_runs"]))
     a("- Memory baseline (peak RSS exporting a 20-parameter model): torchonnx %s MB, "
       "torch.onnx %s MB" % (fmt(base.get("torchonnx_rss_kb"), "%.0f", 1 / 1024),
                             fmt(base.get("torch_onnx_rss_kb"), "%.0f", 1 / 1024)))
@@ -605,7 +709,10 @@ def write_markdown(path, report):
       "**torch.onnx (.pt)** is `torch.onnx.export` on the same `.pt` loaded with "
       "`torch.jit.load` (a ScriptModule: torch.onnx does not trace). **torch.onnx (nn.Module)** "
       "is `torch.onnx.export` on the original nn.Module rebuilt with the same seed (identical "
-      "weights; torch.onnx traces it inside export, the usual way to call it). Ratios are "
+      "weights; torch.onnx traces it inside export, the usual way to call it). "
+      "**torch.onnx 2.6 (.pt)** is torch.onnx 2.6 (`dynamo=False`, its default) on the same "
+      "`.pt`, run in the Debian 13 root of `scripts/debian13.sh` (python3-torch 2.6; its "
+      "whole-process time includes entering the root, ~0.1 s). Ratios are "
       "torch.onnx (.pt) / torchonnx unless said otherwise. A `-` is a failed or skipped "
       "measurement (see Failures at the end).")
     a("")
@@ -625,7 +732,7 @@ def write_markdown(path, report):
     S = {n: res[n]["summary"] for n in names}
     table("In-process export time (s)",
           ["model", "torchonnx", "torch.onnx (.pt)", "speed-up", "torch.onnx (nn.Module)",
-           "speed-up", "issue's torch.onnx"],
+           "speed-up", "torch.onnx 2.6 (.pt)", "speed-up", "issue's torch.onnx"],
           [[n, fmt(S[n]["torchonnx"]["export_seconds"]),
             fmt(S[n]["torch_onnx"]["export_seconds"]),
             fmt_x(ratio(S[n]["torch_onnx"]["export_seconds"],
@@ -633,34 +740,56 @@ def write_markdown(path, report):
             fmt(S[n]["torch_onnx_module"]["export_seconds"]),
             fmt_x(ratio(S[n]["torch_onnx_module"]["export_seconds"],
                         S[n]["torchonnx"]["export_seconds"])),
+            fmt(S[n]["torch_onnx_26"]["export_seconds"]),
+            fmt_x(ratio(S[n]["torch_onnx_26"]["export_seconds"],
+                        S[n]["torchonnx"]["export_seconds"])),
             str(ISSUE_TORCH_ONNX_SECONDS.get(n, "-"))] for n in names])
     version = base.get("version_seconds")
     table("Whole-process time (s): load, export, exit",
           ["model", "torchonnx CLI", "torch.onnx (.pt) script", "ratio",
-           "torch.onnx (nn.Module) script", "`cp model.pt` (warm cache)",
+           "torch.onnx (nn.Module) script", "torch.onnx 2.6 (.pt) script", "ratio",
+           "`cp model.pt` (warm cache)",
            "`torchonnx --version`", "CLI / (--version + 2x cp)"],
           [[n, fmt(S[n]["torchonnx"]["process_seconds"], "%.2f"),
             fmt(S[n]["torch_onnx"]["process_seconds"], "%.2f"),
             fmt_x(ratio(S[n]["torch_onnx"]["process_seconds"],
                         S[n]["torchonnx"]["process_seconds"])),
             fmt(S[n]["torch_onnx_module"]["process_seconds"], "%.2f"),
+            fmt(S[n]["torch_onnx_26"]["process_seconds"], "%.2f"),
+            fmt_x(ratio(S[n]["torch_onnx_26"]["process_seconds"],
+                        S[n]["torchonnx"]["process_seconds"])),
             fmt(res[n].get("cp_seconds"), "%.2f"), fmt(version, "%.2f"),
             fmt_x(ratio(S[n]["torchonnx"]["process_seconds"],
                         None if version is None or res[n].get("cp_seconds") is None
                         else version + 2 * res[n]["cp_seconds"]))] for n in names])
     table("Peak RSS (MB)",
           ["model", "weights (MB)", "torchonnx", "torch.onnx (.pt)", "ratio",
-           "torch.onnx (nn.Module)", "torchonnx (RSS - baseline) / weights",
+           "torch.onnx (nn.Module)", "torch.onnx 2.6 (.pt)",
+           "torchonnx (RSS - baseline) / weights",
            "torch.onnx (.pt) (RSS - baseline) / weights"],
           [[n, "%.0f" % (res[n]["meta"]["weight_bytes"] / 1e6),
             fmt(S[n]["torchonnx"]["peak_rss_kb"], "%.0f", 1 / 1024),
             fmt(S[n]["torch_onnx"]["peak_rss_kb"], "%.0f", 1 / 1024),
             fmt_x(ratio(S[n]["torch_onnx"]["peak_rss_kb"], S[n]["torchonnx"]["peak_rss_kb"])),
             fmt(S[n]["torch_onnx_module"]["peak_rss_kb"], "%.0f", 1 / 1024),
+            fmt(S[n]["torch_onnx_26"]["peak_rss_kb"], "%.0f", 1 / 1024),
             rss_over_weights(S[n]["torchonnx"]["peak_rss_kb"], base.get("torchonnx_rss_kb"),
                              res[n]["meta"]["weight_bytes"]),
             rss_over_weights(S[n]["torch_onnx"]["peak_rss_kb"], base.get("torch_onnx_rss_kb"),
                              res[n]["meta"]["weight_bytes"])] for n in names])
+    limited = [(n, res[n]["memory_limit"]) for n in names if res[n].get("memory_limit")]
+    if limited:
+        table("Inside a memory limit: `torchonnx export` in a cgroup v1 memory limit smaller than "
+              "the weights (page cache counts against the limit and is reclaimed; a process "
+              "over it is killed)",
+              ["model", "weights (MB)", "limit (MB)", "exported", "whole process (s)",
+               "peak RSS (MB)", "cgroup peak incl. page cache (MB)", "file (MB)"],
+              [[n, "%.0f" % (res[n]["meta"]["weight_bytes"] / 1e6),
+                "%.0f" % (x["limit_bytes"] / 2**20),
+                "yes" if x["ok"] else "**no** (exit %d)" % x["exit_code"],
+                fmt(x["process_seconds"], "%.2f"), fmt(x["peak_rss_kb"], "%.0f", 1 / 1024),
+                "%.0f" % (x["cgroup_max_usage_bytes"] / 2**20),
+                fmt(x["file_bytes"], "%.1f", 1e-6)] for n, x in limited])
     table("Write floor: the weight bytes written to a file in the same folder and fsync'd "
           "(median of 3)",
           ["model", "parameters", "weight bytes", "write floor (s)", "torchonnx in-process / "
@@ -682,12 +811,13 @@ def write_markdown(path, report):
     table("Graph: node and initializer counts",
           ["model", "torchonnx nodes", "torch.onnx (.pt) nodes", "ratio (torchonnx / "
            "torch.onnx)", "torch.onnx (nn.Module) nodes", "torchonnx initializers",
-           "torch.onnx (.pt) initializers"],
+           "torch.onnx (.pt) initializers", "torch.onnx 2.6 (.pt) nodes"],
           [[n, fmt(S[n]["torchonnx"]["nodes"], "%d"), fmt(S[n]["torch_onnx"]["nodes"], "%d"),
             fmt_x(ratio(S[n]["torchonnx"]["nodes"], S[n]["torch_onnx"]["nodes"])),
             fmt(S[n]["torch_onnx_module"]["nodes"], "%d"),
             fmt(S[n]["torchonnx"]["initializers"], "%d"),
-            fmt(S[n]["torch_onnx"]["initializers"], "%d")] for n in names])
+            fmt(S[n]["torch_onnx"]["initializers"], "%d"),
+            fmt(S[n]["torch_onnx_26"]["nodes"], "%d")] for n in names])
     a("Op types whose counts differ (torchonnx / torch.onnx (.pt)):")
     a("")
     for n in names:
@@ -778,6 +908,11 @@ def main():
     p.add_argument("--runs", type=int, help="runs per exporter and model (default 3, quick 1)")
     p.add_argument("--module-runs", type=int, default=1,
                    help="runs of torch.onnx on the nn.Module (0: skip that column)")
+    p.add_argument("--modern-runs", type=int, default=1,
+                   help="runs of torch.onnx 2.6 in the Debian 13 root (0: skip that column)")
+    p.add_argument("--memory-limit", type=int, default=1 << 30,
+                   help="bytes: GPT models with more weight bytes are also exported once inside "
+                        "a cgroup v1 memory limit of this size (0: skip)")
     p.add_argument("--ort-runs", type=int, default=20, help="ORT latency runs (median)")
     p.add_argument("--build-dir", default=os.environ.get("TORCHONNX_BUILD",
                                                          os.path.join(ROOT, "build")))
@@ -836,6 +971,8 @@ def main():
         "loadavg_at_end": loadavg_end,
         "runs": args.runs,
         "module_runs": 0 if args.only_torchonnx else min(args.module_runs, args.runs),
+        "modern_runs": 0 if args.only_torchonnx or not bench.debian13 else
+        min(args.modern_runs, args.runs),
         "only_torchonnx": args.only_torchonnx,
         "quick": args.quick,
         "ort_runs": args.ort_runs,
