@@ -36,6 +36,7 @@
 #include "common/mapped_file.h"
 #include "onnx/file_util.h"
 #include "onnx/model_proto.h"
+#include "onnx/transposed_bytes.h"
 #include "torchonnx/logging.h"
 
 namespace torchonnx {
@@ -279,9 +280,11 @@ Plan make_plan(ExportedModel& model, bool external, const ExternalDataOptions& o
   return plan;
 }
 
-// The bytes of entries in the order they are written. A view (a folded transpose) is copied to
-// contiguous memory on a second thread one entry ahead, while the previous entry is written, into
-// two buffers used in turn: no fresh pages per tensor, and the copy overlaps the write.
+// The bytes of entries in the order they are written. A view other than a transposed matrix is
+// copied to contiguous memory on a second thread one entry ahead, while the previous entry is
+// written, into two buffers used in turn: no fresh pages per tensor, and the copy overlaps the
+// write. A transposed matrix has no bytes here (nullptr): write_entry_bytes transposes it a block
+// at a time (Note [Writing transposed weights]).
 class ByteStream {
  public:
   explicit ByteStream(std::vector<const Entry*> order) : order_(std::move(order)) {
@@ -303,12 +306,15 @@ class ByteStream {
     if (k + 1 < order_.size()) start(k + 1);
     const Entry& e = *order_[k];
     if (!e.tensor.defined()) return e.data;
+    if (is_transposed_matrix(e.tensor)) return nullptr;
     if (!needs_copy(e)) return static_cast<const char*>(e.tensor.data_ptr());
     return slots_[k % 2].data();
   }
 
  private:
-  static bool needs_copy(const Entry& e) { return e.tensor.defined() && !e.tensor.is_contiguous(); }
+  static bool needs_copy(const Entry& e) {
+    return e.tensor.defined() && !e.tensor.is_contiguous() && !is_transposed_matrix(e.tensor);
+  }
 
   void start(size_t k) {
     const Entry& e = *order_[k];
@@ -352,6 +358,10 @@ struct ByteCounter {
   }
 };
 
+// The bytes of a transposed matrix are made and written this much at a time (the blocks stay
+// in a core's L2 cache): Note [Writing transposed weights].
+constexpr size_t kTransposeBlockBytes = size_t{512} << 10;
+
 // Writes the bytes of `e` (`p`, from its ByteStream) with `write`, or with `copy` (file, offset,
 // size) when they are a .pt's bytes that nothing changed: Note [Zero-copy weights].
 template <typename Write, typename Copy>
@@ -362,7 +372,12 @@ void write_entry_bytes(const Entry& e, const char* p, Write& write, Copy& copy) 
       return;
     }
   }
-  write(p, e.size);
+  if (p == nullptr) {  // a transposed matrix
+    for_each_transposed_block(e.tensor, kTransposeBlockBytes,
+                              [&](const char* block, size_t n) { write(block, n); });
+  } else {
+    write(p, e.size);
+  }
   if (e.tensor.defined()) release_mapped_pages(e.tensor);
 }
 
