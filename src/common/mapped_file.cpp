@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -120,11 +121,25 @@ void release_mapped_pages(const at::Tensor& tensor) {
   const uint64_t ps = page_size();
   const auto start = reinterpret_cast<uintptr_t>(tensor.storage().data());
   const uint64_t n = tensor.storage().nbytes();
-  const uintptr_t first = (start + ps - 1) / ps * ps, end = (start + n) / ps * ps;
   // A written (copy-on-write) page would lose its contents: only unwritten ones are dropped.
-  if (end > first && pages_unwritten(reinterpret_cast<const char*>(first), end - first)) {
-    ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
-  }
+  auto drop = [](uintptr_t first, uintptr_t end) {
+    if (end <= first || !pages_unwritten(reinterpret_cast<const char*>(first), end - first)) {
+      return false;
+    }
+    return ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED) == 0;
+  };
+  // A fault maps a whole large folio of the page cache (readahead makes them up to 2 MB), so
+  // reading this tensor also mapped the edges of its neighbours in the file, which may be written
+  // much later: drop the 2 MB-aligned span around it (within the mapping). Dropping a neighbour's
+  // unwritten pages costs it a minor fault at most.
+  constexpr uintptr_t kFolioReach = uintptr_t{2} << 20;
+  const auto map_begin = reinterpret_cast<uintptr_t>(file->data());
+  const uintptr_t map_end = map_begin + (file->size() + ps - 1) / ps * ps;
+  const uintptr_t wide_first = std::max(map_begin, start / kFolioReach * kFolioReach);
+  const uintptr_t wide_end =
+      std::min(map_end, (start + n + kFolioReach - 1) / kFolioReach * kFolioReach);
+  if (drop(wide_first, wide_end)) return;
+  drop((start + ps - 1) / ps * ps, (start + n) / ps * ps);  // a neighbour has written pages
 }
 
 }  // namespace torchonnx

@@ -369,6 +369,9 @@ void write_entry_bytes(const Entry& e, const char* p, Write& write, Copy& copy) 
   if (e.tensor.defined()) {
     if (auto bytes = unchanged_file_bytes(e.tensor)) {
       copy(e, *bytes);
+      // Its pages were not read here, but a fault on a neighbour may have mapped them: the page
+      // cache maps a large folio (from readahead: up to 2 MB) whole.
+      release_mapped_pages(e.tensor);
       return;
     }
   }
