@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <onnx/defs/schema.h>
 #include <onnxruntime_cxx_api.h>
 
 #include <iostream>
@@ -19,9 +20,12 @@ namespace {
 // Debian's ONNX Runtime shares libonnx.so with torchonnx and registers onnx's operator schemas
 // into its registry when the environment is made, but libonnx registered them already (on first
 // use): onnx refuses each again with a "Schema error: ... already registered" line on std::cerr,
-// ~570 lines of noise about identical schemas. They are silenced while the environment is made.
+// ~570 lines of noise about identical schemas. They are silenced while the environment is made,
+// after libonnx's own registration (which `verify --onnx FILE` would otherwise meet only later,
+// unsilenced, as it exports nothing).
 Ort::Env& env() {
   static Ort::Env* e = [] {
+    (void)onnx::OpSchemaRegistry::Schema("Relu");  // libonnx registers its schemas on first use
     struct : std::streambuf {
       int overflow(int c) override { return c; }
     } null;
