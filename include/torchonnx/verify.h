@@ -29,7 +29,9 @@ inline constexpr int kVerifyMismatchExitCode = 9;
 
 struct VerifyOptions {
   // An element matches when |onnx - torch| <= A + rtol * |torch|, A = max(atol, atol_scale *
-  // max|torch|) of its output; NaN and ±Inf must be at the same positions. The absolute tolerance
+  // scale) of its output, scale = its max|torch|, at most 10x the median of its nonzero |torch| (so
+  // that a few extreme elements do not make the tolerance of the others vacuous; as
+  // tools/verify/verify.mjs); NaN and ±Inf must be at the same positions. The absolute tolerance
   // follows each output's scale (float32 kernels summing in another order differ by a fraction of
   // the values' size, not by a fixed amount): the tolerance of the model tests of deep float32
   // networks (tests/models/), and torch.onnx.verification's rtol.

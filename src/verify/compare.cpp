@@ -40,7 +40,25 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return shape.empty() ? "scalar" : fmt::format("{}", fmt::join(shape, "x"));
 }
 
+// A = max(atol, atol_scale * scale) of an output.
+double output_atol(const at::Tensor& expected, const VerifyOptions& tolerance) {
+  if (tolerance.atol_scale <= 0 || !at::isFloatingType(expected.scalar_type())) {
+    return tolerance.atol;
+  }
+  return std::max(tolerance.atol, tolerance.atol_scale * output_scale(expected));
+}
+
 }  // namespace
+
+double output_scale(const at::Tensor& expected) {
+  if (expected.numel() == 0) return 0;
+  const at::Tensor mags = expected.to(at::kDouble).abs().flatten();
+  const at::Tensor kept = mags.masked_select(at::isfinite(mags) & (mags != 0));
+  if (kept.numel() == 0) return 0;
+  // The element at n / 2 of the sorted values (verify.mjs's median).
+  const double median = std::get<0>(kept.kthvalue(kept.numel() / 2 + 1)).item<double>();
+  return std::min(kept.max().item<double>(), 10 * median);
+}
 
 OutputCheck compare(const std::string& name, const at::Tensor& actual,
                     const at::Tensor& expected_in, const VerifyOptions& tolerance) {
@@ -75,12 +93,10 @@ OutputCheck compare(const std::string& name, const at::Tensor& actual,
   const at::Tensor misplaced = ~finite & ~special_ok;
   c.nan_inf_match = misplaced.sum().item<int64_t>() == 0;
   const at::Tensor diff = at::where(finite, (a - e).abs(), at::zeros_like(a));
-  double atol = tolerance.atol;
-  if (tolerance.atol_scale > 0 && e.numel() > 0) {
-    const double scale = at::where(finite, e.abs(), at::zeros_like(e)).max().item<double>();
-    atol = std::max(atol, tolerance.atol_scale * scale);
-  }
-  const at::Tensor within = diff <= atol + rtol * e.abs();
+  // Integers and booleans match exactly (an index 10001 for 10000 is wrong at any scale).
+  const bool exact = !at::isFloatingType(expected.scalar_type());
+  const double atol = exact ? 0 : output_atol(expected, tolerance);
+  const at::Tensor within = exact ? diff == 0 : diff <= atol + rtol * e.abs();
   c.mismatched = (finite & ~within).sum().item<int64_t>() + misplaced.sum().item<int64_t>();
   if (a.numel() > 0) {
     c.max_abs_error = diff.max().item<double>();

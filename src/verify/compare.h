@@ -17,6 +17,11 @@ namespace torchonnx::verification {
 OutputCheck compare(const std::string& name, const at::Tensor& actual, const at::Tensor& expected,
                     const VerifyOptions& tolerance);
 
+// The scale an output's absolute tolerance follows (VerifyOptions::atol_scale): the largest finite
+// |expected|, at most 10x the median of its finite nonzero |expected| values; 0 when there are
+// none.
+double output_scale(const at::Tensor& expected);
+
 // "float32", "int64", ... (ONNX's names).
 std::string dtype_name(at::ScalarType type);
 

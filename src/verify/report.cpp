@@ -103,9 +103,10 @@ std::string format_verify_result(const VerifyResult& r) {
     }
   }
   const std::string tolerance =
-      r.atol_scale > 0 ? fmt::format("rtol {}, atol max({}, {} * max|output|), opset {}", r.rtol,
-                                     r.atol, r.atol_scale, r.opset)
-                       : fmt::format("rtol {}, atol {}, opset {}", r.rtol, r.atol, r.opset);
+      r.atol_scale > 0
+          ? fmt::format("rtol {:g}, atol max({:g}, {:g} * scale of the output), opset {}", r.rtol,
+                        r.atol, r.atol_scale, r.opset)
+          : fmt::format("rtol {:g}, atol {:g}, opset {}", r.rtol, r.atol, r.opset);
   if (r.pass) {
     out += fmt::format("PASS: {} output{} of ONNX Runtime match libtorch's ({})\n", outputs,
                        outputs == 1 ? "" : "s", tolerance);

@@ -452,8 +452,8 @@ std::unique_ptr<CLI::App> make_app(Request& r) {
       ->default_val(r.rtol);
   ver->add_option("--atol", r.atol, "Absolute tolerance (the least)")->default_val(r.atol);
   ver->add_option("--atol-scale", r.atol_scale,
-                  "The absolute tolerance of an output is max(atol, atol-scale * max|output|) "
-                  "(0: atol alone)")
+                  "The absolute tolerance of an output is max(atol, atol-scale * scale), scale = "
+                  "max|output|, at most 10x its median nonzero |value| (0: atol alone)")
       ->default_val(r.atol_scale);
   ver->add_option("--onnx", r.onnx_path,
                   "FILE: check this export (made with the same flags) instead of exporting");
