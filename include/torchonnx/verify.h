@@ -47,6 +47,31 @@ struct VerifyOptions {
   std::vector<std::pair<std::string, std::vector<c10::IValue>>> more_inputs;
   // When some output differs, find the first TorchScript node whose conversion is wrong.
   bool find_mismatch = false;
+  // The outputs are detection records (torchvision's detection models): every output whose dim 0
+  // is the first output's N holds one row per detection (boxes Nx4 float, labels N integer,
+  // scores N float, masks Nx1xHxW, keypoints NxKx3, keypoint scores NxK). Nearly equal scores may
+  // come out in another order, and a near-tie at the cut-off may swap the last detections: each
+  // expected detection, in order, is matched to the unused actual one with the same label, a
+  // score within tolerance and a box within pixel_atol (the closest box when several); the other
+  // per-detection outputs are compared row by row under that matching, and a detection whose row
+  // is out of tolerance in one of them counts as unmatched. They pass when N is equal and at least
+  // 98% of the expected detections are matched (all of them when N < 50). The Node.js runner's
+  // --detections (tools/verify/verify.mjs) compares the same way.
+  bool detections = false;
+  // With detections: the absolute tolerance of boxes and keypoints (NxKx3), which are in pixels
+  // (0: atol).
+  double pixel_atol = 0;
+};
+
+// How the detection records of one set of inputs matched (VerifyOptions::detections).
+struct DetectionMatch {
+  std::vector<size_t> outputs;  // the per-detection outputs (indices among the outputs)
+  int64_t count = 0;            // N, libtorch's detections
+  int64_t matched = 0;          // matched by label, score and box, and within tolerance elsewhere
+  int64_t needed = 0;           // N when N < 50, else 98% of N (rounded up)
+  int64_t differing = 0;  // matched by label, score and box but out of tolerance in another output
+  bool pass = false;
+  std::string note;  // why none could be matched (shapes differ, no boxes among them)
 };
 
 // One output on one set of inputs.
@@ -69,6 +94,9 @@ struct InputSetCheck {
   std::string label;  // "example", "dynamic: size + 1", or VerifyOptions::more_inputs' label
   std::vector<OutputCheck> outputs;
   bool pass = false;
+  // With VerifyOptions::detections: how the detections matched (the per-detection outputs'
+  // checks are under that matching).
+  std::optional<DetectionMatch> detections;
   std::string skipped;  // non-empty: not compared, and why (libtorch rejects these shapes)
   std::string error;    // non-empty: ONNX Runtime failed on these inputs (a fixed shape?)
 };

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 namespace torchonnx::verification {
 
@@ -112,6 +114,154 @@ OutputCheck compare(const std::string& name, const at::Tensor& actual,
   }
   c.pass = c.mismatched == 0 && c.dtype == c.expected_dtype;
   return c;
+}
+
+namespace {
+
+bool close(double actual, double expected, double rtol, double atol) {
+  if (std::isnan(actual) || std::isnan(expected)) return std::isnan(actual) && std::isnan(expected);
+  return actual == expected || std::abs(actual - expected) <= atol + rtol * std::abs(expected);
+}
+
+}  // namespace
+
+DetectionMatch compare_detections(const std::vector<at::Tensor>& actual,
+                                  const std::vector<at::Tensor>& expected, const VerifyOptions& v,
+                                  std::vector<OutputCheck>& checks) {
+  DetectionMatch m;
+  if (expected.empty() || expected[0].dim() == 0) {
+    m.note = "the first output has no dimension 0 to count detections by";
+    return m;
+  }
+  m.count = expected[0].size(0);
+  const int64_t n = m.count;
+  for (size_t k = 0; k < expected.size() && k < actual.size(); ++k) {
+    if (expected[k].dim() > 0 && expected[k].size(0) == n) m.outputs.push_back(k);
+  }
+  m.needed = n < 50 ? n : static_cast<int64_t>(std::ceil(0.98 * static_cast<double>(n)));
+  const double pixel_atol = v.pixel_atol > 0 ? v.pixel_atol : v.atol;
+  // Shapes and dtypes first: records of other sizes cannot be matched.
+  bool comparable = true;
+  for (size_t k : m.outputs) {
+    OutputCheck& c = checks[k];
+    c.shape = actual[k].sizes().vec();
+    c.expected_shape = expected[k].sizes().vec();
+    c.dtype = dtype_name(actual[k].scalar_type());
+    c.expected_dtype = dtype_name(expected[k].scalar_type());
+    if (c.shape != c.expected_shape) {
+      c.note = fmt::format("shape {} instead of libtorch's {}", shape_text(c.shape),
+                           shape_text(c.expected_shape));
+      c.mismatched = std::max(actual[k].numel(), expected[k].numel());
+    } else if (c.dtype != c.expected_dtype) {
+      c.note = fmt::format("dtype {} instead of libtorch's {}", c.dtype, c.expected_dtype);
+    }
+    comparable = comparable && c.note.empty();
+  }
+  if (!comparable) {
+    m.note = fmt::format(
+        "the {} detection records of ONNX Runtime and libtorch differ in shape or "
+        "dtype",
+        n);
+    return m;
+  }
+  auto rows = [n](const at::Tensor& t) { return t.to(at::kDouble).reshape({n, -1}).contiguous(); };
+  std::optional<size_t> boxes, labels, scores;
+  for (size_t k : m.outputs) {
+    const at::Tensor& e = expected[k];
+    const bool floating = at::isFloatingType(e.scalar_type());
+    if (!boxes && e.dim() == 2 && e.size(1) == 4 && floating) boxes = k;
+    if (!labels && e.dim() == 1 && !floating) labels = k;
+    if (!scores && e.dim() == 1 && floating) scores = k;
+  }
+  if (!boxes || !labels || !scores) {
+    m.note =
+        "cannot tell boxes (Nx4 float), labels (N integer) and scores (N float) among the "
+        "outputs whose dim 0 is the first output's";
+    for (size_t k : m.outputs) checks[k].note = m.note;
+    return m;
+  }
+  const at::Tensor e_box = rows(expected[*boxes]), a_box = rows(actual[*boxes]);
+  const at::Tensor e_lab = rows(expected[*labels]), a_lab = rows(actual[*labels]);
+  const at::Tensor e_sc = rows(expected[*scores]), a_sc = rows(actual[*scores]);
+  const double* eb = e_box.data_ptr<double>();
+  const double* ab = a_box.data_ptr<double>();
+  const double* el = e_lab.data_ptr<double>();
+  const double* al = a_lab.data_ptr<double>();
+  const double* es = e_sc.data_ptr<double>();
+  const double* as = a_sc.data_ptr<double>();
+  const double score_atol = output_atol(expected[*scores], v);
+  // Greedy, in libtorch's order: the unused detection of the same label and a close score whose
+  // box is within tolerance, the closest box when several.
+  std::vector<char> used(n, 0);
+  std::vector<int64_t> match(n, -1);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t best = -1;
+    double best_error = INFINITY;
+    for (int64_t j = 0; j < n; ++j) {
+      if (used[j] || el[i] != al[j] || !close(as[j], es[i], v.rtol, score_atol)) continue;
+      double error = 0;
+      bool fits = true;
+      for (int c = 0; c < 4 && fits; ++c) {
+        fits = close(ab[4 * j + c], eb[4 * i + c], v.rtol, pixel_atol);
+        error = std::max(error, std::abs(ab[4 * j + c] - eb[4 * i + c]));
+      }
+      if (fits && error < best_error) {
+        best = j;
+        best_error = error;
+      }
+    }
+    if (best >= 0) {
+      used[best] = 1;
+      match[i] = best;
+      ++m.matched;
+    }
+  }
+  // Every per-detection output under the matching. A matched detection whose other outputs (mask,
+  // keypoints) are out of tolerance counts as unmatched: they depend discontinuously on its box
+  // (RoiAlign samples at box-relative points, keypoints are a heatmap argmax).
+  std::vector<char> differs(n, 0);
+  for (size_t k : m.outputs) {
+    const at::Tensor& et = expected[k];
+    const bool floating = at::isFloatingType(et.scalar_type());
+    const bool pixels = k == *boxes || (et.dim() == 3 && et.size(2) == 3);
+    const double atol = pixels ? pixel_atol : output_atol(et, v);
+    const at::Tensor e = rows(et), a = rows(actual[k]);
+    const int64_t len = e.size(1);
+    const double* ep = e.data_ptr<double>();
+    const double* ap = a.data_ptr<double>();
+    OutputCheck& c = checks[k];
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t j = match[i];
+      if (j < 0) continue;
+      for (int64_t x = 0; x < len; ++x) {
+        const double want = ep[i * len + x], got = ap[j * len + x];
+        const bool ok = floating ? close(got, want, v.rtol, atol) : got == want;
+        if (!ok) {
+          ++c.mismatched;
+          differs[i] = 1;
+        }
+        if (std::isfinite(got - want)) {
+          c.max_abs_error = std::max(c.max_abs_error, std::abs(got - want));
+          if (want != 0) {
+            c.max_rel_error = std::max(c.max_rel_error, std::abs(got - want) / std::abs(want));
+          }
+        } else if (!(std::isnan(got) && std::isnan(want)) && got != want) {
+          c.nan_inf_match = false;
+        }
+      }
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) m.differing += differs[i];
+  m.matched -= m.differing;
+  m.pass = m.matched >= m.needed;
+  for (size_t k : m.outputs) {
+    checks[k].pass = m.pass;
+    if (!m.pass && checks[k].note.empty()) {
+      checks[k].note =
+          fmt::format("{} of {} detections matched, {} needed", m.matched, n, m.needed);
+    }
+  }
+  return m;
 }
 
 }  // namespace torchonnx::verification

@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <string>
+#include <vector>
 
 #include "torchonnx/verify.h"
 
@@ -21,6 +22,14 @@ OutputCheck compare(const std::string& name, const at::Tensor& actual, const at:
 // |expected|, at most 10x the median of its finite nonzero |expected| values; 0 when there are
 // none.
 double output_scale(const at::Tensor& expected);
+
+// The outputs `actual` (ONNX Runtime's) and `expected` (libtorch's) as detection records
+// (VerifyOptions::detections): the per-detection outputs (dim 0 equal to the first expected
+// output's N) are matched and compared, their checks stored at their index in `checks` (sized to
+// the outputs); the others are left for compare(). Names as in `checks`.
+DetectionMatch compare_detections(const std::vector<at::Tensor>& actual,
+                                  const std::vector<at::Tensor>& expected,
+                                  const VerifyOptions& tolerance, std::vector<OutputCheck>& checks);
 
 // "float32", "int64", ... (ONNX's names).
 std::string dtype_name(at::ScalarType type);

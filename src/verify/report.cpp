@@ -49,6 +49,20 @@ std::string json_number(double d) {
   return std::isfinite(d) ? fmt::format("{}", d) : "null";
 }
 
+// The table's line on how the detection records matched.
+std::string detections_line(const DetectionMatch& d, const std::vector<OutputCheck>& outputs) {
+  std::vector<std::string> names;
+  for (size_t k : d.outputs) names.push_back(k < outputs.size() ? outputs[k].name : "?");
+  std::string text = fmt::format("detections ({}): ", fmt::join(names, ", "));
+  if (!d.note.empty()) return text + "NO  (" + d.note + ")\n";
+  text += fmt::format("{} of {} matched by label, score and box ({} needed){}", d.matched, d.count,
+                      d.needed, d.pass ? "" : "  NO");
+  if (d.differing > 0) {
+    text += fmt::format("; {} matched by box and score differ in another output", d.differing);
+  }
+  return text + "\n";
+}
+
 }  // namespace
 
 std::string format_mismatch(const Mismatch& m) {
@@ -101,6 +115,7 @@ std::string format_verify_result(const VerifyResult& r) {
                          error_text(o.max_rel_error), o.pass ? "yes" : "NO",
                          o.note.empty() ? "" : "  (" + o.note + ")");
     }
+    if (set.detections) out += detections_line(*set.detections, set.outputs);
   }
   const std::string tolerance =
       r.atol_scale > 0
@@ -142,10 +157,21 @@ std::string verify_result_json(const VerifyResult& r) {
           json_string(o.dtype), json_string(o.expected_dtype), json_number(o.max_abs_error),
           json_number(o.max_rel_error), o.mismatched, o.nan_inf_match, o.pass, json_string(o.note));
     }
+    std::string detections = "null";
+    if (set.detections) {
+      const DetectionMatch& d = *set.detections;
+      detections = fmt::format(
+          "{{\"outputs\": [{}], \"count\": {}, \"matched\": {}, \"needed\": {}, "
+          "\"differing\": {}, \"pass\": {}, \"note\": {}}}",
+          fmt::join(d.outputs, ", "), d.count, d.matched, d.needed, d.differing, d.pass,
+          json_string(d.note));
+    }
     if (!sets.empty()) sets += ", ";
     sets += fmt::format(
-        "{{\"inputs\": {}, \"pass\": {}, \"skipped\": {}, \"error\": {}, \"outputs\": [{}]}}",
-        json_string(set.label), set.pass, json_string(set.skipped), json_string(set.error), outs);
+        "{{\"inputs\": {}, \"pass\": {}, \"skipped\": {}, \"error\": {}, \"outputs\": [{}], "
+        "\"detections\": {}}}",
+        json_string(set.label), set.pass, json_string(set.skipped), json_string(set.error), outs,
+        detections);
   }
   std::string mismatch = "null";
   if (r.mismatch) {

@@ -20,16 +20,24 @@ namespace torchonnx {
 namespace {
 
 void check_verify_options(const VerifyOptions& v) {
-  for (auto [name, value] : {std::pair{"rtol", v.rtol}, std::pair{"atol", v.atol},
-                             std::pair{"atol-scale", v.atol_scale}}) {
+  for (auto [name, value] :
+       {std::pair{"rtol", v.rtol}, std::pair{"atol", v.atol}, std::pair{"atol-scale", v.atol_scale},
+        std::pair{"pixel-atol", v.pixel_atol}}) {
     if (!std::isfinite(value) || value < 0) {
       throw ExportError(ErrorCode::kInvalidArgument,
                         fmt::format("--{} {}: a tolerance is a finite number >= 0, e.g. --{} {}",
                                     name, value, name,
-                                    name == std::string("rtol")   ? "1e-3"
-                                    : name == std::string("atol") ? "1e-5"
-                                                                  : "1e-4"));
+                                    name == std::string("rtol")         ? "1e-3"
+                                    : name == std::string("atol")       ? "1e-5"
+                                    : name == std::string("pixel-atol") ? "0.3"
+                                                                        : "1e-4"));
     }
+  }
+  if (v.pixel_atol > 0 && !v.detections) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      "--pixel-atol is the tolerance of detection boxes and keypoints. Remedy: add "
+                      "--detections (VerifyOptions::detections) for a detection model, or leave "
+                      "--pixel-atol out");
   }
 }
 
@@ -165,18 +173,26 @@ InputSetCheck check_set(const torch::jit::Module& model, const OrtModel& ort,
   }
   const auto& names = ort.output_names();
   set.pass = true;
-  for (size_t k = 0; k < std::max(actual.size(), expected.size()); ++k) {
+  set.outputs.resize(std::max(actual.size(), expected.size()));
+  for (size_t k = 0; k < set.outputs.size(); ++k) {
+    set.outputs[k].name = k < names.size() ? names[k] : fmt::format("(libtorch output {})", k);
+  }
+  std::vector<char> per_detection(set.outputs.size(), 0);
+  if (v.detections) {
+    set.detections = verification::compare_detections(actual, expected, v, set.outputs);
+    for (size_t k : set.detections->outputs) per_detection[k] = 1;
+    set.pass = set.detections->pass;
+  }
+  for (size_t k = 0; k < set.outputs.size(); ++k) {
+    OutputCheck& c = set.outputs[k];
     if (k >= actual.size() || k >= expected.size()) {
-      OutputCheck c;
-      c.name = k < names.size() ? names[k] : fmt::format("(libtorch output {})", k);
       c.note = k >= actual.size() ? "libtorch returns it, the ONNX model does not"
                                   : "the ONNX model returns it, libtorch does not";
-      set.outputs.push_back(c);
-      set.pass = false;
-      continue;
+      c.pass = false;
+    } else if (!per_detection[k]) {
+      c = verification::compare(c.name, actual[k], expected[k], v);
     }
-    set.outputs.push_back(verification::compare(names[k], actual[k], expected[k], v));
-    set.pass = set.pass && set.outputs.back().pass;
+    set.pass = set.pass && c.pass;
   }
   return set;
 }

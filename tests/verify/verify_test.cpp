@@ -204,3 +204,133 @@ TEST(VerifyCli, FindMismatchNamesThePlantedConverter) {
             std::string::npos)
       << res.output;
 }
+
+// Detection records (VerifyOptions::detections). Detections returns boxes, labels and scores of
+// six detections as given; Reordered returns them in another order (two pairs of nearly equal
+// scores swapped, as ONNX Runtime's sort may do), and with `shift` one box moved by that many
+// pixels. Reordered checked against Detections' export: the same set of detections in another
+// order.
+namespace {
+
+torch::jit::Module detections_module(const std::string& body) {
+  torch::jit::Module m("Detections");
+  m.define(body);
+  m.eval();
+  return m;
+}
+
+const char* const kDetections = R"JIT(
+def forward(self, boxes, scores, labels):
+    return boxes * 1.0, labels + 0, scores * 1.0
+)JIT";
+
+torch::jit::Module reordered(double shift) {
+  return detections_module(fmt::format(R"JIT(
+def forward(self, boxes, scores, labels):
+    order = torch.tensor([1, 0, 2, 4, 3, 5])
+    b = boxes.index_select(0, order)
+    b[5, 0] += {}
+    return b, labels.index_select(0, order), scores.index_select(0, order)
+)JIT",
+                                       shift));
+}
+
+struct DetectionCase {
+  std::vector<c10::IValue> inputs;
+  torchonnx::ExportOptions options;
+  std::string onnx;
+};
+
+DetectionCase detection_case() {
+  DetectionCase c;
+  c.inputs = {torch::tensor({10., 10., 50., 60., 12., 11., 49., 61., 100., 100., 150., 170.,
+                             5.,  5.,  20., 20., 6.,  6.,  21., 22., 200., 10.,  240., 90.})
+                  .reshape({6, 4}),
+              torch::tensor({0.90, 0.8999999, 0.7, 0.5, 0.4999999, 0.3}),
+              torch::tensor({3, 3, 1, 7, 7, 2})};
+  c.options.input_names = {"boxes", "scores", "labels"};
+  c.onnx = temp_dir("detections") + "/detections.onnx";
+  torchonnx::export_model(detections_module(kDetections), c.inputs, c.onnx, c.options);
+  return c;
+}
+
+}  // namespace
+
+TEST(VerifyDetections, ReorderedTiesMatch) {
+  DetectionCase c = detection_case();
+  torchonnx::VerifyOptions v;
+  v.onnx_path = c.onnx;
+  // Compared output by output, the other order fails.
+  auto plain = torchonnx::verify(reordered(0), c.inputs, c.options, v);
+  EXPECT_FALSE(plain.pass) << torchonnx::format_verify_result(plain);
+  // As detection records, every detection finds its match.
+  v.detections = true;
+  v.pixel_atol = 0.5;
+  auto r = torchonnx::verify(reordered(0), c.inputs, c.options, v);
+  const std::string table = torchonnx::format_verify_result(r);
+  EXPECT_TRUE(r.pass) << table;
+  ASSERT_TRUE(r.input_sets[0].detections);
+  const auto& d = *r.input_sets[0].detections;
+  EXPECT_EQ(d.outputs, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(d.count, 6);
+  EXPECT_EQ(d.matched, 6);
+  EXPECT_EQ(d.needed, 6);
+  EXPECT_EQ(r.input_sets[0].outputs[0].max_abs_error, 0);
+  EXPECT_NE(table.find("detections (output_0, output_1, output_2): 6 of 6 matched by label, "
+                       "score and box (6 needed)"),
+            std::string::npos)
+      << table;
+  auto j = nlohmann::json::parse(torchonnx::verify_result_json(r));
+  EXPECT_EQ(j["input_sets"][0]["detections"]["matched"], 6);
+}
+
+// A box 3 px off (pixel_atol 0.5) has no match: five of six detections, which fails.
+TEST(VerifyDetections, AWrongBoxFails) {
+  DetectionCase c = detection_case();
+  torchonnx::VerifyOptions v;
+  v.onnx_path = c.onnx;
+  v.detections = true;
+  v.pixel_atol = 0.5;
+  auto r = torchonnx::verify(reordered(3), c.inputs, c.options, v);
+  const std::string table = torchonnx::format_verify_result(r);
+  EXPECT_FALSE(r.pass) << table;
+  ASSERT_TRUE(r.input_sets[0].detections);
+  EXPECT_EQ(r.input_sets[0].detections->matched, 5);
+  EXPECT_FALSE(r.input_sets[0].outputs[0].pass);
+  EXPECT_NE(table.find("5 of 6 matched by label, score and box (6 needed)  NO"), std::string::npos)
+      << table;
+  // Within a pixel_atol of 4 px it matches.
+  v.pixel_atol = 4;
+  EXPECT_TRUE(torchonnx::verify(reordered(3), c.inputs, c.options, v).pass);
+}
+
+TEST(VerifyDetections, PixelAtolWithoutDetectionsIsAnError) {
+  auto m = small_net();
+  torchonnx::VerifyOptions v;
+  v.pixel_atol = 0.3;
+  try {
+    torchonnx::verify(m, {torch::randn({3, 4})}, {}, v);
+    FAIL() << "no error";
+  } catch (const torchonnx::ExportError& e) {
+    EXPECT_EQ(e.code(), torchonnx::ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("--detections"), std::string::npos) << e.what();
+  }
+}
+
+// The zoo's ssdlite320_mobilenet_v3_large (make_zoo.py; opset 11, as the zoo test): ONNX Runtime
+// gives its detections of nearly equal scores in another order than libtorch. Output by output
+// that fails; with --detections (the zoo test's tolerances) it passes.
+TEST(VerifyDetections, SsdliteFixtureWithCli) {
+  const fs::path zoo(TORCHONNX_ZOO_FIXTURE_DIR);
+  const std::string name = "ssdlite320_mobilenet_v3_large";
+  ASSERT_TRUE(fs::exists(zoo / (name + ".pt"))) << "run the make_zoo_fixtures test";
+  const std::string ops = torchonnx::testing::read_file((zoo / "torchvision_ops.txt").string());
+  const std::string args = fmt::format(
+      "verify {} --inputs {} --opset 11 --load-library {} --rtol 1e-3 --atol 1e-3 --atol-scale 0",
+      (zoo / (name + ".pt")).string(), (zoo / name).string(), ops.substr(0, ops.find('\n')));
+  auto plain = run_cli(args);
+  EXPECT_EQ(plain.exit_code, torchonnx::kVerifyMismatchExitCode) << plain.output;
+  auto res = run_cli(args + " --detections --pixel-atol 0.32");
+  EXPECT_EQ(res.exit_code, 0) << res.output;
+  EXPECT_NE(res.output.find("matched by label, score and box"), std::string::npos) << res.output;
+}

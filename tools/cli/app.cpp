@@ -229,6 +229,8 @@ int run_verify(const torch::jit::Module& model, const std::vector<c10::IValue>& 
   v.atol_scale = r.atol_scale;
   v.onnx_path = r.onnx_path;
   v.find_mismatch = r.find_mismatch;
+  v.detections = r.detections;
+  v.pixel_atol = r.pixel_atol;
   std::error_code ec;
   if (!v.onnx_path.empty() && !fs::is_regular_file(v.onnx_path, ec)) {
     throw ExportError(ErrorCode::kIo, "--onnx: '" + v.onnx_path +
@@ -457,6 +459,16 @@ std::unique_ptr<CLI::App> make_app(Request& r) {
       ->default_val(r.atol_scale);
   ver->add_option("--onnx", r.onnx_path,
                   "FILE: check this export (made with the same flags) instead of exporting");
+  ver->add_flag("--detections", r.detections,
+                "The outputs are detection records (torchvision's detection models: boxes, labels, "
+                "scores, masks, keypoints: the outputs whose dim 0 is the first one's N): each of "
+                "libtorch's detections is matched to one of ONNX Runtime's with the same label, a "
+                "close score and box (nearly equal scores may come in another order), the other "
+                "outputs are compared under that matching; they pass when 98% match (all when N < "
+                "50)");
+  ver->add_option("--pixel-atol", r.pixel_atol,
+                  "With --detections: the absolute tolerance of boxes and keypoints, in pixels "
+                  "(default: --atol)");
   ver->add_flag("--find-mismatch", r.find_mismatch,
                 "When outputs differ, name the first TorchScript node whose ONNX nodes compute "
                 "something else (its op, source line, converter, opset and error), comparing "

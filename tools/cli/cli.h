@@ -56,6 +56,8 @@ struct Request {
   double rtol = 1e-3, atol = 1e-5, atol_scale = 1e-4;
   std::string onnx_path;
   bool find_mismatch = false;
+  bool detections = false;  // verify --detections [--pixel-atol A]
+  double pixel_atol = 0;
 
   // The option text parsed by finish(); kept so that the app can bind to them.
   struct Text {
