@@ -8,6 +8,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "common/mapped_file.h"
 #include "onnx/dtype.h"
 #include "onnx/graph_optimizer.h"
 
@@ -337,6 +338,10 @@ bool GraphOptimizer::fold(size_t i) {
     return false;  // left to ONNX Runtime
   }
   if (!out || out->is_meta() || bytes_of(*out) > limit) return false;
+  // A .pt weight read here is not this process's memory: Note [Zero-copy weights].
+  for (const at::Tensor& t : in) {
+    if (t.defined()) release_mapped_pages(t);
+  }
   record_constant(n.outputs[0], *out);
   remove(i);
   return true;

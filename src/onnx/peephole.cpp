@@ -8,6 +8,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "common/mapped_file.h"
 #include "onnx/dtype.h"
 #include "onnx/graph_optimizer.h"
 
@@ -118,6 +119,8 @@ bool GraphOptimizer::fold_batch_norm(size_t i) {
   at::Tensor bias = b != nullptr ? b->to(d).reshape({-1}) : at::zeros({w->size(0)}, d);
   at::Tensor new_b =
       ((bias - p[2]->to(d).reshape({-1})) * s + p[1]->to(d).reshape({-1})).to(w->scalar_type());
+  // The weight read here stays in the page cache, not in this process: Note [Zero-copy weights].
+  release_mapped_pages(*w);
   const size_t ci = producer_.at(bn.inputs[0]);
   Node& c = g_.nodes[ci];
   std::string w_name = add_constant(c.inputs[1], new_w);
