@@ -21,10 +21,12 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -42,6 +44,18 @@
 namespace torchonnx {
 
 void ProgressSink::report(const std::string& stage, int64_t done, int64_t total) const {
+  static const bool timed = std::getenv("TORCHONNX_STAGE_TIMES") != nullptr;
+  if (timed) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (stage != last_stage_) {
+      std::cerr << fmt::format("torchonnx: stage {} from {:.4f} s\n", stage, seconds);
+      last_stage_ = stage;
+    }
+    if (stage == "write" && done == total && total > 0) {
+      std::cerr << fmt::format("torchonnx: stage write done at {:.4f} s\n", seconds);
+    }
+  }
   if (callback == nullptr || !*callback) return;
   ExportProgress p;
   p.stage = stage;

@@ -35,11 +35,16 @@ ExportedModel to_exported_model(const ir::Model& model);
 // bytes: deferred initializers are shown to them as graph inputs of the same type.
 void validate_model(ExportedModel& model);
 
-// Reports progress ("write" stage: bytes written of the total) to options.progress.
+// Reports progress ("write" stage: bytes written of the total) to options.progress. With
+// TORCHONNX_STAGE_TIMES=1, also prints when each stage starts and when the write ends (seconds
+// since the export started) on stderr, as the pass pipeline prints each pass's seconds.
 struct ProgressSink {
   const ProgressCallback* callback = nullptr;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   void report(const std::string& stage, int64_t done, int64_t total) const;
+
+ private:
+  mutable std::string last_stage_;
 };
 
 // ExportError(kInvalidArgument) when external_data.location is no plain file name (Note
