@@ -1,6 +1,7 @@
 // The torchvision zoo (issue 9): every model of tests/fixtures/make_zoo.py, exported from its .pt,
-// run in ONNX Runtime and compared with libtorch's outputs; detection and segmentation models
-// again on an image of another size (exported with dynamic image axes).
+// run in ONNX Runtime and compared with libtorch's outputs (torchonnx::verify where ONNX Runtime
+// runs in-process, else tools/verify/verify.mjs); detection and segmentation models again on an
+// image of another size (exported with dynamic image axes).
 //
 // Models: $TORCHONNX_ZOO_MODELS ("all": every fixture in the folder; or a comma-separated list),
 // else the fast subset of tests/CMakeLists.txt (TORCHONNX_ZOO_DEFAULT). Fixtures in
@@ -199,14 +200,32 @@ void run_model(const std::string& name, int opset_override) {
     auto pixel_atol = [&](const std::vector<at::Tensor>& images) {
       return detection ? 1e-3 * std::max(images[0].size(1), images[0].size(2)) : 0.0;
     };
-    // Runs the model on one test-data folder; row.max_error takes its error (relative to the
-    // largest |output|, except for detection).
+    // Runs the model on one test-data folder (the images `images`); row.max_error takes its
+    // error (relative to the largest |output|, except for detection). With ONNX Runtime
+    // in-process (Debian 13) through torchonnx::verify (the report is its table), else through
+    // tools/verify/verify.mjs; the same tolerances.
     auto compare = [&](const std::string& data, const std::vector<at::Tensor>& images) {
       const double scale = detection ? 1.0 : std::max(largest_output(data), 1e-30);
-      OrtResult r = run_in_ort(out, data, {rtol, meta.at("atol").get<double>() * scale, 0},
-                               detection, pixel_atol(images));
-      row.max_error = std::max(row.max_error, max_error(r.report) / scale);
-      return r;
+      const Tolerance tol{rtol, meta.at("atol").get<double>() * scale, 0};
+      if (!in_process_verify()) {
+        OrtResult r = run_in_ort(out, data, tol, detection, pixel_atol(images));
+        row.max_error = std::max(row.max_error, max_error(r.report) / scale);
+        return r;
+      }
+      VerifyOptions v = verify_options(tol);
+      v.detections = detection;
+      v.pixel_atol = pixel_atol(images);
+      // The export is made; without its dynamic axes verify compares these images only (with
+      // them it would also grow the axes of random images: size2 is the other size here).
+      ExportOptions run = options;
+      run.dynamic_axes.clear();
+      const VerifyResult r = verify_export(model, arguments(row.kind, images), out, run, v);
+      for (const auto& set : r.input_sets) {
+        for (const auto& o : set.outputs) {
+          row.max_error = std::max(row.max_error, o.max_abs_error / scale);
+        }
+      }
+      return OrtResult{r.pass, format_verify_result(r)};
     };
     OrtResult result = compare(ref, flat);
     row.matches = result.ok ? "yes" : "no";

@@ -150,6 +150,31 @@ OrtResult run_in_ort(const std::string& model, const std::string& data_dir, Tole
   return server().run(model, data_dir, tol, detections, pixel_atol);
 }
 
+bool in_process_verify() {
+  static const bool node = [] {
+    const char* env = std::getenv("TORCHONNX_TEST_NODE_RUNNER");
+    return env != nullptr && std::string(env) == "1";
+  }();
+  return verify_available() && !node;
+}
+
+VerifyResult verify_export(const torch::jit::Module& model, const std::vector<c10::IValue>& args,
+                           const std::string& onnx_path, const ExportOptions& options,
+                           VerifyOptions v) {
+  record_model(onnx_path);
+  v.onnx_path = onnx_path;
+  return verify(model, args, options, v);
+}
+
+VerifyOptions verify_options(const Tolerance& tol) {
+  EXPECT_EQ(tol.step, 0) << "verify compares no quantized outputs by steps: use run_in_ort";
+  VerifyOptions v;
+  v.rtol = tol.rtol;
+  v.atol = tol.atol;
+  v.atol_scale = tol.atol_scale;
+  return v;
+}
+
 onnx::ModelProto parse_model(const std::string& bytes) {
   onnx::ModelProto proto;
   EXPECT_TRUE(proto.ParseFromString(bytes));

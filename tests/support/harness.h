@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "torchonnx/export.h"
+#include "torchonnx/verify.h"
 
 namespace torchonnx::testing {
 
@@ -46,6 +47,19 @@ struct Tolerance {
 // absolute tolerance of boxes and keypoints, which are in pixels (default: atol).
 OrtResult run_in_ort(const std::string& model, const std::string& data_dir, Tolerance tol = {},
                      bool detections = false, double pixel_atol = 0);
+
+// On a build with ONNX Runtime in-process (torchonnx::verify_available(): Debian 13) the model
+// tests compare through torchonnx::verify instead of run_in_ort: the export at `onnx_path` (made
+// from `model` with `options`) run in ONNX Runtime against libtorch on `args` (and on
+// v.more_inputs). Records the model as run_in_ort does (TORCHONNX_RECORD_MODELS).
+// Whether the model tests compare through verify_export: verify_available(), unless
+// TORCHONNX_TEST_NODE_RUNNER=1 asks for tools/verify/verify.mjs (to compare the two runners).
+bool in_process_verify();
+VerifyResult verify_export(const torch::jit::Module& model, const std::vector<c10::IValue>& args,
+                           const std::string& onnx_path, const ExportOptions& options,
+                           VerifyOptions v);
+// The VerifyOptions of a Tolerance (without `step`: quantized outputs stay with run_in_ort).
+VerifyOptions verify_options(const Tolerance& tol);
 
 // The model in `bytes` (a gtest failure when they do not parse).
 onnx::ModelProto parse_model(const std::string& bytes);
