@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -60,6 +61,20 @@ TEST(TransposedBytes, BlocksAreWholeRowsOfAboutTheAskedSize) {
   // 16000 bytes = 4 rows (a multiple of the 4-row tile): 16 blocks of 4 rows.
   ASSERT_EQ(sizes.size(), 16u);
   for (size_t n : sizes) EXPECT_EQ(n, 16000u);
+}
+
+// A failed write (the sink throws) stops the worker that transposes ahead: the exception comes
+// out, nothing hangs, and the blocks before it were whole.
+TEST(TransposedBytes, ASinkThatThrowsStopsTheWorker) {
+  const at::Tensor t = at::randn({1000, 64}).t();
+  size_t calls = 0;
+  EXPECT_THROW(for_each_transposed_block(t, 16000,
+                                         [&](const char*, size_t n) {
+                                           EXPECT_EQ(n, 16000u);
+                                           if (++calls == 2) throw std::runtime_error("disk full");
+                                         }),
+               std::runtime_error);
+  EXPECT_EQ(calls, 2u);
 }
 
 TEST(TransposedBytes, OnlyTwoDimensionalTransposesOfContiguousMatrices) {
