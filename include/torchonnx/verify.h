@@ -45,6 +45,10 @@ struct VerifyOptions {
   // report. When empty and options.dynamic_axes names inputs, two sets are made from the example
   // by growing every dynamic axis (size + 1, then 2 * size + 1).
   std::vector<std::pair<std::string, std::vector<c10::IValue>>> more_inputs;
+  // libtorch's outputs on the example arguments (flattened, in output order), when the caller
+  // already has them (a test that computed its reference): verify then compares with these and
+  // does not run the module on the example again. Empty: verify runs it.
+  std::vector<at::Tensor> expected;
   // When some output differs, find the first TorchScript node whose conversion is wrong.
   bool find_mismatch = false;
   // The outputs are detection records (torchvision's detection models): every output whose dim 0

@@ -67,7 +67,8 @@ TEST_P(NnModelTest, MatchesLibtorchInOrtAtOpset17) {
   export_model(model, inputs, out, options);
   OrtResult result;
   if (in_process_verify()) {  // ONNX Runtime in-process (Debian 13)
-    const VerifyResult r = verify_export(model, inputs, out, options, verify_options(m.tol));
+    const VerifyResult r =
+        verify_export(model, inputs, out, options, verify_options(m.tol), reference);
     result = {r.pass, format_verify_result(r)};
   } else {
     result = run_in_ort(out, reference, m.tol);

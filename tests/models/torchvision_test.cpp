@@ -71,7 +71,8 @@ TEST_P(TorchvisionModel, MatchesLibtorchInOrt) {
   // atol 1e-4 of the largest |logit|, as nn_models_test's deep models.
   const Tolerance tol{.rtol = 1e-3, .atol = 1e-7, .atol_scale = 1e-4};
   if (in_process_verify()) {  // ONNX Runtime in-process (Debian 13)
-    const VerifyResult r = verify_export(model, inputs, out, options, verify_options(tol));
+    const VerifyResult r =
+        verify_export(model, inputs, out, options, verify_options(tol), reference);
     EXPECT_TRUE(r.pass) << format_verify_result(r);
   } else {
     OrtResult result = run_in_ort(out, reference, tol);

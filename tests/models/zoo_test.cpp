@@ -219,7 +219,7 @@ void run_model(const std::string& name, int opset_override) {
       // them it would also grow the axes of random images: size2 is the other size here).
       ExportOptions run = options;
       run.dynamic_axes.clear();
-      const VerifyResult r = verify_export(model, arguments(row.kind, images), out, run, v);
+      const VerifyResult r = verify_export(model, arguments(row.kind, images), out, run, v, data);
       for (const auto& set : r.input_sets) {
         for (const auto& o : set.outputs) {
           row.max_error = std::max(row.max_error, o.max_abs_error / scale);

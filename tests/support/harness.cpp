@@ -160,9 +160,16 @@ bool in_process_verify() {
 
 VerifyResult verify_export(const torch::jit::Module& model, const std::vector<c10::IValue>& args,
                            const std::string& onnx_path, const ExportOptions& options,
-                           VerifyOptions v) {
+                           VerifyOptions v, const std::string& reference_dir) {
   record_model(onnx_path);
   v.onnx_path = onnx_path;
+  if (!reference_dir.empty()) {
+    for (int k = 0;; ++k) {
+      const std::string p = reference_dir + fmt::format("/output_{}.pb", k);
+      if (!fs::exists(p)) break;
+      v.expected.push_back(read_tensor_file(p));
+    }
+  }
   return verify(model, args, options, v);
 }
 

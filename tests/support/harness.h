@@ -55,9 +55,11 @@ OrtResult run_in_ort(const std::string& model, const std::string& data_dir, Tole
 // Whether the model tests compare through verify_export: verify_available(), unless
 // TORCHONNX_TEST_NODE_RUNNER=1 asks for tools/verify/verify.mjs (to compare the two runners).
 bool in_process_verify();
+// `reference_dir`: a test-data folder with libtorch's outputs on `args` (output_K.pb, as the test
+// wrote them for run_in_ort): verify compares with those instead of running the module again.
 VerifyResult verify_export(const torch::jit::Module& model, const std::vector<c10::IValue>& args,
                            const std::string& onnx_path, const ExportOptions& options,
-                           VerifyOptions v);
+                           VerifyOptions v, const std::string& reference_dir = "");
 // The VerifyOptions of a Tolerance (without `step`: quantized outputs stay with run_in_ort).
 VerifyOptions verify_options(const Tolerance& tol);
 

@@ -68,6 +68,28 @@ TEST(Verify, SmallModelPasses) {
   EXPECT_FALSE(r.mismatch);
 }
 
+// VerifyOptions::expected: libtorch's outputs the caller already has are what verify compares
+// with (outputs off by 0.5 fail; the right ones pass without running the module again).
+TEST(Verify, GivenExpectedOutputsAreCompared) {
+  torch::manual_seed(0);
+  auto m = small_net();
+  const at::Tensor x = torch::randn({3, 4});
+  std::vector<at::Tensor> expected;
+  const c10::IValue out = m.forward({x});
+  for (const auto& v : out.toTupleRef().elements()) expected.push_back(v.toTensor());
+  torchonnx::VerifyOptions v;
+  v.expected = expected;
+  auto r = torchonnx::verify(m, {x}, {}, v);
+  EXPECT_TRUE(r.pass) << torchonnx::format_verify_result(r);
+  v.expected[1] = expected[1] + 0.5;
+  r = torchonnx::verify(m, {x}, {}, v);
+  EXPECT_FALSE(r.pass) << torchonnx::format_verify_result(r);
+  ASSERT_EQ(r.input_sets[0].outputs.size(), 2u);
+  EXPECT_TRUE(r.input_sets[0].outputs[0].pass);
+  EXPECT_FALSE(r.input_sets[0].outputs[1].pass);
+  EXPECT_NEAR(r.input_sets[0].outputs[1].max_abs_error, 0.5, 1e-4);
+}
+
 TEST(Verify, DynamicAxesCheckOtherShapes) {
   torch::manual_seed(0);
   auto m = small_net();
