@@ -34,7 +34,8 @@ struct VerifyOptions {
   // tools/verify/verify.mjs); NaN and ±Inf must be at the same positions. The absolute tolerance
   // follows each output's scale (float32 kernels summing in another order differ by a fraction of
   // the values' size, not by a fixed amount): the tolerance of the model tests of deep float32
-  // networks (tests/models/), and torch.onnx.verification's rtol.
+  // networks (tests/models/), and torch.onnx.verification's rtol. Integer and bool outputs must
+  // match exactly (no tolerance).
   double rtol = 1e-3;
   double atol = 1e-5;
   double atol_scale = 1e-4;
