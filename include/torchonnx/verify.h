@@ -44,7 +44,8 @@ struct VerifyOptions {
   std::string onnx_path;
   // More argument sets to compare on (other shapes of the dynamic axes), each with a label for the
   // report. When empty and options.dynamic_axes names inputs, two sets are made from the example
-  // by growing every dynamic axis (size + 1, then 2 * size + 1).
+  // by growing every dynamic axis (size + 1, then 2 * size + 1); not with `detections` (random
+  // images give detections at score ties): the result then says they were not compared.
   std::vector<std::pair<std::string, std::vector<c10::IValue>>> more_inputs;
   // libtorch's outputs on the example arguments (flattened, in output order), when the caller
   // already has them (a test that computed its reference): verify then compares with these and

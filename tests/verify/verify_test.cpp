@@ -307,6 +307,30 @@ TEST(VerifyDetections, ReorderedTiesMatch) {
 }
 
 // A box 3 px off (pixel_atol 0.5) has no match: five of six detections, which fails.
+// With dynamic axes and no other inputs, verify grows the example's axes with random values; for
+// detections those sets are reported as not compared (random images give detections at score
+// ties), after the example, which is compared.
+TEST(VerifyDetections, GrownRandomInputsAreNotCompared) {
+  DetectionCase c = detection_case();
+  torchonnx::ExportOptions options = c.options;
+  options.dynamic_axes["boxes"][0] = "n";
+  options.dynamic_axes["scores"][0] = "n";
+  options.dynamic_axes["labels"][0] = "n";
+  const std::string onnx = temp_dir("detections_dynamic") + "/detections.onnx";
+  torchonnx::export_model(detections_module(kDetections), c.inputs, onnx, options);
+  torchonnx::VerifyOptions v;
+  v.onnx_path = onnx;
+  v.detections = true;
+  auto r = torchonnx::verify(reordered(0), c.inputs, options, v);
+  const std::string table = torchonnx::format_verify_result(r);
+  EXPECT_TRUE(r.pass) << table;
+  ASSERT_EQ(r.input_sets.size(), 2u) << table;
+  EXPECT_EQ(r.input_sets[0].label, "example");
+  EXPECT_TRUE(r.input_sets[0].skipped.empty());
+  EXPECT_NE(r.input_sets[1].skipped.find("random images"), std::string::npos) << table;
+  EXPECT_NE(table.find("test_data_set_"), std::string::npos) << table;
+}
+
 TEST(VerifyDetections, AWrongBoxFails) {
   DetectionCase c = detection_case();
   torchonnx::VerifyOptions v;
