@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "common/compat.h"
@@ -372,6 +373,46 @@ void inline_calls(torch::jit::Block* block) {
 
 void inline_graph(torch::jit::Graph& graph) {
   inline_calls(graph.block());
+  wrap_scalar_constants(graph.block());  // Note [Scalars recorded as tensors]
+}
+
+}  // namespace
+
+namespace {
+
+// Note [Parameter order]: the parameters are graph inputs in the order of the module's
+// state_dict (each module's parameters, then its buffers, then its submodules'), as torch.onnx
+// orders them, so that input_names after the example inputs name the same tensors ("learned_0"
+// of the documentation's AlexNet is features.0.weight). LiftModuleAttributes lifts them in the
+// order forward() reads them, which differs for traced modules (the tracer records a Linear's
+// bias before its weight). A module's attributes are in state_dict order: TorchScript adds an
+// nn.Module's parameters, buffers and submodules to its type in that order. Tensors that are no
+// attribute path of the module (elements of list attributes) keep their order, after the others.
+void order_parameters_as_state_dict(torch::jit::Graph& graph, std::vector<NamedParameter>& params,
+                                    const torch::jit::Module& module) {
+  std::unordered_map<std::string, size_t> rank;
+  for (const auto& attribute : module.named_attributes(/*recurse=*/true)) {
+    rank.emplace(attribute.name, rank.size());
+  }
+  auto rank_of = [&](const NamedParameter& p) {
+    auto it = rank.find(p.name);
+    return it == rank.end() ? rank.size() : it->second;
+  };
+  std::vector<size_t> order(params.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return rank_of(params[a]) < rank_of(params[b]); });
+  if (std::is_sorted(order.begin(), order.end())) return;
+  const size_t first = graph.inputs().size() - params.size();
+  std::vector<size_t> permutation(graph.inputs().size());
+  for (size_t i = 0; i < permutation.size(); ++i) permutation[i] = i;
+  std::vector<NamedParameter> ordered;
+  for (size_t i = 0; i < order.size(); ++i) {
+    permutation[first + i] = first + order[i];
+    ordered.push_back(params[order[i]]);
+  }
+  graph.block()->permuteInputs(permutation);
+  params = std::move(ordered);
 }
 
 }  // namespace
@@ -385,6 +426,7 @@ CapturedGraph capture_module(const torch::jit::Module& module,
   out.graph = torch::jit::toGraphFunction(method.function()).graph()->copy();
   inline_graph(*out.graph);
   out.parameters = passes::LiftModuleAttributes(*out.graph, module);
+  order_parameters_as_state_dict(*out.graph, out.parameters, module);
   out.example_inputs = coerce_arguments(schema, args);
   // Arguments left to their defaults are constants of the graph.
   const auto& params = schema.arguments();
