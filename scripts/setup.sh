@@ -9,7 +9,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 packages=(build-essential cmake ninja-build ccache pkg-config git
           libtorch-dev libonnx-dev libprotobuf-dev libfmt-dev libcli11-dev nlohmann-json3-dev
           libgtest-dev libgmock-dev
-          python3-torch python3-torchvision libopenblas0-pthread graphviz time)
+          python3-torch python3-torchvision libopenblas0-pthread graphviz time
+          pybind11-dev python3-dev python3-pytest)
 # Debian 13 also has ONNX Runtime's C/C++ API and onnx's Python package.
 if [ "$(. /etc/os-release && echo "${VERSION_ID:-}")" = 13 ]; then
   packages+=(libonnxruntime-dev python3-onnx ca-certificates)

@@ -56,6 +56,9 @@ expected_headers=$(cd "$source_dir/include" && ls torchonnx/*.h | sed 's|^|inclu
 unexpected=$(cd "$prefix" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort |
   grep -Ev "^(bin/torchonnx|$libdir/libtorchonnx\.so(\.$major\.$minor(\.[0-9]+)?)?|$libdir/cmake/torchonnx/torchonnx(Config|ConfigVersion|Targets|Targets-[a-z]+)\.cmake|$libdir/pkgconfig/torchonnx\.pc|include/torchonnx/version\.h)$" |
   grep -Fvx -f <(echo "$expected_headers") || true)
+# The Python package (python/), where the build has it: lib/python3.X/dist-packages/torchonnx/.
+pydir='lib/python3\.[0-9]+/dist-packages/torchonnx'
+unexpected=$(echo "$unexpected" | grep -Ev "^$pydir/([a-z_]+\.py|_C\.cpython-[^/]+\.so)$" || true)
 [ -z "$unexpected" ] || die "installed files that should not be: $unexpected"
 for f in bin/torchonnx "$libdir/$soname" "$libdir/cmake/torchonnx/torchonnxConfig.cmake" \
   "$libdir/cmake/torchonnx/torchonnxConfigVersion.cmake" \
@@ -69,6 +72,20 @@ if readelf -d "$prefix/bin/torchonnx" "$prefix/$lib" | grep -E 'R(UN)?PATH' | gr
   die "an installed binary's RUNPATH points into the build tree"
 fi
 echo "installed $(cd "$prefix" && find . -type f | wc -l) files, SONAME $actual_soname"
+
+if [ -d "$build/python/torchonnx" ]; then
+  step "installed Python package: /usr/bin/python3 imports it from the prefix and exports"
+  site=$(cd "$prefix" && ls -d lib/python3.*/dist-packages)
+  (cd "$tmp" && PYTHONPATH=$prefix/$site /usr/bin/python3 -c "
+import io, torch, torchonnx
+assert torchonnx.__file__.startswith('$prefix/'), torchonnx.__file__
+f = io.BytesIO()
+torchonnx.export(torch.nn.Linear(3, 2), torch.randn(1, 3), f)
+assert len(f.getvalue()) > 0
+maps = open('/proc/self/maps').read()
+assert '$prefix/$libdir/$soname' in maps, 'the installed _C does not load the installed library'
+") || die "the installed Python package does not import or export"
+fi
 
 step "installed CLI: --version and --help of every subcommand"
 ldd "$prefix/bin/torchonnx" | grep -F "$soname => $prefix/" >/dev/null ||

@@ -1,0 +1,685 @@
+"""torch.onnx.utils' functions, over torchonnx's C++ core (torchonnx._C).
+
+What happens in Python is what torch.onnx does in Python before its C++ passes: the argument forms
+of ``args`` (a tensor, a tuple, nested tuples and lists, a trailing dict of keyword arguments,
+numbers), the training mode, and tracing an ``nn.Module`` into a TorchScript module
+(``torch.jit.trace``, as torch.onnx's ``torch.jit._get_trace_graph``). Everything after — the
+passes, the converters, the ONNX model, its checks and the file — is the C++ library's, the same
+code as the C++ API and the CLI run.
+"""
+
+import contextlib
+import copy
+import inspect
+import os
+import threading
+import warnings
+from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
+
+import torch
+from torch._C import _onnx as _C_onnx
+
+from . import _C, errors
+
+__all__ = [
+    "TrainingMode",
+    "OperatorExportTypes",
+    "export",
+    "export_to_pretty_string",
+    "is_in_onnx_export",
+    "select_model_mode_for_export",
+    "unconvertible_ops",
+]
+
+# torch.onnx's own enums, so that torch.onnx.TrainingMode.EVAL and torchonnx.TrainingMode.EVAL are
+# the same value.
+TrainingMode = _C_onnx.TrainingMode
+OperatorExportTypes = _C_onnx.OperatorExportTypes
+
+# --------------------------------------------------------------------------------------------
+# Export state: is_in_onnx_export
+
+
+class _ExportState(threading.local):
+    depth = 0
+
+
+_state = _ExportState()
+
+
+def is_in_onnx_export() -> bool:
+    """True while torchonnx exports on this thread: also inside the model's forward while it is
+    traced (so a model can branch on it, as torch.onnx documents) and during conversion."""
+    return _state.depth > 0 or _C.is_in_onnx_export()
+
+
+def _torch_onnx_globals():
+    try:
+        from torch.onnx._globals import GLOBALS
+    except ImportError:  # pragma: no cover - every torch this package supports has it
+        return None
+    return GLOBALS if hasattr(GLOBALS, "in_onnx_export") else None
+
+
+@contextlib.contextmanager
+def _exporting():
+    """Marks this thread as exporting. torch.onnx.is_in_onnx_export() answers True too while the
+    model is traced, so that model code written for torch.onnx takes its export branch."""
+    torch_globals = _torch_onnx_globals()
+    previous = torch_globals.in_onnx_export if torch_globals is not None else None
+    _state.depth += 1
+    if torch_globals is not None:
+        torch_globals.in_onnx_export = True
+    try:
+        yield
+    finally:
+        _state.depth -= 1
+        if torch_globals is not None:
+            torch_globals.in_onnx_export = previous
+
+
+# --------------------------------------------------------------------------------------------
+# Training mode
+
+
+def _training_mode(training) -> "TrainingMode":
+    if isinstance(training, TrainingMode):
+        return training
+    if isinstance(training, bool):  # the API before torch 1.9 took a bool
+        return TrainingMode.TRAINING if training else TrainingMode.EVAL
+    if isinstance(training, _C.TrainingMode):
+        return TrainingMode.__members__[training.name]
+    raise errors.InvalidArgumentError(
+        f"training={training!r} is no torch.onnx.TrainingMode: pass TrainingMode.EVAL, "
+        "TrainingMode.PRESERVE or TrainingMode.TRAINING"
+    )
+
+
+@contextlib.contextmanager
+def select_model_mode_for_export(model, mode: "TrainingMode"):
+    """A context manager that sets the training mode of ``model`` to ``mode`` (EVAL: eval(),
+    TRAINING: train(), PRESERVE: unchanged) and restores the model's mode at the exit of the
+    with-block, as torch.onnx.select_model_mode_for_export."""
+    if not isinstance(mode, TrainingMode):
+        raise TypeError(
+            f"'mode' should be a torch.onnx.TrainingMode enum, but got '{type(mode)}'."
+        )
+    originally_training = False
+    if hasattr(model, "training"):
+        originally_training = model.training
+        if mode == TrainingMode.TRAINING:
+            model.train(True)
+        elif mode == TrainingMode.EVAL:
+            model.train(False)
+    try:
+        yield
+    finally:
+        if hasattr(model, "training") and mode != TrainingMode.PRESERVE:
+            model.train(originally_training)
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments
+
+
+def _args_tuple(args, kwargs=None) -> Tuple[Any, ...]:
+    """``args`` as torch.onnx takes it: a tuple (or list) of arguments, or one argument; the
+    keyword arguments of torch 2's ``kwargs=`` become the trailing dict."""
+    if isinstance(args, (tuple, list)):
+        out = tuple(args)
+    else:
+        out = (args,)
+    if kwargs:
+        if out and isinstance(out[-1], dict):
+            raise errors.InvalidArgumentError(
+                "export: keyword arguments are given both as kwargs= and as the trailing dict of "
+                "args; give them once"
+            )
+        out = out + (dict(kwargs),)
+    return out
+
+
+class _Param:
+    def __init__(self, name, has_default, default):
+        self.name, self.has_default, self.default = name, has_default, default
+
+
+def _python_params(fn) -> Optional[List[_Param]]:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            break
+        params.append(_Param(p.name, p.default is not p.empty, p.default))
+    return params
+
+
+def _schema_params(schema, skip_self: bool) -> List[_Param]:
+    arguments = list(schema.arguments)[1 if skip_self else 0 :]
+    return [_Param(a.name, a.has_default_value(), a.default_value) for a in arguments]
+
+
+def _decide_input_format(params: Optional[List[_Param]], args: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """torch.onnx's rule: a trailing dict holds keyword arguments; the arguments after the
+    positional ones are taken from it by name, or else from their defaults (also without a dict).
+    A model whose last argument is a dict is exported with an empty dict after it."""
+    positional = list(args)
+    kwargs: Dict[str, Any] = {}
+    has_dict = bool(positional) and isinstance(positional[-1], dict)
+    if has_dict:
+        kwargs = dict(positional.pop())
+    if params is None:
+        if kwargs:
+            raise errors.InvalidArgumentError(
+                "export: keyword arguments were given, but the signature of the model's forward "
+                "cannot be read to place them"
+            )
+        return tuple(positional)
+    for p in params[len(positional) :]:
+        if p.name in kwargs:
+            positional.append(kwargs.pop(p.name))
+        elif p.has_default:
+            positional.append(p.default)
+        elif has_dict:
+            raise errors.InvalidArgumentError(
+                f"export: forward()'s argument '{p.name}' has no default and is not among the "
+                "keyword arguments of args' trailing dict "
+                f"({', '.join(map(repr, args[-1])) or 'empty'}): give it positionally or in the dict"
+            )
+        else:
+            break  # too few arguments: the model's own error says which
+    if kwargs:
+        names = [p.name for p in params]
+        raise errors.InvalidArgumentError(
+            f"export: the trailing dict of args names {', '.join(map(repr, kwargs))}, which "
+            f"{'is no argument' if len(kwargs) == 1 else 'are no arguments'} of forward() "
+            f"(its arguments: {', '.join(names)}). If forward()'s last argument is a dict, end "
+            "args with an empty dict: (x, {'key': value}, {})"
+        )
+    return tuple(positional)
+
+
+def _trace_inputs(args: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """The arguments as the tracer takes them: numbers (int, float, bool) become 0-d tensors —
+    graph inputs, as torch.onnx makes them — in the same tuples, lists and dicts."""
+
+    def convert(a):
+        if isinstance(a, torch.Tensor):
+            return a
+        if isinstance(a, bool):
+            return torch.tensor(a)
+        if isinstance(a, int):
+            return torch.tensor(a, dtype=torch.int64)
+        if isinstance(a, float):
+            return torch.tensor(a, dtype=torch.float64)
+        if isinstance(a, tuple) and not hasattr(a, "_fields"):
+            return tuple(convert(x) for x in a)
+        if isinstance(a, list):
+            return [convert(x) for x in a]
+        if isinstance(a, dict):
+            return {k: convert(v) for k, v in a.items()}
+        if a is None:
+            raise errors.InvalidArgumentError(
+                "export: None inside a tuple, list or dict argument cannot be traced: pass it as "
+                "an argument of its own, or leave it out"
+            )
+        raise errors.InvalidArgumentError(
+            f"export: an argument of type {type(a).__name__} cannot be an input of a traced "
+            "model: only tensors, numbers, and tuples, lists and dicts of them"
+        )
+
+    # None arguments are given to forward() by _FlatForward, not traced.
+    return tuple(None if a is None else convert(a) for a in args)
+
+
+# --------------------------------------------------------------------------------------------
+# Options
+
+
+def _opset(opset_version) -> int:
+    if opset_version is None:
+        return _C.DEFAULT_OPSET
+    if isinstance(opset_version, bool) or not isinstance(opset_version, int):
+        raise errors.InvalidArgumentError(
+            f"opset_version={opset_version!r} is no int: pass an opset from {_C.MIN_OPSET} to "
+            f"{_C.highest_opset()}"
+        )
+    return opset_version
+
+
+def _operator_export_type(value) -> "_C.OperatorExportType":
+    name = getattr(value, "name", value)
+    if isinstance(name, str) and name in _C.OperatorExportType.__members__:
+        return _C.OperatorExportType.__members__[name]
+    raise errors.InvalidArgumentError(
+        f"operator_export_type={value!r} is no torch.onnx.OperatorExportTypes: pass ONNX, "
+        "ONNX_ATEN, ONNX_ATEN_FALLBACK or ONNX_FALLTHROUGH"
+    )
+
+
+def _dynamic_axes(dynamic_axes) -> Dict[str, Dict[int, str]]:
+    """torch.onnx's two forms: {name: {axis: label}} and {name: [axis, ...]} (labels generated:
+    '<name>_dynamic_axes_<k>')."""
+    if dynamic_axes is None:
+        return {}
+    if not isinstance(dynamic_axes, Mapping):
+        raise errors.InvalidArgumentError(
+            f"dynamic_axes must be a dict of input/output names, not {type(dynamic_axes).__name__}"
+        )
+    out: Dict[str, Dict[int, str]] = {}
+    for name, axes in dynamic_axes.items():
+        if not isinstance(name, str):
+            raise errors.InvalidArgumentError(
+                f"dynamic_axes: key {name!r} is no input or output name (a str)"
+            )
+        if isinstance(axes, Mapping):
+            items = list(axes.items())
+        elif isinstance(axes, (list, tuple)):
+            items = [(axis, "") for axis in axes]
+        else:
+            raise errors.InvalidArgumentError(
+                f"dynamic_axes['{name}'] must be a list of axes or a dict axis -> name, not "
+                f"{type(axes).__name__}"
+            )
+        resolved: Dict[int, str] = {}
+        for axis, label in items:
+            if isinstance(axis, bool) or not isinstance(axis, int):
+                raise errors.InvalidArgumentError(
+                    f"dynamic_axes['{name}']: axis {axis!r} is no int"
+                )
+            if not isinstance(label, str):
+                raise errors.InvalidArgumentError(
+                    f"dynamic_axes['{name}'][{axis}]: the axis name {label!r} is no str"
+                )
+            if axis in resolved:
+                warnings.warn(f"dynamic_axes['{name}'] names axis {axis} twice; the last name is used")
+            resolved[axis] = label
+        out[name] = resolved
+    return out
+
+
+def _module_type_name(module) -> str:
+    if isinstance(module, torch.jit.ScriptModule):
+        return module._c._type().qualified_name()
+    return _class_name(type(module))
+
+
+def _class_name(cls) -> str:
+    """TorchScript's name of an nn.Module class ("__torch__.torch.nn.modules.linear.Linear")."""
+    try:
+        return torch._jit_internal._qualified_name(cls)
+    except Exception:
+        return torch.typename(cls)
+
+
+def _modules_as_functions(model, value) -> set:
+    """export_modules_as_functions: False, True (every module type of the model) or a collection
+    of nn.Module types (or their qualified names)."""
+    if value is False or value is None:
+        return set()
+    if value is True:
+        if not isinstance(model, torch.nn.Module):
+            raise errors.InvalidArgumentError(
+                "export_modules_as_functions=True needs an nn.Module or ScriptModule model"
+            )
+        return {_module_type_name(m) for m in model.modules() if m is not model}
+    if isinstance(value, (str, bytes)) or not isinstance(value, Collection):
+        raise errors.InvalidArgumentError(
+            "export_modules_as_functions must be a bool or a collection of nn.Module types, not "
+            f"{type(value).__name__}"
+        )
+    names = set()
+    for t in value:
+        if isinstance(t, type):
+            names.add(_class_name(t))
+        elif isinstance(t, str):
+            names.add(t)
+        else:
+            raise errors.InvalidArgumentError(
+                f"export_modules_as_functions: {t!r} is no nn.Module type"
+            )
+    return names
+
+
+def _export_options(
+    model,
+    export_params=True,
+    verbose=False,
+    training=TrainingMode.EVAL,
+    input_names=None,
+    output_names=None,
+    operator_export_type=OperatorExportTypes.ONNX,
+    opset_version=None,
+    do_constant_folding=True,
+    dynamic_axes=None,
+    keep_initializers_as_inputs=None,
+    custom_opsets=None,
+    export_modules_as_functions=False,
+    use_external_data_format=False,
+) -> "_C.ExportOptions":
+    o = _C.ExportOptions()
+    o.export_params = bool(export_params)
+    o.verbose = bool(verbose)
+    o.training = _C.TrainingMode.__members__[_training_mode(training).name]
+    for what, names in (("input_names", input_names), ("output_names", output_names)):
+        if names is None:
+            continue
+        if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+            raise errors.InvalidArgumentError(f"{what} must be a list of str, not {names!r}")
+        setattr(o, what, list(names))
+    o.operator_export_type = _operator_export_type(operator_export_type)
+    o.opset_version = _opset(opset_version)
+    o.do_constant_folding = bool(do_constant_folding)
+    o.dynamic_axes = _dynamic_axes(dynamic_axes)
+    if keep_initializers_as_inputs is None:
+        # torch.onnx: initializers are inputs too for every export type but ONNX.
+        keep_initializers_as_inputs = o.operator_export_type != _C.OperatorExportType.ONNX
+    o.keep_initializers_as_inputs = bool(keep_initializers_as_inputs)
+    if custom_opsets is not None:
+        if not isinstance(custom_opsets, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, int) for k, v in custom_opsets.items()
+        ):
+            raise errors.InvalidArgumentError(
+                f"custom_opsets must be a dict domain (str) -> version (int), not {custom_opsets!r}"
+            )
+        o.custom_opsets = dict(custom_opsets)
+    o.export_modules_as_functions = _modules_as_functions(model, export_modules_as_functions)
+    o.use_external_data_format = bool(use_external_data_format)
+    return o
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+
+
+class _Prepared:
+    """The model as the core takes it: a torch._C.ScriptModule and its example arguments."""
+
+    def __init__(self, module, args):
+        self.module, self.args = module, args
+
+
+def _function_module(function: torch.jit.ScriptFunction) -> torch.jit.ScriptModule:
+    """A ScriptModule whose forward calls `function` with forward's arguments: the core exports
+    modules, whose arguments become graph inputs (numbers too), and inlines the call with its
+    loops and branches."""
+    arguments = list(function.schema.arguments)
+    params = ", ".join(f"{a.name}: {a.type.annotation_str}" for a in arguments)
+    names = ", ".join(a.name for a in arguments)
+    module = torch.jit.ScriptModule()
+    inner = module._actual_script_module
+    inner._c._define(
+        inner._concrete_type,
+        f"def forward(self, {params}):\n    return __torchonnx_function({names})\n",
+        lambda name: function if name == "__torchonnx_function" else None,
+    )
+    return module
+
+
+def _prepare(model, args: Tuple[Any, ...], training: "TrainingMode") -> _Prepared:
+    """Call inside _exporting() and select_model_mode_for_export(model, training): traces an
+    nn.Module in the mode it is in."""
+    if isinstance(model, torch.jit.ScriptFunction):
+        args = _decide_input_format(_schema_params(model.schema, skip_self=False), args)
+        return _Prepared(_function_module(model)._c, args)
+    if isinstance(model, torch.jit.ScriptModule):
+        try:
+            schema = model._c._get_method("forward").schema
+        except RuntimeError as e:
+            raise errors.InvalidArgumentError(
+                "the ScriptModule has no forward() method to export"
+            ) from e
+        args = _decide_input_format(_schema_params(schema, skip_self=True), args)
+        return _Prepared(model._c, args)
+    if not isinstance(model, torch.nn.Module):
+        raise errors.InvalidArgumentError(
+            f"export: model must be a torch.nn.Module, a torch.jit.ScriptModule or a "
+            f"torch.jit.ScriptFunction, not {type(model).__name__}"
+        )
+    args = _decide_input_format(_python_params(model.forward), args)
+    inputs = _trace_inputs(args)
+    # As torch.onnx traces (torch.jit._get_trace_graph): one run, no check run, the outputs
+    # flattened. The tracer records a shallow copy of the model whose forward flattens them (the
+    # same parameters, submodules, hooks and class: initializers keep their state_dict names and
+    # module types their names, for export_modules_as_functions).
+    flat = copy.copy(model)
+    flat.forward = _FlatForward(model.forward, inputs)
+    traced_inputs = tuple(a for a in inputs if a is not None)
+    traced = torch.jit.trace(flat, traced_inputs, check_trace=False, strict=False)
+    return _Prepared(traced._c, traced_inputs)
+
+
+class _FlatForward:
+    """forward() as torch.onnx traces it. It takes the arguments that are not None (None ones
+    are given to forward() as they are, not traced), and returns the outputs flattened as
+    torch.onnx flattens them: the tensors of nested tuples, lists and dict values in order,
+    numbers as tensors, strings and None dropped (the tracer takes no other outputs). Its
+    signature names the traced arguments as forward() does (the graph's input names)."""
+
+    def __init__(self, forward, args: Tuple[Any, ...]):
+        self.forward = forward
+        self.none_positions = [i for i, a in enumerate(args) if a is None]
+        try:
+            params = list(inspect.signature(forward).parameters.values())
+        except (TypeError, ValueError):
+            params = None
+        if params is not None and len(params) >= len(args) and all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params[: len(args)]
+        ):
+            kept = [p.replace(default=p.empty, annotation=p.empty)
+                    for i, p in enumerate(params[: len(args)]) if i not in self.none_positions]
+            self.__signature__ = inspect.Signature(kept)
+
+    def __call__(self, *traced_args):
+        args = list(traced_args)
+        for i in self.none_positions:
+            args.insert(i, None)
+        flat: List[torch.Tensor] = []
+
+        def add(o):
+            if isinstance(o, torch.Tensor):
+                flat.append(o)
+            elif isinstance(o, (tuple, list)):
+                for x in o:
+                    add(x)
+            elif isinstance(o, dict):
+                for x in o.values():
+                    add(x)
+            elif isinstance(o, (bool, int, float)):
+                flat.append(torch.tensor(o))
+            elif o is None or isinstance(o, str):
+                pass
+            else:
+                raise errors.InvalidArgumentError(
+                    f"export: the model returns a {type(o).__name__}, which ONNX cannot output: "
+                    "return tensors (in tuples, lists or dicts)"
+                )
+
+        add(self.forward(*args))
+        return flat[0] if len(flat) == 1 else tuple(flat)
+
+
+def _run(model, args, training, fn):
+    training = _training_mode(training)
+    with _exporting(), select_model_mode_for_export(model, training):
+        prepared = _prepare(model, args, training)
+        return fn(prepared)
+
+
+# --------------------------------------------------------------------------------------------
+# Public functions
+
+
+def export(
+    model: Union[torch.nn.Module, torch.jit.ScriptModule, torch.jit.ScriptFunction],
+    args: Union[Tuple[Any, ...], torch.Tensor],
+    f,
+    export_params: bool = True,
+    verbose: bool = False,
+    training: "TrainingMode" = TrainingMode.EVAL,
+    input_names: Optional[Sequence[str]] = None,
+    output_names: Optional[Sequence[str]] = None,
+    operator_export_type: "OperatorExportTypes" = OperatorExportTypes.ONNX,
+    opset_version: Optional[int] = None,
+    do_constant_folding: bool = True,
+    dynamic_axes: Optional[
+        Union[Mapping[str, Mapping[int, str]], Mapping[str, Sequence[int]]]
+    ] = None,
+    keep_initializers_as_inputs: Optional[bool] = None,
+    custom_opsets: Optional[Mapping[str, int]] = None,
+    export_modules_as_functions: Union[bool, Collection[Type[torch.nn.Module]]] = False,
+    *,
+    kwargs: Optional[Dict[str, Any]] = None,
+    external_data: bool = True,
+    use_external_data_format: bool = False,
+    dynamo: bool = False,
+    **deprecated,
+) -> None:
+    """Exports ``model`` to ONNX, as torch.onnx.export (same arguments, same meaning), with
+    torchonnx's C++ exporter.
+
+    ``model``: an ``nn.Module`` (traced on ``args`` in the training mode ``training`` selects,
+    restored after), a ``torch.jit.ScriptModule`` (scripted or traced), or a
+    ``torch.jit.ScriptFunction``. ``args``: one tensor, or a tuple of the arguments of forward(),
+    each a tensor, a number, or nested tuples/lists/dicts of them; a trailing dict holds keyword
+    arguments. ``f``: a file path, or a binary file-like object (``io.BytesIO``).
+
+    ``kwargs``, ``external_data`` and ``dynamo`` are torch 2's: keyword arguments of forward();
+    external data is written for models over 2 GB whatever ``external_data`` says (protobuf cannot
+    hold them); the dynamo exporter is torch.onnx's, not torchonnx's (``dynamo=True`` is an
+    error). ``example_outputs``, ``strip_doc_string``, ``enable_onnx_checker`` and
+    ``autograd_inlining`` of older and newer torch versions are accepted and have no effect (the
+    checker always runs).
+    """
+    if dynamo:
+        raise errors.InvalidArgumentError(
+            "export(dynamo=True) asks for torch.onnx's dynamo exporter: torchonnx exports "
+            "TorchScript (traced or scripted models); call torch.onnx.export for dynamo"
+        )
+    _check_deprecated(deprecated)
+    options = _export_options(
+        model,
+        export_params,
+        verbose,
+        training,
+        input_names,
+        output_names,
+        operator_export_type,
+        opset_version,
+        do_constant_folding,
+        dynamic_axes,
+        keep_initializers_as_inputs,
+        custom_opsets,
+        export_modules_as_functions,
+        use_external_data_format,
+    )
+    _C.check_export_options(options)
+    if isinstance(f, (str, os.PathLike)):
+        path = os.fspath(f)
+    elif hasattr(f, "write"):
+        path = None
+    else:
+        raise errors.InvalidArgumentError(
+            f"export: f must be a file path or a binary file-like object, not {type(f).__name__}"
+        )
+    args = _args_tuple(args, kwargs)
+
+    def run(p: _Prepared):
+        return _C.export_module(p.module, list(p.args), options, path)
+
+    data = _run(model, args, training, run)
+    if path is None:
+        f.write(data)
+
+
+def export_to_pretty_string(
+    model,
+    args,
+    export_params=True,
+    verbose=False,
+    training=TrainingMode.EVAL,
+    input_names=None,
+    output_names=None,
+    operator_export_type=OperatorExportTypes.ONNX,
+    export_type=None,
+    google_printer=False,
+    opset_version=None,
+    keep_initializers_as_inputs=None,
+    custom_opsets=None,
+    add_node_names=True,
+    do_constant_folding=True,
+    dynamic_axes=None,
+    *,
+    format: str = "text",
+) -> str:
+    """Exports as export() does and returns the ONNX graph as text, in torch.onnx's format
+    (``%y : Float(2, 4) = onnx::Gemm[alpha=1, ...](%x, %w, %b)``). ``format="dot"`` returns it as
+    a Graphviz DOT graph instead (torchonnx's addition). ``google_printer=True`` (protobuf's debug
+    format) is not supported; ``export_type`` and ``add_node_names`` have no effect, as in
+    torch.onnx."""
+    if google_printer:
+        raise errors.InvalidArgumentError(
+            "export_to_pretty_string(google_printer=True): torchonnx prints torch.onnx's graph "
+            "format only (google_printer=False)"
+        )
+    options = _export_options(
+        model,
+        export_params,
+        verbose,
+        training,
+        input_names,
+        output_names,
+        operator_export_type,
+        opset_version,
+        do_constant_folding,
+        dynamic_axes,
+        keep_initializers_as_inputs,
+        custom_opsets,
+    )
+    _C.check_export_options(options)
+    args = _args_tuple(args)
+
+    def run(p: _Prepared):
+        return _C.module_pretty_string(p.module, list(p.args), options, format)
+
+    return _run(model, args, training, run)
+
+
+def unconvertible_ops(
+    model,
+    args,
+    training: "TrainingMode" = TrainingMode.EVAL,
+    opset_version: Optional[int] = None,
+) -> Tuple[torch._C.Graph, List[str]]:
+    """The ops of ``model`` that cannot be exported at ``opset_version``, all at once, as
+    torch.onnx.utils.unconvertible_ops: the TorchScript graph (of the traced or scripted
+    forward) and the op names ("aten::erfinv"). Ops whose converter rejects some of their nodes
+    are listed too."""
+    options = _export_options(model, training=training, opset_version=opset_version)
+    _C.check_export_options(options)
+    args = _args_tuple(args)
+
+    def run(p: _Prepared):
+        graph = p.module._get_method("forward").graph.copy()
+        torch._C._jit_pass_inline(graph)
+        return graph, [op.name for op in _C.unconvertible_ops(p.module, list(p.args), options)]
+
+    return _run(model, args, training, run)
+
+
+_IGNORED = {"example_outputs", "strip_doc_string", "enable_onnx_checker", "autograd_inlining"}
+
+
+def _check_deprecated(deprecated: Dict[str, Any]) -> None:
+    unknown = sorted(set(deprecated) - _IGNORED)
+    if unknown:
+        raise TypeError(f"export() got unexpected keyword argument(s): {', '.join(unknown)}")
+    for name in sorted(deprecated):
+        warnings.warn(
+            f"export(): '{name}' is accepted for compatibility and has no effect in torchonnx",
+            DeprecationWarning,
+            stacklevel=3,
+        )

@@ -1,0 +1,349 @@
+"""torchonnx's Python API, function by function, with torch.onnx's semantics: the argument forms
+of export(), where it writes, its options, the training mode, the export state, the log, the
+pretty string, unconvertible_ops and operators.shape_as_tensor. Each export runs in ONNX Runtime
+against eager PyTorch."""
+
+import io
+import warnings
+
+import pytest
+import torch
+import torch.nn as nn
+
+import torchonnx
+from conftest import OnnxModel, run_in_ort
+
+
+class Linear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+def test_same_enums_as_torch_onnx():
+    assert torchonnx.TrainingMode is torch.onnx.TrainingMode
+    assert torchonnx.OperatorExportTypes is torch.onnx.OperatorExportTypes
+
+
+def test_export_to_bytesio():
+    model, x = Linear(), torch.randn(2, 4)
+    f = io.BytesIO()
+    torchonnx.export(model, x, f)
+    data = f.getvalue()
+    m = OnnxModel(data)
+    # Parameters are initializers named by their state_dict names.
+    assert sorted(m.initializers) == ["fc.bias", "fc.weight"]
+    assert m.opsets[""] == 17  # torchonnx's default opset
+    run_in_ort(data, [x], [model(x)])
+
+
+def test_export_to_path_and_pathlike(tmp_path):
+    model, x = Linear(), torch.randn(2, 4)
+    torchonnx.export(model, (x,), str(tmp_path / "a.onnx"))
+    torchonnx.export(model, (x,), tmp_path / "b.onnx")
+    assert (tmp_path / "a.onnx").read_bytes() == (tmp_path / "b.onnx").read_bytes()
+    run_in_ort(tmp_path / "a.onnx", [x], [model(x)])
+
+
+def test_args_nested_tuples_lists_and_kwargs():
+    class M(nn.Module):
+        def forward(self, a, pair, items, scale=2.0, bias=None):
+            x, (y, z) = pair
+            out = a + x * y - z + items[0] * items[1] * scale
+            if bias is not None:
+                out = out + bias
+            return out, [out.sum(), (out * 2,)]
+
+    a, x, y, z = (torch.randn(2, 3) for _ in range(4))
+    items = [torch.randn(2, 3), torch.randn(2, 3)]
+    bias = torch.randn(2, 3)
+    f = io.BytesIO()
+    # A trailing dict holds keyword arguments: bias by name, scale from its default — a number,
+    # which becomes an input as torch.onnx makes it (a 0-d double tensor).
+    torchonnx.export(M(), (a, (x, (y, z)), items, {"bias": bias}), f)
+    m = OnnxModel(f.getvalue())
+    assert len(m.inputs) == 8  # a, x, y, z, items[0], items[1], scale, bias
+    assert len(m.outputs) == 3  # out, out.sum(), out * 2: nested outputs flattened
+    expected = M()(a, (x, (y, z)), items, 2.0, bias)
+    run_in_ort(f.getvalue(), [a, x, y, z, *items, torch.tensor(2.0, dtype=torch.float64), bias],
+               expected)
+
+
+def test_kwargs_of_torch2():
+    class M(nn.Module):
+        def forward(self, x, y=None):
+            return x if y is None else x - y
+
+    x, y = torch.randn(3), torch.randn(3)
+    f = io.BytesIO()
+    torchonnx.export(M(), (x,), f, kwargs={"y": y})
+    run_in_ort(f.getvalue(), [x, y], [x - y])
+
+
+def test_number_arguments_become_inputs():
+    class M(nn.Module):
+        def forward(self, x, n: int, s: float):
+            return x * n + s
+
+    x = torch.randn(2, 2)
+    f = io.BytesIO()
+    torchonnx.export(M(), (x, 3, 0.5), f, input_names=["x", "n", "s"])
+    m = OnnxModel(f.getvalue())
+    assert m.input_names == ["x", "n", "s"]
+    assert m.inputs[1]["elem_type"] == 7 and m.inputs[1]["dims"] == []  # int64 scalar
+    five = torch.tensor(5)
+    run_in_ort(f.getvalue(), [x, five, torch.tensor(0.25, dtype=torch.float64)], [x * 5 + 0.25])
+
+
+def test_script_module_and_script_function(tmp_path):
+    @torch.jit.script
+    def clamp_loop(x, n: int):
+        for _ in range(n):
+            x = torch.clamp(x * 2, -1.0, 1.0)
+        return x
+
+    class Scripted(nn.Module):
+        def forward(self, x, n: int):
+            for _ in range(n):
+                x = x + 1
+            return x
+
+    x = torch.randn(2, 3)
+    torchonnx.export(clamp_loop, (x, 3), tmp_path / "f.onnx", input_names=["x", "n"])
+    m = OnnxModel(tmp_path / "f.onnx")
+    assert "Loop" in m.op_types
+    run_in_ort(tmp_path / "f.onnx", [x, torch.tensor(5)], [clamp_loop(x, 5)])
+
+    scripted = torch.jit.script(Scripted())
+    torchonnx.export(scripted, (x, {"n": 2}), tmp_path / "m.onnx")  # n by keyword
+    run_in_ort(tmp_path / "m.onnx", [x, torch.tensor(4)], [scripted(x, 4)])
+
+
+def test_training_modes_and_mode_restored():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm1d(3)
+            self.drop = nn.Dropout(0.5)
+
+        def forward(self, x):
+            return self.drop(self.bn(x))
+
+    x = torch.randn(4, 3)
+    model = M()
+    model.train()
+    f = io.BytesIO()
+    torchonnx.export(model, x, f)  # EVAL (the default): eval for the export, train after
+    assert model.training and model.bn.training
+    m = OnnxModel(f.getvalue())
+    assert "Dropout" not in m.op_types
+    model.eval()
+    with torch.no_grad():
+        run_in_ort(f.getvalue(), [x], [model(x)])
+
+    model.train()
+    f = io.BytesIO()
+    torchonnx.export(model, x, f, training=torchonnx.TrainingMode.TRAINING, opset_version=13)
+    assert "Dropout" in OnnxModel(f.getvalue()).op_types
+    assert model.training
+
+    model.eval()
+    f = io.BytesIO()
+    torchonnx.export(model, x, f, training=torchonnx.TrainingMode.PRESERVE)
+    assert not model.training
+    assert "Dropout" not in OnnxModel(f.getvalue()).op_types
+
+
+def test_select_model_mode_for_export():
+    model = Linear()
+    model.train()
+    with torchonnx.select_model_mode_for_export(model, torchonnx.TrainingMode.EVAL):
+        assert not model.training and not model.fc.training
+    assert model.training and model.fc.training
+    model.eval()
+    with torchonnx.select_model_mode_for_export(model, torchonnx.TrainingMode.TRAINING):
+        assert model.training
+    assert not model.training
+    with torchonnx.select_model_mode_for_export(model, torchonnx.TrainingMode.PRESERVE):
+        assert not model.training
+    with pytest.raises(TypeError, match="TrainingMode"):
+        with torchonnx.select_model_mode_for_export(model, "eval"):
+            pass
+
+
+def test_is_in_onnx_export():
+    seen = []
+
+    class M(nn.Module):
+        def forward(self, x):
+            seen.append((torchonnx.is_in_onnx_export(), torch.onnx.is_in_onnx_export()))
+            # A model can branch on it, as torch.onnx documents.
+            return x * 2 if torchonnx.is_in_onnx_export() else x * 3
+
+    assert not torchonnx.is_in_onnx_export()
+    x = torch.randn(3)
+    f = io.BytesIO()
+    torchonnx.export(M(), x, f)
+    assert seen == [(True, True)]
+    assert not torchonnx.is_in_onnx_export() and not torch.onnx.is_in_onnx_export()
+    run_in_ort(f.getvalue(), [x], [x * 2])
+    # Also false after a failed export.
+    with pytest.raises(torchonnx.errors.OnnxExporterError):
+        torchonnx.export(M(), x, io.BytesIO(), opset_version=3)
+    assert not torchonnx.is_in_onnx_export()
+
+
+def test_dynamic_axes_dict_and_list_forms():
+    class M(nn.Module):
+        def forward(self, x):
+            return x.sum(1, keepdim=True) * x
+
+    x = torch.randn(2, 5)
+    f = io.BytesIO()
+    torchonnx.export(M(), x, f, input_names=["x"], output_names=["y"],
+                     dynamic_axes={"x": {0: "batch", 1: "features"}, "y": {0: "batch"}})
+    m = OnnxModel(f.getvalue())
+    assert m.inputs[0]["dims"] == ["batch", "features"]
+    assert m.outputs[0]["dims"][0] == "batch"
+    other = torch.randn(4, 7)
+    run_in_ort(f.getvalue(), [other], [M()(other)])
+
+    f = io.BytesIO()
+    torchonnx.export(M(), x, f, input_names=["x"], output_names=["y"],
+                     dynamic_axes={"x": [0, 1], "y": [0, 1]})
+    m = OnnxModel(f.getvalue())
+    # torch.onnx's names for the list form.
+    assert m.inputs[0]["dims"] == ["x_dynamic_axes_1", "x_dynamic_axes_2"]
+    run_in_ort(f.getvalue(), [other], [M()(other)])
+
+
+def test_shape_as_tensor_keeps_shapes_dynamic():
+    from torchonnx import operators
+
+    class M(nn.Module):
+        def forward(self, x):
+            shape = operators.shape_as_tensor(x)
+            return operators.reshape_from_tensor_shape(x.flatten(), shape) + shape[0]
+
+    x = torch.randn(2, 3)
+    assert operators.shape_as_tensor(x).tolist() == [2, 3]
+    f = io.BytesIO()
+    torchonnx.export(M(), x, f, input_names=["x"], dynamic_axes={"x": [0, 1]})
+    assert "Shape" in OnnxModel(f.getvalue()).op_types
+    other = torch.randn(5, 4)
+    run_in_ort(f.getvalue(), [other], [M()(other)])
+
+
+def test_export_params_and_keep_initializers():
+    model, x = Linear(), torch.randn(2, 4)
+    f = io.BytesIO()
+    torchonnx.export(model, x, f, export_params=False)
+    m = OnnxModel(f.getvalue())
+    assert m.initializers == [] and len(m.inputs) == 3
+    run_in_ort(f.getvalue(), [x, model.fc.weight, model.fc.bias], [model(x)])
+
+    f = io.BytesIO()
+    torchonnx.export(model, x, f, keep_initializers_as_inputs=True)
+    m = OnnxModel(f.getvalue())
+    assert sorted(m.initializers) == ["fc.bias", "fc.weight"]
+    assert set(m.input_names) >= {"fc.bias", "fc.weight"}
+
+
+def test_operator_export_type_aten():
+    class M(nn.Module):
+        def forward(self, x):
+            return torch.exp(x) / x
+
+    x = torch.rand(3) + 0.5
+    text = torchonnx.export_to_pretty_string(
+        M(), x, operator_export_type=torchonnx.OperatorExportTypes.ONNX_ATEN)
+    assert 'operator="exp"' in text and 'operator="div"' in text
+    text = torchonnx.export_to_pretty_string(M(), x)
+    assert "onnx::Exp" in text and "onnx::Div" in text
+
+
+def test_export_to_pretty_string_formats():
+    model, x = Linear(), torch.randn(2, 4)
+    text = torchonnx.export_to_pretty_string(model, (x,), input_names=["x"])
+    assert text.startswith("graph(") or "graph(" in text
+    assert "%x : Float(2, 4" in text and "onnx::Gemm" in text
+    dot = torchonnx.export_to_pretty_string(model, (x,), format="dot")
+    assert dot.lstrip().startswith("digraph")
+
+
+def test_export_modules_as_functions():
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return torch.tanh(self.fc(x))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = Block(), Block()
+
+        def forward(self, x):
+            return self.b(self.a(x))
+
+    net, x = Net(), torch.randn(2, 4)
+    f = io.BytesIO()
+    torchonnx.export(net, x, f, opset_version=15, export_modules_as_functions={Block})
+    m = OnnxModel(f.getvalue())
+    assert m.functions == ["Block"]
+    assert [n["op_type"] for n in m.nodes].count("Block") == 2
+    run_in_ort(f.getvalue(), [x], [net(x)])
+
+
+def test_log(capfd):
+    model, x = Linear(), torch.randn(2, 4)
+    assert not torchonnx.is_onnx_log_enabled()
+    torchonnx.export(model, x, io.BytesIO())
+    assert "torchonnx:" not in capfd.readouterr().err
+    torchonnx.enable_log()
+    try:
+        assert torchonnx.is_onnx_log_enabled()
+        torchonnx.set_log_stream("stdout")
+        torchonnx.log("hello", 1)
+        torchonnx.export(model, x, io.BytesIO())
+        out = capfd.readouterr()
+        assert "hello 1\n" in out.out
+        assert "torchonnx: exporting TorchScript module" in out.out
+        torchonnx.set_log_stream("stderr")
+        torchonnx.log("to stderr")
+        assert "to stderr" in capfd.readouterr().err
+        with pytest.raises(ValueError, match="stdout"):
+            torchonnx.set_log_stream("nowhere")
+    finally:
+        torchonnx.set_log_stream("stderr")
+        torchonnx.disable_log()
+    assert not torchonnx.is_onnx_log_enabled()
+    torchonnx.log("not written")
+    assert "not written" not in capfd.readouterr().err
+
+
+def test_unconvertible_ops_empty_and_training():
+    graph, ops = torchonnx.unconvertible_ops(Linear(), (torch.randn(2, 4),))
+    assert ops == []
+    assert "aten::linear" in str(graph) or "aten::addmm" in str(graph)
+
+
+def test_verbose_prints_graph(capfd):
+    torchonnx.export(Linear(), torch.randn(2, 4), io.BytesIO(), verbose=True)
+    printed = capfd.readouterr()
+    assert "onnx::Gemm" in printed.err + printed.out
+
+
+def test_deprecated_arguments_are_accepted_with_warning():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        torchonnx.export(Linear(), torch.randn(2, 4), io.BytesIO(), strip_doc_string=True)
+    assert any("strip_doc_string" in str(x.message) for x in w)
+    with pytest.raises(TypeError, match="no_such_option"):
+        torchonnx.export(Linear(), torch.randn(2, 4), io.BytesIO(), no_such_option=1)
