@@ -119,7 +119,8 @@ struct ExportOptions {
   std::map<std::string, int> custom_opsets;
   // Module types (qualified TorchScript class names such as "__torch__.torch.nn.modules.linear.
   // Linear", or the bare class name "Linear") whose instances become ONNX local functions
-  // (opset 15+). torch.onnx's export_modules_as_functions.
+  // (opset 15+). torch.onnx's export_modules_as_functions; "*" selects every module type the
+  // graph records a call of (torch.onnx's export_modules_as_functions=True).
   std::set<std::string> export_modules_as_functions;
   // Store tensors of size_threshold bytes or more outside the model file (ONNX external data).
   // Switched on by itself when the model would pass protobuf's 2 GB limit; export_model only

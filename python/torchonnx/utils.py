@@ -301,12 +301,6 @@ def _dynamic_axes(dynamic_axes) -> Dict[str, Dict[int, str]]:
     return out
 
 
-def _module_type_name(module) -> str:
-    if isinstance(module, torch.jit.ScriptModule):
-        return module._c._type().qualified_name()
-    return _class_name(type(module))
-
-
 def _class_name(cls) -> str:
     """TorchScript's name of an nn.Module class ("__torch__.torch.nn.modules.linear.Linear")."""
     try:
@@ -321,11 +315,7 @@ def _modules_as_functions(model, value) -> set:
     if value is False or value is None:
         return set()
     if value is True:
-        if not isinstance(model, torch.nn.Module):
-            raise errors.InvalidArgumentError(
-                "export_modules_as_functions=True needs an nn.Module or ScriptModule model"
-            )
-        return {_module_type_name(m) for m in model.modules() if m is not model}
+        return {"*"}  # the core's "every module type the graph calls" (ExportOptions)
     if isinstance(value, (str, bytes)) or not isinstance(value, Collection):
         raise errors.InvalidArgumentError(
             "export_modules_as_functions must be a bool or a collection of nn.Module types, not "

@@ -59,8 +59,12 @@ std::string domain_of(const std::string& type) {
   return dot == std::string::npos ? "__main__" : path.substr(0, dot);
 }
 
+// ExportOptions::export_modules_as_functions = {"*"}: every module type (torch.onnx's True).
+constexpr const char* kAllModuleTypes = "*";
+
 bool selects(const std::string& option, const std::string& type) {
-  return option == type || option == without_torch_prefix(type) || option == bare_name(type);
+  return option == kAllModuleTypes || option == type || option == without_torch_prefix(type) ||
+         option == bare_name(type);
 }
 
 using Names = std::vector<std::string>;
@@ -491,8 +495,8 @@ void extract_module_functions(ir::Model& model, const std::set<std::string>& typ
   }
   std::vector<std::string> missing;
   for (const auto& t : types) {
-    if (std::none_of(present.begin(), present.end(),
-                     [&](const std::string& p) { return selects(t, p); })) {
+    if (t != kAllModuleTypes && std::none_of(present.begin(), present.end(),
+                                             [&](const std::string& p) { return selects(t, p); })) {
       missing.push_back(t);
     }
   }

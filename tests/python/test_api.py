@@ -301,6 +301,27 @@ def test_export_modules_as_functions():
     run_in_ort(f.getvalue(), [x], [net(x)])
 
 
+def test_export_modules_as_functions_true():
+    # True: every module type the model calls (those whose ops all vanish, as eval's Dropout and
+    # Identity, make no function), as torch.onnx.
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.drop, self.id = nn.Linear(4, 4), nn.Dropout(), nn.Identity()
+
+        def forward(self, x):
+            return self.id(self.drop(torch.relu(self.fc(x))))
+
+    net, x = nn.Sequential(Block(), Block()), torch.randn(2, 4)
+    f = io.BytesIO()
+    torchonnx.export(net, x, f, opset_version=15, export_modules_as_functions=True)
+    m = OnnxModel(f.getvalue())
+    assert sorted(m.functions) == ["Block", "Linear"]
+    assert m.op_types == ["Block", "Block"]
+    net.eval()
+    run_in_ort(f.getvalue(), [x], [net(x)])
+
+
 def test_log(capfd):
     model, x = Linear(), torch.randn(2, 4)
     assert not torchonnx.is_onnx_log_enabled()
