@@ -10,6 +10,7 @@
 // Python: torchonnx/utils.py.)
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <torch/csrc/jit/python/pybind.h>
 #include <torch/csrc/jit/python/pybind_utils.h>
 #include <torch/script.h>
 
@@ -21,6 +22,7 @@
 #include "torchonnx/errors.h"
 #include "torchonnx/export.h"
 #include "torchonnx/logging.h"
+#include "torchonnx/symbolic.h"
 #include "torchonnx/version.h"
 
 namespace py = pybind11;
@@ -149,6 +151,139 @@ void translate_export_error(std::exception_ptr p) {
   }
 }
 
+// --- Python symbolic functions (torch.onnx.register_custom_op_symbolic) ---
+//
+// A SymbolicCall is the public API's GraphContext and Args of one call of a symbolic, handed to
+// Python (torchonnx/symbolic_helper.py builds torch.onnx's `g` and values over it). It is valid
+// only during the call: afterwards every method raises.
+class SymbolicCall {
+ public:
+  SymbolicCall(torchonnx::GraphContext& g, const torchonnx::Args& args) : g_(&g), args_(&args) {}
+  void invalidate() { g_ = nullptr, args_ = nullptr; }
+
+  torchonnx::GraphContext& g() const {
+    if (!g_) throw std::runtime_error("a symbolic's graph context was used after its call ended");
+    return *g_;
+  }
+  const torchonnx::Args& args() const {
+    if (!args_) throw std::runtime_error("a symbolic's arguments were used after its call ended");
+    return *args_;
+  }
+
+ private:
+  torchonnx::GraphContext* g_;
+  const torchonnx::Args* args_;
+};
+
+// An attribute from Python: (name, kind, value), kind one of torch.onnx's suffixes.
+torchonnx::Attribute to_attribute(const std::string& name, const std::string& kind,
+                                  const py::handle& value) {
+  if (kind == "i") return {name, value.cast<int64_t>()};
+  if (kind == "f") return {name, value.cast<double>()};
+  if (kind == "s") return {name, value.cast<std::string>()};
+  if (kind == "t") return {name, value.cast<at::Tensor>()};
+  if (kind == "is") return {name, value.cast<std::vector<int64_t>>()};
+  if (kind == "fs") return {name, value.cast<std::vector<float>>()};
+  if (kind == "ss") return {name, value.cast<std::vector<std::string>>()};
+  throw ExportError(ErrorCode::kInvalidArgument, "attribute '" + name + "': '" + kind +
+                                                     "' is no attribute type (i, f, s, t, " +
+                                                     "is, fs, ss)");
+}
+
+py::object optional_list(const std::optional<std::vector<int64_t>>& v) {
+  if (!v) return py::none();
+  return py::cast(*v);
+}
+
+void bind_symbolic_call(py::module_& m) {
+  py::class_<SymbolicCall, std::shared_ptr<SymbolicCall>>(m, "SymbolicCall")
+      .def("opset", [](const SymbolicCall& c) { return c.g().opset(); })
+      .def(
+          "op",
+          [](SymbolicCall& c, const std::string& type, const std::vector<std::string>& inputs,
+             const std::vector<std::tuple<std::string, std::string, py::object>>& attributes,
+             size_t outputs) {
+            torchonnx::Attributes attrs;
+            for (const auto& [name, kind, value] : attributes) {
+              attrs.push_back(to_attribute(name, kind, value));
+            }
+            return c.g().op(type, inputs, attrs, outputs);
+          },
+          py::arg("type"), py::arg("inputs"), py::arg("attributes"), py::arg("outputs") = 1)
+      .def("constant", [](SymbolicCall& c, const at::Tensor& t) { return c.g().constant(t); })
+      .def("fail", [](const SymbolicCall& c, const std::string& message) { c.g().fail(message); })
+      .def("size", [](const SymbolicCall& c) { return c.args().size(); })
+      .def(
+          "node",
+          [](const SymbolicCall& c) { return const_cast<torch::jit::Node*>(c.args().node()); },
+          py::return_value_policy::reference)
+      .def(
+          "input_node",
+          [](const SymbolicCall& c, size_t i) { return c.args().node()->input(i)->node(); },
+          py::return_value_policy::reference)
+      .def("debug_name",
+           [](const SymbolicCall& c, size_t i) { return c.args().node()->input(i)->debugName(); })
+      .def("tensor", [](const SymbolicCall& c, size_t i) { return c.args().tensor(i); })
+      .def("is_none", [](const SymbolicCall& c, size_t i) { return c.args().is_none(i); })
+      .def("is_constant", [](const SymbolicCall& c, size_t i) { return c.args().is_constant(i); })
+      .def("int_arg", [](const SymbolicCall& c, size_t i) { return c.args().int_arg(i); })
+      .def("float_arg", [](const SymbolicCall& c, size_t i) { return c.args().float_arg(i); })
+      .def("bool_arg", [](const SymbolicCall& c, size_t i) { return c.args().bool_arg(i); })
+      .def("str_arg", [](const SymbolicCall& c, size_t i) { return c.args().str_arg(i); })
+      .def("int_list", [](const SymbolicCall& c, size_t i) { return c.args().int_list(i); })
+      .def("dtype",
+           [](const SymbolicCall& c, size_t i) -> py::object {
+             const at::ScalarType t = c.args().dtype(i);
+             if (t == at::ScalarType::Undefined) return py::none();
+             return py::str(c10::toString(t));
+           })
+      .def("sizes",
+           [](const SymbolicCall& c, size_t i) { return optional_list(c.args().sizes(i)); })
+      .def("rank", [](const SymbolicCall& c, size_t i) { return c.args().rank(i); })
+      .def("output_dtype",
+           [](const SymbolicCall& c, size_t k) -> py::object {
+             const at::ScalarType t = c.args().output_dtype(k);
+             if (t == at::ScalarType::Undefined) return py::none();
+             return py::str(c10::toString(t));
+           })
+      .def("output_sizes",
+           [](const SymbolicCall& c, size_t k) { return optional_list(c.args().output_sizes(k)); });
+}
+
+// The registered Python function, released with the GIL (or leaked when the interpreter is
+// gone: the registry outlives it at exit).
+std::shared_ptr<py::object> hold(py::object fn) {
+  return std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* p) {
+    if (Py_IsInitialized()) {
+      py::gil_scoped_acquire gil;
+      delete p;
+    }
+  });
+}
+
+// torchonnx.symbolic_helper._call_symbolic(fn, call) runs the Python function and returns
+// (values, None) or (None, message with the Python traceback).
+void register_python_symbolic(const std::string& name, py::object fn, int opset_version) {
+  auto held = hold(std::move(fn));
+  torchonnx::register_custom_op_symbolic(
+      name,
+      [held, name](torchonnx::GraphContext& g, const torchonnx::Args& args) -> torchonnx::Values {
+        std::string error;
+        {
+          py::gil_scoped_acquire gil;
+          auto call = std::make_shared<SymbolicCall>(g, args);
+          py::object result = py::module_::import("torchonnx.symbolic_helper")
+                                  .attr("_call_symbolic")(*held, name, call);
+          call->invalidate();
+          auto pair = result.cast<py::tuple>();
+          if (pair[1].is_none()) return pair[0].cast<torchonnx::Values>();
+          error = pair[1].cast<std::string>();
+        }
+        g.fail(error);
+      },
+      opset_version);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_C, m) {
@@ -217,6 +352,11 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_log_stream", &set_log_stream, py::arg("stream_name"));
   m.def(
       "log", [](const std::string& message) { torchonnx::log(message); }, py::arg("message"));
+  bind_symbolic_call(m);
+  m.def("register_custom_op_symbolic", &register_python_symbolic, py::arg("symbolic_name"),
+        py::arg("symbolic_fn"), py::arg("opset_version"));
+  m.def("unregister_custom_op_symbolic", &torchonnx::unregister_custom_op_symbolic,
+        py::arg("symbolic_name"), py::arg("opset_version"));
   m.def("is_in_onnx_export", &torchonnx::is_in_onnx_export,
         "True while torchonnx's C++ core exports on the calling thread.");
 }

@@ -8,14 +8,15 @@
                      input_names=["actual_input_1"], output_names=["output1"])
 
 The names, arguments and semantics are torch.onnx's (TorchScript exporter, torch 1.13 and 2.x):
-``export``, ``export_to_pretty_string``, ``select_model_mode_for_export``, ``is_in_onnx_export``,
+``export``, ``export_to_pretty_string``, ``register_custom_op_symbolic`` (Python symbolic
+functions: ``symbolic_helper``), ``select_model_mode_for_export``, ``is_in_onnx_export``,
 ``enable_log``/``disable_log``/``is_onnx_log_enabled``/``set_log_stream``/``log``,
 ``TrainingMode``, ``OperatorExportTypes``, ``utils.unconvertible_ops``,
 ``operators.shape_as_tensor``, and the exceptions of ``errors``. The conversion is the C++
 library's (libtorchonnx), the same as its C++ API and its command line run.
 """
 
-from . import _C, errors, operators, utils
+from . import _C, errors, operators, symbolic_helper, utils
 from .errors import CheckerError, OnnxExporterError, UnsupportedOperatorError
 from .utils import (
     OperatorExportTypes,
@@ -23,8 +24,10 @@ from .utils import (
     export,
     export_to_pretty_string,
     is_in_onnx_export,
+    register_custom_op_symbolic,
     select_model_mode_for_export,
     unconvertible_ops,
+    unregister_custom_op_symbolic,
 )
 
 __version__ = _C.__version__
@@ -33,6 +36,7 @@ __all__ = [
     # Modules
     "errors",
     "operators",
+    "symbolic_helper",
     "utils",
     # Enums
     "OperatorExportTypes",
@@ -43,6 +47,8 @@ __all__ = [
     "is_in_onnx_export",
     "select_model_mode_for_export",
     "unconvertible_ops",
+    "register_custom_op_symbolic",
+    "unregister_custom_op_symbolic",
     "enable_log",
     "disable_log",
     "is_onnx_log_enabled",

@@ -29,6 +29,8 @@ __all__ = [
     "is_in_onnx_export",
     "select_model_mode_for_export",
     "unconvertible_ops",
+    "register_custom_op_symbolic",
+    "unregister_custom_op_symbolic",
 ]
 
 # torch.onnx's own enums, so that torch.onnx.TrainingMode.EVAL and torchonnx.TrainingMode.EVAL are
@@ -658,6 +660,29 @@ def unconvertible_ops(
         return graph, [op.name for op in _C.unconvertible_ops(p.module, list(p.args), options)]
 
     return _run(model, args, training, run)
+
+
+def register_custom_op_symbolic(symbolic_name: str, symbolic_fn, opset_version: int) -> None:
+    """Registers a Python symbolic function for the op `symbolic_name` ("domain::op", or
+    "::op" for an aten op) from `opset_version` up, as torch.onnx.register_custom_op_symbolic.
+    It is called during conversion as ``symbolic_fn(g, *inputs)`` (torchonnx.symbolic_helper
+    describes `g` and the values) and takes precedence over torchonnx's built-in converter. A
+    Python exception inside it fails the export with a SymbolicValueError naming the node, its
+    source location and the traceback."""
+    if symbolic_name.startswith("::"):
+        symbolic_name = f"aten{symbolic_name}"
+    if not callable(symbolic_fn):
+        raise errors.InvalidArgumentError(
+            f"register_custom_op_symbolic: symbolic_fn {symbolic_fn!r} is not callable"
+        )
+    _C.register_custom_op_symbolic(symbolic_name, symbolic_fn, opset_version)
+
+
+def unregister_custom_op_symbolic(symbolic_name: str, opset_version: int) -> None:
+    """Removes the registration of `symbolic_name` made at `opset_version`."""
+    if symbolic_name.startswith("::"):
+        symbolic_name = f"aten{symbolic_name}"
+    _C.unregister_custom_op_symbolic(symbolic_name, opset_version)
 
 
 _IGNORED = {"example_outputs", "strip_doc_string", "enable_onnx_checker", "autograd_inlining"}

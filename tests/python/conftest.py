@@ -160,6 +160,34 @@ def _value_info(buf):
     return {"name": name, "dims": dims, "elem_type": elem_type}
 
 
+def _attribute(buf):
+    """(name, value) of an AttributeProto: FLOAT, INT, STRING, INTS (packed or not), FLOATS."""
+    import struct
+
+    fields = _fields(buf)
+    name = _first(fields, 1, b"").decode()
+    kind = _first(fields, 20, 0)
+    if kind == 1:
+        return name, struct.unpack("<f", _first(fields, 2))[0]
+    if kind == 2:
+        i = _first(fields, 3, 0)
+        return name, i - (1 << 64) if i >= 1 << 63 else i
+    if kind == 3:
+        return name, _first(fields, 4, b"").decode()
+    if kind == 7:
+        ints = []
+        for v in _all(fields, 8):
+            if isinstance(v, bytes):  # packed
+                j = 0
+                while j < len(v):
+                    x, j = _varint(v, j)
+                    ints.append(x - (1 << 64) if x >= 1 << 63 else x)
+            else:
+                ints.append(v - (1 << 64) if v >= 1 << 63 else v)
+        return name, ints
+    return name, None
+
+
 class OnnxModel:
     """The graph inputs, outputs, initializer names, nodes, opset imports and local functions of
     a serialized ModelProto."""
@@ -180,6 +208,7 @@ class OnnxModel:
                 "domain": _first(nf, 7, b"").decode(),
                 "inputs": [x.decode() for x in _all(nf, 1)],
                 "outputs": [x.decode() for x in _all(nf, 2)],
+                "attributes": dict(_attribute(a) for a in _all(nf, 5)),
             })
         self.opsets = {}
         for o in _all(model, 8):

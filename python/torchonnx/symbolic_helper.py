@@ -1,0 +1,336 @@
+"""Python symbolic functions: torch.onnx's `g`, values and the helpers custom symbolics use most
+(``parse_args``, ``_maybe_get_const``, ``_get_const``, ``_is_none``, ``_get_tensor_sizes``), over
+the C++ core's symbolic API (include/torchonnx/symbolic.h: GraphContext and Args).
+
+A function registered with ``torchonnx.register_custom_op_symbolic(name, fn, opset)`` is called
+during conversion as torch.onnx calls it: ``fn(g, *inputs)``, one value per input of the
+TorchScript node, returning a value or a tuple of values (one per output of the node):
+
+    @parse_args("v", "v", "f", "i")
+    def symbolic_foo_forward(g, input1, input2, attr1, attr2):
+        return g.op("custom_domain::Foo", input1, input2, attr1_f=attr1, attr2_i=attr2)
+
+What differs from torch.onnx: values made by ``g.op`` carry no type (``.type().sizes()`` is
+None; torch.onnx runs ONNX shape inference on each node), and ``g`` has no ``block``/``graph``
+internals — only ``op``, ``at``, ``opset`` and ``constant``. The objects are valid during the
+call only.
+"""
+
+import functools
+import inspect
+import traceback
+from typing import Any, List, Optional
+
+import torch
+
+from . import errors
+
+__all__ = [
+    "parse_args",
+    "GraphContext",
+    "Value",
+]
+
+
+class Value:
+    """A value of the graph being exported, as torch.onnx's torch._C.Value: an input of the
+    TorchScript node being converted, or an output of a node made by ``g.op``."""
+
+    def __init__(self, call, index: Optional[int] = None, name: Optional[str] = None):
+        self._call = call
+        self._index = index  # input `index` of the TorchScript node
+        self._name = name  # the ONNX value's name, once made
+
+    def _onnx_name(self) -> str:
+        if self._name is None:
+            self._name = self._call.tensor(self._index)
+        return self._name
+
+    def _is_input(self) -> bool:
+        return self._index is not None
+
+    def type(self) -> "_Type":
+        return _Type(self)
+
+    def node(self):
+        """The TorchScript node that produces this input (torch._C.Node); for a value made by
+        g.op, None."""
+        return self._call.input_node(self._index) if self._is_input() else None
+
+    def debugName(self) -> str:
+        return self._call.debug_name(self._index) if self._is_input() else self._onnx_name()
+
+    def __repr__(self):
+        return f"Value({self.debugName()})"
+
+
+class _Type:
+    """What the exporter knows of a value's type (torch._C.TensorType's sizes/scalarType/dim)."""
+
+    def __init__(self, value: Value):
+        self._value = value
+
+    def sizes(self) -> Optional[List[Optional[int]]]:
+        v = self._value
+        if not v._is_input():
+            return None
+        sizes = v._call.sizes(v._index)
+        return None if sizes is None else [None if d < 0 else d for d in sizes]
+
+    def varyingSizes(self):
+        return self.sizes()
+
+    def scalarType(self) -> Optional[str]:
+        v = self._value
+        return v._call.dtype(v._index) if v._is_input() else None
+
+    def dim(self) -> Optional[int]:
+        v = self._value
+        return v._call.rank(v._index) if v._is_input() else None
+
+    def __str__(self):
+        sizes, dtype = self.sizes(), self.scalarType()
+        if dtype is None:
+            return "Tensor"
+        return f"{dtype}({', '.join('?' if d is None else str(d) for d in sizes or [])})"
+
+
+_SUFFIXES = ("is", "fs", "ss", "i", "f", "s", "t")
+
+
+def _attribute(key: str, value):
+    """torch.onnx's attribute naming: `alpha_f`, `axes_i` (a list: ints), `value_t`, ..."""
+    name, _, suffix = key.rpartition("_")
+    if name and suffix in _SUFFIXES:
+        if suffix in ("i", "f", "s") and isinstance(value, (list, tuple)):
+            suffix += "s"
+        if suffix == "t" and not isinstance(value, torch.Tensor):
+            value = torch.tensor(value)
+        return name, suffix, list(value) if suffix.endswith("s") and len(suffix) == 2 else value
+    # No suffix: the Python value's type decides.
+    if isinstance(value, bool) or isinstance(value, int):
+        return key, "i", int(value)
+    if isinstance(value, float):
+        return key, "f", value
+    if isinstance(value, str):
+        return key, "s", value
+    if isinstance(value, torch.Tensor):
+        return key, "t", value
+    if isinstance(value, (list, tuple)) and value:
+        kind = _attribute(key, value[0])[1]
+        return key, kind + "s", list(value)
+    raise errors.OnnxExporterError(
+        f"g.op: attribute '{key}' = {value!r}: name it with a type suffix (_i, _f, _s, _t, and a "
+        "list for _is, _fs, _ss)"
+    )
+
+
+class GraphContext:
+    """torch.onnx's `g` of a symbolic function."""
+
+    def __init__(self, call):
+        self._call = call
+
+    @property
+    def opset(self) -> int:
+        return self._call.opset()
+
+    def op(self, opname: str, *raw_args, outputs: int = 1, **kwargs):
+        """Adds an ONNX node: `opname` ("Elu", or "domain::Op" for a custom domain), inputs (values,
+        or tensors and numbers, which become constants; None: an omitted optional input),
+        attributes as keyword arguments with torch.onnx's type suffixes. Returns its output, or a
+        tuple of `outputs` outputs."""
+        if opname == "Constant" and not raw_args and set(kwargs) == {"value_t"}:
+            value = kwargs["value_t"]
+            return Value(self._call, name=self._call.constant(
+                value if isinstance(value, torch.Tensor) else torch.tensor(value)))
+        inputs = [self._input(a) for a in raw_args]
+        attributes = [_attribute(k, v) for k, v in sorted(kwargs.items())]
+        names = self._call.op(opname, inputs, attributes, outputs)
+        values = tuple(Value(self._call, name=n) for n in names)
+        return values[0] if outputs == 1 else values
+
+    def at(self, operator: str, *args, overload_name: str = "", **kwargs):
+        """An ATen op node (org.pytorch.aten::ATen[operator=...]), as torch.onnx's g.at."""
+        return self.op("org.pytorch.aten::ATen", *args, operator_s=operator,
+                       overload_name_s=overload_name, **kwargs)
+
+    def constant(self, value) -> Value:
+        return Value(self._call, name=self._call.constant(torch.as_tensor(value)))
+
+    def _input(self, a) -> str:
+        if isinstance(a, Value):
+            return a._onnx_name()
+        if a is None:
+            return ""
+        if isinstance(a, torch.Tensor):
+            return self._call.constant(a)
+        if isinstance(a, (bool, int, float)):
+            return self._call.constant(torch.tensor(a))
+        raise errors.OnnxExporterError(
+            f"g.op: input {a!r} is no value, tensor or number"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Constant arguments
+
+
+def _is_value(x: Any) -> bool:
+    return isinstance(x, Value)
+
+
+def _is_none(x: Any) -> bool:
+    if x is None:
+        return True
+    return isinstance(x, Value) and x._is_input() and x._call.is_none(x._index)
+
+
+def _is_constant(x: Any) -> bool:
+    return not isinstance(x, Value) or (x._is_input() and x._call.is_constant(x._index))
+
+
+def _constant_ivalue(value: Value):
+    node = value.node()
+    if node is None or node.kind() != "prim::Constant":
+        return None
+    return node.output().toIValue()
+
+
+def _parse_arg(value, desc: str, arg_name: Optional[str] = None, node_name: Optional[str] = None):
+    if desc == "none" or desc == "v" or not isinstance(value, Value):
+        return value
+    if not value._is_input():
+        raise errors.OnnxExporterError(
+            f"parse_args: argument '{arg_name}' of '{node_name}' is a value made by g.op, not a "
+            f"constant ('{desc}')"
+        )
+    call, i = value._call, value._index
+    if call.is_none(i):
+        return None
+    if not call.is_constant(i):
+        raise errors.OnnxExporterError(
+            f"parse_args: argument '{arg_name}' of '{node_name}' is not a constant (descriptor "
+            f"'{desc}'): it is computed at run time. Make it a constant, or read it with 'v'"
+        )
+    if desc == "i":
+        return call.int_arg(i)
+    if desc == "f":
+        return call.float_arg(i)
+    if desc == "b":
+        return call.bool_arg(i)
+    if desc == "s":
+        return call.str_arg(i)
+    if desc == "is":
+        return call.int_list(i)
+    if desc in ("t", "fs"):
+        constant = _constant_ivalue(value)
+        if constant is not None:
+            if desc == "t":
+                return constant if isinstance(constant, torch.Tensor) else torch.tensor(constant)
+            return [float(v) for v in constant]
+    raise errors.OnnxExporterError(
+        f"parse_args: descriptor '{desc}' of argument '{arg_name}' of '{node_name}' is not "
+        "supported here (use v, i, f, b, s, is, t, fs or none)"
+    )
+
+
+def _maybe_get_const(value, desc: str):
+    """The constant value of `value` parsed as `desc` when it is a constant, else `value`."""
+    if isinstance(value, Value) and value._is_input() and value._call.is_constant(value._index):
+        return _parse_arg(value, desc)
+    return value
+
+
+def _get_const(value, desc: str, arg_name: str):
+    if not _is_constant(value):
+        raise errors.OnnxExporterError(
+            f"ONNX symbolic expected a constant value of the '{arg_name}' argument, got "
+            f"'{value}'"
+        )
+    return _parse_arg(value, desc)
+
+
+def _maybe_get_scalar(value):
+    out = _maybe_get_const(value, "t")
+    if isinstance(out, torch.Tensor) and out.shape == ():
+        return out
+    return value
+
+
+def _get_tensor_sizes(x: Value, allow_nonstatic: bool = True):
+    if not isinstance(x, Value):
+        return None
+    sizes = x.type().sizes()
+    if sizes is None:
+        return None
+    if not allow_nonstatic and any(d is None for d in sizes):
+        return None
+    return sizes
+
+
+def _get_tensor_rank(x: Value) -> Optional[int]:
+    return x.type().dim() if isinstance(x, Value) else None
+
+
+def _get_tensor_dim_size(x: Value, dim: int) -> Optional[int]:
+    sizes = _get_tensor_sizes(x)
+    return sizes[dim] if sizes else None
+
+
+def parse_args(*arg_descriptors: str):
+    """A decorator that converts a symbolic's arguments from values to Python types by
+    descriptor: "v" (the value), "i" int, "is" list of ints, "f" float, "fs" list of floats,
+    "b" bool, "s" str, "t" tensor, "none" (unused), as torch.onnx.symbolic_helper.parse_args."""
+
+    def decorator(fn):
+        fn._arg_descriptors = arg_descriptors
+
+        @functools.wraps(fn)
+        def wrapper(g, *args, **kwargs):
+            if len(args) > len(arg_descriptors):
+                raise errors.OnnxExporterError(
+                    f"parse_args: {fn.__name__} got {len(args)} arguments but "
+                    f"{len(arg_descriptors)} descriptors"
+                )
+            try:
+                arg_names = list(inspect.signature(fn).parameters)[1:]
+            except (TypeError, ValueError):
+                arg_names = [None] * len(args)
+            args = [_parse_arg(a, d, n, fn.__name__)
+                    for a, d, n in zip(args, arg_descriptors, arg_names)]
+            return fn(g, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+# --------------------------------------------------------------------------------------------
+# The call from the C++ core
+
+
+def _call_symbolic(fn, name: str, call):
+    """Runs `fn` for one node (called by torchonnx._C with the GIL): returns (names of the
+    output values, None), or (None, message) when it raised or returned something else."""
+    try:
+        g = GraphContext(call)
+        inputs = [Value(call, index=i) for i in range(call.size())]
+        out = fn(g, *inputs)
+        if out is None:
+            return None, (
+                f"the Python symbolic function {getattr(fn, '__qualname__', fn)!r} registered "
+                f"for {name} returned None (it cannot convert this node)"
+            )
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        names = []
+        for o in outs:
+            if not isinstance(o, Value):
+                o = GraphContext(call).constant(o)
+            names.append(o._onnx_name())
+        return names, None
+    except Exception:
+        return None, (
+            f"the Python symbolic function {getattr(fn, '__qualname__', fn)!r} registered for "
+            f"{name} raised:\n{traceback.format_exc().rstrip()}"
+        )

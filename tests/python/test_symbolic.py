@@ -1,0 +1,162 @@
+"""Python symbolic functions (register_custom_op_symbolic): called during conversion with torch.onnx's
+`g` and values; standard ops, custom domains, parse_args and the helpers; a Python exception
+becomes an export error naming the op and the traceback."""
+
+import io
+
+import pytest
+import torch
+import torch.nn as nn
+
+import torchonnx
+from conftest import OnnxModel, run_in_ort
+from torchonnx import symbolic_helper
+from torchonnx.symbolic_helper import parse_args
+
+# custom_ops::foo_forward, defined in Python (the documentation's example uses a C++ TORCH_LIBRARY;
+# the exporter sees the same TorchScript op either way).
+_lib = torch.library.Library("custom_ops", "DEF")
+_lib.define("foo_forward(Tensor input1, Tensor input2, float attr1, int attr2) -> Tensor")
+_lib.impl("foo_forward", lambda a, b, attr1, attr2: a + b * attr1 + attr2, "CPU")
+
+
+class FooModel(torch.nn.Module):
+    def __init__(self, attr1, attr2):
+        super(FooModel, self).__init__()
+        self.attr1 = attr1
+        self.attr2 = attr2
+
+    def forward(self, input1, input2):
+        # Calling custom op
+        return torch.ops.custom_ops.foo_forward(input1, input2, self.attr1, self.attr2)
+
+
+@pytest.fixture
+def registered():
+    """Names registered by a test, unregistered after it."""
+    names = []
+    yield names
+    for name, opset in names:
+        torchonnx.unregister_custom_op_symbolic(name, opset)
+
+
+def test_custom_op_to_custom_domain(registered):
+    # The documentation's "Custom operators" example, as written there.
+    @parse_args("v", "v", "f", "i")
+    def symbolic_foo_forward(g, input1, input2, attr1, attr2):
+        return g.op("custom_domain::Foo", input1, input2, attr1_f=attr1, attr2_i=attr2)
+
+    torchonnx.register_custom_op_symbolic("custom_ops::foo_forward", symbolic_foo_forward, 9)
+    registered.append(("custom_ops::foo_forward", 9))
+
+    model = FooModel(1.5, 3)
+    example_input1 = torch.randn(2, 3)
+    f = io.BytesIO()
+    torchonnx.export(model, (example_input1, example_input1), f,
+                     # only needed if you want to specify an opset version > 1.
+                     custom_opsets={"custom_domain": 2})
+    m = OnnxModel(f.getvalue())
+    assert [(n["domain"], n["op_type"]) for n in m.nodes] == [("custom_domain", "Foo")]
+    assert m.nodes[0]["attributes"] == {"attr1": 1.5, "attr2": 3}
+    assert m.opsets["custom_domain"] == 2
+
+
+def test_custom_op_as_standard_ops_runs(registered):
+    # The same op lowered to standard ONNX ops: ONNX Runtime runs it, against eager PyTorch.
+    @parse_args("v", "v", "f", "i")
+    def foo_as_onnx(g, input1, input2, attr1, attr2):
+        scaled = g.op("Mul", input2, g.op("Constant", value_t=torch.tensor(attr1)))
+        return g.op("Add", g.op("Add", input1, scaled), torch.tensor(float(attr2)))
+
+    torchonnx.register_custom_op_symbolic("custom_ops::foo_forward", foo_as_onnx, 9)
+    registered.append(("custom_ops::foo_forward", 9))
+    model = FooModel(0.5, 2)
+    a, b = torch.randn(2, 3), torch.randn(2, 3)
+    f = io.BytesIO()
+    torchonnx.export(model, (a, b), f)
+    assert OnnxModel(f.getvalue()).op_types.count("Add") == 2
+    run_in_ort(f.getvalue(), [a, b], [model(a, b)])
+
+
+def test_replaces_a_builtin_converter_and_unregisters(registered):
+    # aten::elu, as in "Adding support for an operator"; alpha parsed by parse_args.
+    @parse_args("v", "f", "none", "none")
+    def elu(g, input, alpha, scale=None, input_scale=None):
+        return g.op("Elu", input, alpha_f=alpha * 2)  # twice alpha: visibly this function
+
+    torchonnx.register_custom_op_symbolic("::elu", elu, 9)
+    registered.append(("::elu", 9))
+    model, x = nn.ELU(alpha=0.25), torch.randn(3, 4)
+    f = io.BytesIO()
+    torchonnx.export(model, x, f)
+    node = OnnxModel(f.getvalue()).nodes[0]
+    assert node["op_type"] == "Elu" and node["attributes"]["alpha"] == 0.5
+    run_in_ort(f.getvalue(), [x], [nn.ELU(alpha=0.5)(x)])
+
+    torchonnx.unregister_custom_op_symbolic("::elu", 9)
+    registered.clear()
+    f = io.BytesIO()
+    torchonnx.export(model, x, f)
+    run_in_ort(f.getvalue(), [x], [model(x)])  # the built-in converter again
+
+
+def test_values_types_helpers_and_outputs(registered):
+    seen = {}
+
+    def topk(g, self, k, dim, largest, sorted):
+        seen["sizes"] = self.type().sizes()
+        seen["dtype"] = self.type().scalarType()
+        seen["dim"] = self.type().dim()
+        seen["helper_sizes"] = symbolic_helper._get_tensor_sizes(self)
+        seen["k"] = symbolic_helper._maybe_get_const(k, "i")
+        seen["dim_arg"] = symbolic_helper._get_const(dim, "i", "dim")
+        seen["largest_is_none"] = symbolic_helper._is_none(largest)
+        seen["kind"] = k.node().kind()
+        seen["opset"] = g.opset
+        k_tensor = g.op("Constant", value_t=torch.tensor([seen["k"]], dtype=torch.int64))
+        return g.op("TopK", self, k_tensor, axis_i=seen["dim_arg"], outputs=2)
+
+    torchonnx.register_custom_op_symbolic("aten::topk", topk, 11)
+    registered.append(("aten::topk", 11))
+
+    class M(nn.Module):
+        def forward(self, x):
+            return torch.topk(x, 2, dim=1)
+
+    x = torch.randn(3, 5)
+    f = io.BytesIO()
+    torchonnx.export(M(), x, f, opset_version=13)
+    assert seen == {"sizes": [3, 5], "dtype": "Float", "dim": 2, "helper_sizes": [3, 5], "k": 2,
+                    "dim_arg": 1, "largest_is_none": False, "kind": "prim::Constant",
+                    "opset": 13}
+    run_in_ort(f.getvalue(), [x], list(M()(x)))
+
+
+def test_python_exception_becomes_export_error(registered):
+    def broken(g, input1, input2, attr1, attr2):
+        raise KeyError("no such thing")
+
+    torchonnx.register_custom_op_symbolic("custom_ops::foo_forward", broken, 9)
+    registered.append(("custom_ops::foo_forward", 9))
+    with pytest.raises(torchonnx.errors.SymbolicValueError) as e:
+        torchonnx.export(FooModel(1.0, 1), (torch.randn(2), torch.randn(2)), io.BytesIO())
+    msg = str(e.value)
+    assert "custom_ops::foo_forward" in msg
+    assert "Traceback" in msg and "KeyError: 'no such thing'" in msg and "in broken" in msg
+    assert "test_symbolic.py" in msg  # the model's source line
+
+
+def test_none_result_is_an_error(registered):
+    torchonnx.register_custom_op_symbolic("custom_ops::foo_forward", lambda g, *a: None, 9)
+    registered.append(("custom_ops::foo_forward", 9))
+    with pytest.raises(torchonnx.errors.SymbolicValueError, match="returned None"):
+        torchonnx.export(FooModel(1.0, 1), (torch.randn(2), torch.randn(2)), io.BytesIO())
+
+
+def test_registration_errors():
+    with pytest.raises(torchonnx.errors.OnnxExporterError, match="onnx"):
+        torchonnx.register_custom_op_symbolic("onnx::Foo", lambda g, x: x, 9)
+    with pytest.raises(ValueError):
+        torchonnx.register_custom_op_symbolic("no_namespace", lambda g, x: x, 9)
+    with pytest.raises(torchonnx.errors.InvalidArgumentError, match="not callable"):
+        torchonnx.register_custom_op_symbolic("custom_ops::x", 42, 9)
