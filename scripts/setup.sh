@@ -11,9 +11,10 @@ packages=(build-essential cmake ninja-build ccache pkg-config git
           libgtest-dev libgmock-dev
           python3-torch python3-torchvision libopenblas0-pthread graphviz time
           pybind11-dev python3-dev python3-pytest)
-# Debian 13 also has ONNX Runtime's C/C++ API and onnx's Python package.
+# Debian 13 also has ONNX Runtime's C/C++ API, onnx's Python package and ONNX Runtime's (which
+# the Python package's tests use there instead of the Node runner).
 if [ "$(. /etc/os-release && echo "${VERSION_ID:-}")" = 13 ]; then
-  packages+=(libonnxruntime-dev python3-onnx ca-certificates)
+  packages+=(libonnxruntime-dev python3-onnx python3-onnxruntime ca-certificates)
   # What these recommend is not needed, and doubles the download into a fresh Debian 13 root.
   export TORCHONNX_APT_FLAGS=--no-install-recommends
 fi
