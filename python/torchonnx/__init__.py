@@ -17,6 +17,7 @@ library's (libtorchonnx), the same as its C++ API and its command line run.
 """
 
 from . import _C, errors, operators, symbolic_helper, utils
+from ._patch import TorchOnnxPatch, patch_torch_onnx
 from .errors import CheckerError, OnnxExporterError, UnsupportedOperatorError
 from .utils import (
     OperatorExportTypes,
@@ -49,6 +50,7 @@ __all__ = [
     "unconvertible_ops",
     "register_custom_op_symbolic",
     "unregister_custom_op_symbolic",
+    "patch_torch_onnx",
     "enable_log",
     "disable_log",
     "is_onnx_log_enabled",

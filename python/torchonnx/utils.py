@@ -685,7 +685,21 @@ def unregister_custom_op_symbolic(symbolic_name: str, opset_version: int) -> Non
     _C.unregister_custom_op_symbolic(symbolic_name, opset_version)
 
 
-_IGNORED = {"example_outputs", "strip_doc_string", "enable_onnx_checker", "autograd_inlining"}
+# Arguments of other torch versions' export: the removed ones of 1.x, and torch 2's that only the
+# dynamo exporter reads.
+_IGNORED = {
+    "example_outputs",
+    "strip_doc_string",
+    "enable_onnx_checker",
+    "autograd_inlining",
+    "report",
+    "optimize",
+    "verify",
+    "profile",
+    "dump_exported_program",
+    "artifacts_dir",
+    "fallback",
+}
 
 
 def _check_deprecated(deprecated: Dict[str, Any]) -> None:

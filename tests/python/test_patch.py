@@ -1,0 +1,90 @@
+"""Routing a script's torch.onnx calls to torchonnx: `python3 -m torchonnx script.py` and
+torchonnx.patch_torch_onnx()."""
+
+import io
+import os
+import subprocess
+import sys
+import textwrap
+
+import torch
+import torch.nn as nn
+
+import torchonnx
+from conftest import OnnxModel, _fields, _first, run_in_ort
+
+
+def producer(data: bytes) -> str:
+    return _first(_fields(data), 2, b"").decode()
+
+
+def test_patch_context_manager_and_undo():
+    original = torch.onnx.export
+    model, x = nn.Linear(3, 2), torch.randn(1, 3)
+    with torchonnx.patch_torch_onnx() as patch:
+        assert patch.active
+        assert torch.onnx.export is torchonnx.export
+        assert torch.onnx.utils.unconvertible_ops is torchonnx.unconvertible_ops
+        f = io.BytesIO()
+        torch.onnx.export(model, x, f, input_names=["x"])
+        assert producer(f.getvalue()) == "torchonnx"
+    assert torch.onnx.export is original and not patch.active
+    f = io.BytesIO()
+    torch.onnx.export(model, x, f)
+    assert producer(f.getvalue()) == "pytorch"  # torch.onnx's own again
+    patch = torchonnx.patch_torch_onnx()
+    try:
+        assert torch.onnx.export_to_pretty_string is torchonnx.export_to_pretty_string
+    finally:
+        patch.undo()
+    assert torch.onnx.export is original
+
+
+def test_python_m_torchonnx_runs_a_script_unchanged(tmp_path):
+    script = tmp_path / "export_script.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        import torch
+        from torch.onnx import export   # imported by name, as scripts do
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 3)
+
+            def forward(self, x):
+                print("in export:", torch.onnx.is_in_onnx_export())
+                return torch.relu(self.fc(x))
+
+        torch.manual_seed(0)
+        net, x = Net(), torch.randn(2, 4)
+        export(net, x, sys.argv[1], input_names=["x"], output_names=["y"],
+               dynamic_axes={"x": {0: "batch"}})
+        try:
+            torch.onnx.export(net, x, sys.argv[1], opset_version=99)
+        except torch.onnx.errors.OnnxExporterError as e:
+            print("caught:", type(e).__module__, type(e).__name__)
+        torch.save({"x": x, "y": net(x)}, sys.argv[1] + ".pt")
+    """))
+    out = tmp_path / "net.onnx"
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, "-m", "torchonnx", str(script), str(out)],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "caught: torchonnx.errors InvalidArgumentError" in r.stdout
+    # traced once by torchonnx's export, then called by the script
+    assert r.stdout.count("in export: True") == 1 and "in export: False" in r.stdout
+    data = out.read_bytes()
+    assert producer(data) == "torchonnx"
+    m = OnnxModel(data)
+    assert m.input_names == ["x"] and m.inputs[0]["dims"] == ["batch", 4]
+    saved = torch.load(str(out) + ".pt")
+    run_in_ort(out, [saved["x"]], [saved["y"]])
+
+
+def test_python_m_torchonnx_usage():
+    r = subprocess.run([sys.executable, "-m", "torchonnx"], capture_output=True, text=True)
+    assert r.returncode == 2 and "usage: python3 -m torchonnx SCRIPT.py" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "torchonnx", "no_such_script.py"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "can't open file 'no_such_script.py'" in r.stderr
