@@ -204,37 +204,62 @@ def _decide_input_format(params: Optional[List[_Param]], args: Tuple[Any, ...]) 
     return tuple(positional)
 
 
-def _trace_inputs(args: Tuple[Any, ...]) -> Tuple[Any, ...]:
-    """The arguments as the tracer takes them: numbers (int, float, bool) become 0-d tensors —
-    graph inputs, as torch.onnx makes them — in the same tuples, lists and dicts."""
+class _Leaf:
+    """The place of the k-th traced tensor in the arguments' structure."""
 
-    def convert(a):
+    def __init__(self, k: int):
+        self.k = k
+
+
+def _flatten_inputs(args: Tuple[Any, ...]):
+    """The arguments as torch.onnx traces them (torch.jit._flatten): their tensors in order — of
+    nested tuples, lists and dict values; numbers (int, float, bool) as 0-d tensors, which become
+    graph inputs as torch.onnx makes them — and the structure to rebuild the arguments from the
+    traced tensors (None and strings stay as they are)."""
+    leaves: List[torch.Tensor] = []
+
+    def leaf(t: torch.Tensor) -> _Leaf:
+        leaves.append(t)
+        return _Leaf(len(leaves) - 1)
+
+    def walk(a):
         if isinstance(a, torch.Tensor):
-            return a
+            return leaf(a)
         if isinstance(a, bool):
-            return torch.tensor(a)
+            return leaf(torch.tensor(a))
         if isinstance(a, int):
-            return torch.tensor(a, dtype=torch.int64)
+            return leaf(torch.tensor(a, dtype=torch.int64))
         if isinstance(a, float):
-            return torch.tensor(a, dtype=torch.float64)
-        if isinstance(a, tuple) and not hasattr(a, "_fields"):
-            return tuple(convert(x) for x in a)
+            return leaf(torch.tensor(a, dtype=torch.float64))
+        if isinstance(a, tuple):
+            items = [walk(x) for x in a]
+            return type(a)(*items) if hasattr(a, "_fields") else tuple(items)
         if isinstance(a, list):
-            return [convert(x) for x in a]
+            return [walk(x) for x in a]
         if isinstance(a, dict):
-            return {k: convert(v) for k, v in a.items()}
-        if a is None:
-            raise errors.InvalidArgumentError(
-                "export: None inside a tuple, list or dict argument cannot be traced: pass it as "
-                "an argument of its own, or leave it out"
-            )
+            return {k: walk(v) for k, v in a.items()}
+        if a is None or isinstance(a, str):
+            return a
         raise errors.InvalidArgumentError(
             f"export: an argument of type {type(a).__name__} cannot be an input of a traced "
-            "model: only tensors, numbers, and tuples, lists and dicts of them"
+            "model: only tensors, numbers, strings, None, and tuples, lists and dicts of them"
         )
 
-    # None arguments are given to forward() by _FlatForward, not traced.
-    return tuple(None if a is None else convert(a) for a in args)
+    template = tuple(walk(a) for a in args)
+    return tuple(leaves), template
+
+
+def _rebuild(template, leaves):
+    if isinstance(template, _Leaf):
+        return leaves[template.k]
+    if isinstance(template, tuple):
+        items = [_rebuild(x, leaves) for x in template]
+        return type(template)(*items) if hasattr(template, "_fields") else tuple(items)
+    if isinstance(template, list):
+        return [_rebuild(x, leaves) for x in template]
+    if isinstance(template, dict):
+        return {k: _rebuild(v, leaves) for k, v in template.items()}
+    return template
 
 
 # --------------------------------------------------------------------------------------------
@@ -432,43 +457,58 @@ def _prepare(model, args: Tuple[Any, ...], training: "TrainingMode") -> _Prepare
             f"torch.jit.ScriptFunction, not {type(model).__name__}"
         )
     args = _decide_input_format(_python_params(model.forward), args)
-    inputs = _trace_inputs(args)
-    # As torch.onnx traces (torch.jit._get_trace_graph): one run, no check run, the outputs
-    # flattened. The tracer records a shallow copy of the model whose forward flattens them (the
-    # same parameters, submodules, hooks and class: initializers keep their state_dict names and
-    # module types their names, for export_modules_as_functions).
+    leaves, template = _flatten_inputs(args)
+    # As torch.onnx traces (torch.jit._get_trace_graph): one run, no check run, the inputs and
+    # outputs flattened. The tracer records a shallow copy of the model whose forward takes the
+    # flat tensors and flattens its outputs (the same parameters, submodules, hooks and class:
+    # initializers keep their state_dict names and module types their names).
     flat = copy.copy(model)
-    flat.forward = _FlatForward(model.forward, inputs)
-    traced_inputs = tuple(a for a in inputs if a is not None)
-    traced = torch.jit.trace(flat, traced_inputs, check_trace=False, strict=False)
-    return _Prepared(traced._c, traced_inputs)
+    flat.forward = _FlatForward(model.forward, template)
+    traced = torch.jit.trace(flat, leaves, check_trace=False, strict=False)
+    return _Prepared(traced._c, leaves)
 
 
 class _FlatForward:
-    """forward() as torch.onnx traces it. It takes the arguments that are not None (None ones
-    are given to forward() as they are, not traced), and returns the outputs flattened as
-    torch.onnx flattens them: the tensors of nested tuples, lists and dict values in order,
-    numbers as tensors, strings and None dropped (the tracer takes no other outputs). Its
-    signature names the traced arguments as forward() does (the graph's input names)."""
+    """forward() as torch.onnx traces it: it takes the arguments' tensors, flattened
+    (_flatten_inputs), rebuilds the arguments and returns the outputs flattened as torch.onnx
+    flattens them: the tensors of nested tuples, lists and dict values in order, numbers as
+    tensors, strings and None dropped. Its signature names the traced tensors after forward()'s
+    arguments ("x"; "pair_0", "pair_1" for the tensors of a tuple): the graph's input names."""
 
-    def __init__(self, forward, args: Tuple[Any, ...]):
+    def __init__(self, forward, template: Tuple[Any, ...]):
         self.forward = forward
-        self.none_positions = [i for i, a in enumerate(args) if a is None]
+        self.template = template
         try:
             params = list(inspect.signature(forward).parameters.values())
         except (TypeError, ValueError):
-            params = None
-        if params is not None and len(params) >= len(args) and all(
-            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params[: len(args)]
-        ):
-            kept = [p.replace(default=p.empty, annotation=p.empty)
-                    for i, p in enumerate(params[: len(args)]) if i not in self.none_positions]
-            self.__signature__ = inspect.Signature(kept)
+            params = []
+        names: List[str] = []
+        for i, arg in enumerate(template):
+            base = params[i].name if i < len(params) and params[i].kind in (
+                inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+            ) else f"input_{i}"
+            count = [0]
 
-    def __call__(self, *traced_args):
-        args = list(traced_args)
-        for i in self.none_positions:
-            args.insert(i, None)
+            def leaves_of(t):
+                if isinstance(t, _Leaf):
+                    count[0] += 1
+                elif isinstance(t, (tuple, list)):
+                    for x in t:
+                        leaves_of(x)
+                elif isinstance(t, dict):
+                    for x in t.values():
+                        leaves_of(x)
+
+            leaves_of(arg)
+            if count[0] == 1 and isinstance(arg, _Leaf):
+                names.append(base)
+            else:
+                names.extend(f"{base}_{k}" for k in range(count[0]))
+        self.__signature__ = inspect.Signature(
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+
+    def __call__(self, *leaves):
+        args = _rebuild(self.template, leaves)
         flat: List[torch.Tensor] = []
 
         def add(o):

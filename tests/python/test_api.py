@@ -73,6 +73,22 @@ def test_args_nested_tuples_lists_and_kwargs():
                expected)
 
 
+def test_dict_and_string_arguments_and_default_input_names():
+    # As torch.onnx: a dict argument's values are inputs (its keys fixed at tracing), a string is
+    # fixed at tracing; the inputs are named after forward()'s arguments.
+    class M(nn.Module):
+        def forward(self, x, pair, d, mode: str = "add"):
+            y = pair[0] * pair[1] + d["a"] - d["b"]
+            return x + y if mode == "add" else x - y
+
+    x, p0, p1, a, b = (torch.randn(2, 3) for _ in range(5))
+    f = io.BytesIO()
+    torchonnx.export(M(), (x, (p0, p1), {"a": a, "b": b}, "sub"), f)
+    m = OnnxModel(f.getvalue())
+    assert m.input_names == ["x", "pair_0", "pair_1", "d_0", "d_1"]
+    run_in_ort(f.getvalue(), [x, p0, p1, a, b], [x - (p0 * p1 + a - b)])
+
+
 def test_kwargs_of_torch2():
     class M(nn.Module):
         def forward(self, x, y=None):
