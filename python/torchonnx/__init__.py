@@ -19,6 +19,7 @@ library's (libtorchonnx), the same as its C++ API and its command line run.
 from . import _C, errors, operators, symbolic_helper, utils
 from ._patch import TorchOnnxPatch, patch_torch_onnx
 from .errors import CheckerError, OnnxExporterError, UnsupportedOperatorError
+from .symbolic_helper import SymbolicContext
 from .utils import (
     OperatorExportTypes,
     TrainingMode,
@@ -32,6 +33,10 @@ from .utils import (
 )
 
 __version__ = _C.__version__
+
+# torch.autograd.Functions in traced models (prim::PythonOp): their static symbolic method, or
+# the function registered for "prim::PythonOp" (symbolic_helper._python_op).
+_C.register_custom_op_symbolic("prim::PythonOp", symbolic_helper._python_op, 1)
 
 __all__ = [
     # Modules
@@ -56,6 +61,7 @@ __all__ = [
     "is_onnx_log_enabled",
     "set_log_stream",
     "log",
+    "SymbolicContext",
     # Errors
     "OnnxExporterError",
     "CheckerError",

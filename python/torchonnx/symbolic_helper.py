@@ -28,6 +28,7 @@ from . import errors
 __all__ = [
     "parse_args",
     "GraphContext",
+    "SymbolicContext",
     "Value",
 ]
 
@@ -56,6 +57,14 @@ class Value:
         """The TorchScript node that produces this input (torch._C.Node); for a value made by
         g.op, None."""
         return self._call.input_node(self._index) if self._is_input() else None
+
+    def setType(self, type) -> "Value":
+        """Accepted for torch.onnx's symbolics (which copy a node's type to their result); the
+        exporter infers the types of the nodes a symbolic makes itself."""
+        return self
+
+    def requiresGrad(self) -> bool:
+        return False
 
     def debugName(self) -> str:
         return self._call.debug_name(self._index) if self._is_input() else self._onnx_name()
@@ -307,6 +316,66 @@ def parse_args(*arg_descriptors: str):
 
 
 # --------------------------------------------------------------------------------------------
+# torch.autograd.Function (prim::PythonOp)
+
+
+class SymbolicContext:
+    """What torch.onnx's SymbolicContext gives a symbolic whose first parameter is annotated
+    with it: the TorchScript node being converted (``cur_node``). ``params_dict`` and ``env`` are
+    empty and ``onnx_block`` is None: torchonnx's graph is not torch's."""
+
+    def __init__(self, cur_node):
+        self.cur_node = cur_node
+        self.params_dict = {}
+        self.env = {}
+        self.onnx_block = None
+
+
+def _wants_context(fn) -> bool:
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if not params:
+        return False
+    annotation = params[0].annotation
+    name = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    return name.split(".")[-1] == "SymbolicContext"
+
+
+# Python symbolics registered for "prim::PythonOp", by opset (utils.register_custom_op_symbolic).
+_python_op_symbolics = {}
+
+
+def _python_op(g: GraphContext, *inputs):
+    """The symbolic of prim::PythonOp (a torch.autograd.Function in a traced model), as torch.onnx
+    converts it: the Function's own static `symbolic` method, called with the node's tensor and
+    non-tensor arguments in order; else the function registered for "prim::PythonOp" (with the
+    SymbolicContext when it asks for it, else the node), with name= the Function's name."""
+    call = g._call
+    node = call.node()
+    function_class = getattr(node.pyobj(), "__self__", None)
+    symbolic = getattr(function_class, "symbolic", None)
+    if symbolic is not None:
+        scalars = iter(node.scalar_args())
+        tensors = iter(inputs)
+        args = [next(tensors) if c == "d" else next(scalars) for c in node.cconv()]
+        return symbolic(g, *args)
+    opsets = [o for o in _python_op_symbolics if o <= g.opset]
+    if not opsets:
+        raise errors.OnnxExporterError(
+            f"the torch.autograd.Function {node.pyname()} has no static symbolic method and no "
+            "symbolic is registered for prim::PythonOp: add `def symbolic(g, ...)` to the "
+            "Function, or register_custom_op_symbolic('prim::PythonOp', fn, opset)"
+        )
+    fn = _python_op_symbolics[max(opsets)]
+    kwargs = {"name": node.pyname(), "module": getattr(function_class, "__module__", "")}
+    if _wants_context(fn):
+        return fn(SymbolicContext(node), g, *inputs, **kwargs)
+    return fn(g, node, *inputs, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------
 # The call from the C++ core
 
 
@@ -329,6 +398,12 @@ def _call_symbolic(fn, name: str, call):
                 o = GraphContext(call).constant(o)
             names.append(o._onnx_name())
         return names, None
+    except errors.OnnxExporterError as e:
+        # torchonnx's own errors (parse_args, g.op, autograd Functions) say what is wrong.
+        return None, (
+            f"the Python symbolic function {getattr(fn, '__qualname__', fn)!r} registered for "
+            f"{name} failed: {e}"
+        )
     except Exception:
         return None, (
             f"the Python symbolic function {getattr(fn, '__qualname__', fn)!r} registered for "

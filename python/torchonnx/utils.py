@@ -19,7 +19,7 @@ from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tup
 import torch
 from torch._C import _onnx as _C_onnx
 
-from . import _C, errors
+from . import _C, errors, symbolic_helper
 
 __all__ = [
     "TrainingMode",
@@ -715,6 +715,12 @@ def register_custom_op_symbolic(symbolic_name: str, symbolic_fn, opset_version: 
         raise errors.InvalidArgumentError(
             f"register_custom_op_symbolic: symbolic_fn {symbolic_fn!r} is not callable"
         )
+    if symbolic_name == "prim::PythonOp":
+        # Autograd Functions without their own symbolic method (symbolic_helper._python_op).
+        if isinstance(opset_version, bool) or not isinstance(opset_version, int):
+            raise errors.InvalidArgumentError(f"opset_version {opset_version!r} is no int")
+        symbolic_helper._python_op_symbolics[opset_version] = symbolic_fn
+        return
     _C.register_custom_op_symbolic(symbolic_name, symbolic_fn, opset_version)
 
 
@@ -722,6 +728,9 @@ def unregister_custom_op_symbolic(symbolic_name: str, opset_version: int) -> Non
     """Removes the registration of `symbolic_name` made at `opset_version`."""
     if symbolic_name.startswith("::"):
         symbolic_name = f"aten{symbolic_name}"
+    if symbolic_name == "prim::PythonOp":
+        symbolic_helper._python_op_symbolics.pop(opset_version, None)
+        return
     _C.unregister_custom_op_symbolic(symbolic_name, opset_version)
 
 

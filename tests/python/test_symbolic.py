@@ -160,3 +160,95 @@ def test_registration_errors():
         torchonnx.register_custom_op_symbolic("no_namespace", lambda g, x: x, 9)
     with pytest.raises(torchonnx.errors.InvalidArgumentError, match="not callable"):
         torchonnx.register_custom_op_symbolic("custom_ops::x", 42, 9)
+
+
+# torch.autograd.Functions (prim::PythonOp), the documentation's "Static Symbolic Method" and
+# "PythonOp Symbolic" examples.
+
+
+class MyRelu(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(input)
+        return input.clamp(min=0)
+
+    @staticmethod
+    def symbolic(g: torch._C.Graph, input: torch._C.Value) -> torch._C.Value:
+        return g.op("Clip", input, g.op("Constant", value_t=torch.tensor(0, dtype=torch.float)))
+
+
+def test_autograd_function_static_symbolic():
+    class M(nn.Module):
+        def forward(self, x):
+            return MyRelu.apply(x) * 2
+
+    x = torch.randn(3, 4)
+    f = io.BytesIO()
+    torchonnx.export(M(), x, f)
+    assert "Clip" in OnnxModel(f.getvalue()).op_types
+    run_in_ort(f.getvalue(), [x], [M()(x)])
+
+
+class MyClip(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, min):
+        ctx.save_for_backward(input)
+        return input.clamp(min=min)
+
+
+class MyRelu2(torch.autograd.Function):  # the documentation's second MyRelu: no symbolic method
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input.clamp(min=0)
+
+
+def test_python_op_symbolic_with_context(capsys):
+    seen = []
+
+    # As the documentation writes it, but for torch.onnx.symbolic_helper's `is_value`, which torch
+    # names `_is_value`, and `n.type()`, which a torch._C.Node does not have (`n.output().type()`).
+    def symbolic_python_op(ctx: torch.onnx.SymbolicContext, g: torch._C.Graph, *args, **kwargs):
+        n = ctx.cur_node
+        print("original node: ", n)
+        for i, out in enumerate(n.outputs()):
+            print("original output {}: {}".format(i, out, out.requiresGrad()))
+        import torch.onnx.symbolic_helper as sym_helper
+        for i, arg in enumerate(args):
+            requires_grad = arg.requiresGrad() if sym_helper._is_value(arg) else False
+            print("arg {}: {}".format(i, arg, requires_grad))
+
+        name = kwargs["name"]
+        seen.append(name)
+        ret = None
+        if name == "MyClip":
+            ret = g.op("Clip", args[0], args[1])
+        elif name == "MyRelu2":
+            ret = g.op("Relu", args[0])
+        else:
+            # Logs a warning and returns None
+            return None
+        # Copy type and shape from original node.
+        ret.setType(n.output().type())
+        return ret
+
+    torchonnx.register_custom_op_symbolic("prim::PythonOp", symbolic_python_op, 1)
+    try:
+        class M(nn.Module):
+            def forward(self, x, low):
+                return MyRelu2.apply(MyClip.apply(x, low)) + 1
+
+        x, low = torch.randn(3, 4), torch.tensor(-0.25)
+        f = io.BytesIO()
+        torchonnx.export(M(), (x, low), f)
+        assert seen == ["MyClip", "MyRelu2"]
+        assert "original node: " in capsys.readouterr().out
+        m = OnnxModel(f.getvalue())
+        assert "Clip" in m.op_types and "Relu" in m.op_types
+        run_in_ort(f.getvalue(), [x, low], [M()(x, low)])
+    finally:
+        torchonnx.unregister_custom_op_symbolic("prim::PythonOp", 1)
+
+    # Unregistered, and MyClip has no symbolic method: an error that says what to do.
+    with pytest.raises(torchonnx.errors.SymbolicValueError, match="MyClip has no static symbolic"):
+        torchonnx.export(M(), (x, low), io.BytesIO())
