@@ -385,7 +385,10 @@ def _call_symbolic(fn, name: str, call):
     try:
         g = GraphContext(call)
         inputs = [Value(call, index=i) for i in range(call.size())]
-        out = fn(g, *inputs)
+        if fn is not _python_op and _wants_context(fn):
+            out = fn(SymbolicContext(call.node()), g, *inputs)
+        else:
+            out = fn(g, *inputs)
         if out is None:
             return None, (
                 f"the Python symbolic function {getattr(fn, '__qualname__', fn)!r} registered "

@@ -132,6 +132,38 @@ def test_values_types_helpers_and_outputs(registered):
     run_in_ort(f.getvalue(), [x], list(M()(x)))
 
 
+def test_symbolic_context_first_argument(registered):
+    # A symbolic whose first parameter is annotated SymbolicContext gets the node.
+    kinds = []
+
+    def foo(ctx: torchonnx.SymbolicContext, g, input1, input2, attr1, attr2):
+        kinds.append(ctx.cur_node.kind())
+        return g.op("Sub", input1, input2)
+
+    torchonnx.register_custom_op_symbolic("custom_ops::foo_forward", foo, 9)
+    registered.append(("custom_ops::foo_forward", 9))
+    a, b = torch.randn(3), torch.randn(3)
+    f = io.BytesIO()
+    torchonnx.export(FooModel(1.0, 0), (a, b), f)
+    assert kinds == ["custom_ops::foo_forward"]
+    run_in_ort(f.getvalue(), [a, b], [a - b])
+
+
+def test_fallthrough_exports_an_unconverted_custom_op_as_is():
+    # Operator Export Type ONNX_FALLTHROUGH: an op without a symbolic stays a node of its own
+    # domain.
+    f = io.BytesIO()
+    torchonnx.export(FooModel(2.0, 1), (torch.randn(2), torch.randn(2)), f,
+                     operator_export_type=torchonnx.OperatorExportTypes.ONNX_FALLTHROUGH)
+    m = OnnxModel(f.getvalue())
+    # (its float and int arguments are constant inputs)
+    assert [(n["domain"], n["op_type"]) for n in m.nodes if n["op_type"] != "Constant"] == [
+        ("custom_ops", "foo_forward")]
+    assert m.opsets.get("custom_ops") == 1
+    with pytest.raises(torchonnx.errors.UnsupportedOperatorError, match="custom_ops::foo_forward"):
+        torchonnx.export(FooModel(2.0, 1), (torch.randn(2), torch.randn(2)), io.BytesIO())
+
+
 def test_python_exception_becomes_export_error(registered):
     def broken(g, input1, input2, attr1, attr2):
         raise KeyError("no such thing")
