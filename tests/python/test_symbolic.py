@@ -164,6 +164,17 @@ def test_fallthrough_exports_an_unconverted_custom_op_as_is():
         torchonnx.export(FooModel(2.0, 1), (torch.randn(2), torch.randn(2)), io.BytesIO())
 
 
+def test_g_at_makes_an_aten_node(registered):
+    torchonnx.register_custom_op_symbolic(
+        "custom_ops::foo_forward", lambda g, a, b, attr1, attr2: g.at("foo_forward", a, b), 9)
+    registered.append(("custom_ops::foo_forward", 9))
+    f = io.BytesIO()
+    torchonnx.export(FooModel(1.0, 1), (torch.randn(2), torch.randn(2)), f)
+    m = OnnxModel(f.getvalue())
+    assert [(n["domain"], n["op_type"], n["attributes"]) for n in m.nodes] == [
+        ("org.pytorch.aten", "ATen", {"operator": "foo_forward", "overload_name": ""})]
+
+
 def test_python_exception_becomes_export_error(registered):
     def broken(g, input1, input2, attr1, attr2):
         raise KeyError("no such thing")
