@@ -264,3 +264,41 @@ def test_unconvertible_ops_example():
         model, args, opset_version=opset_version)
     assert set(unconvertible_ops) == {"aten::lgamma", "aten::digamma"}
     assert isinstance(torch_script_graph, torch._C.Graph)
+
+
+def test_indexing_patterns_torch_onnx_lists_as_unsupported(tmp_path):
+    # "Unsupported Tensor Indexing Patterns" (the newer documentation): torchonnx exports them.
+    # The documentation's `torch.tensor([1, 2], [2, -3])` is read as the 2-D index it means.
+    class Read(torch.nn.Module):
+        def forward(self, data):
+            # Tensor indices that include negative values.
+            return data[torch.tensor([[1, 2], [2, -3]]), torch.tensor([-2, 3])]
+
+    class WriteNonConsecutive(torch.nn.Module):
+        def forward(self, data, new_data):
+            # Multiple tensor indices that are not consecutive.
+            data[torch.tensor([2, 3]), :, torch.tensor([1, 2])] = new_data
+            return data
+
+    class WriteNegative(torch.nn.Module):
+        def forward(self, data, new_data):
+            # Tensor indices that include negative values.
+            data[torch.tensor([1, -2]), torch.tensor([-2, 3])] = new_data
+            return data
+
+    class WriteBroadcast(torch.nn.Module):
+        def forward(self, data, new_data):
+            # Implicit broadcasting required for new_data.
+            data[torch.tensor([[0, 2], [1, 1]]), 1:3] = new_data
+            return data
+
+    cases = [
+        (Read(), (torch.randn(4, 5),)),
+        (WriteNonConsecutive(), (torch.randn(4, 3, 5), torch.randn(2, 3))),
+        (WriteNegative(), (torch.randn(4, 5), torch.randn(2))),
+        (WriteBroadcast(), (torch.randn(3, 4, 5), torch.randn(5))),
+    ]
+    for model, args in cases:
+        path = tmp_path / f"{type(model).__name__}.onnx"
+        torchonnx.export(model, tuple(a.clone() for a in args), path, opset_version=11)
+        run_in_ort(path, list(args), [model(*(a.clone() for a in args))])
