@@ -13,6 +13,10 @@ from conftest import OnnxModel, run_in_ort
 from torchonnx import symbolic_helper
 from torchonnx.symbolic_helper import parse_args
 
+# torch.onnx.SymbolicContext, which the documentation's example annotates with (torch 1.13 has
+# it; newer versions may not: torchonnx's own then).
+SymbolicContext = getattr(torch.onnx, "SymbolicContext", torchonnx.SymbolicContext)
+
 # custom_ops::foo_forward, defined in Python (the documentation's example uses a C++ TORCH_LIBRARY;
 # the exporter sees the same TorchScript op either way).
 _lib = torch.library.Library("custom_ops", "DEF")
@@ -251,7 +255,7 @@ def test_python_op_symbolic_with_context(capsys):
 
     # As the documentation writes it, but for torch.onnx.symbolic_helper's `is_value`, which torch
     # names `_is_value`, and `n.type()`, which a torch._C.Node does not have (`n.output().type()`).
-    def symbolic_python_op(ctx: torch.onnx.SymbolicContext, g: torch._C.Graph, *args, **kwargs):
+    def symbolic_python_op(ctx: SymbolicContext, g: torch._C.Graph, *args, **kwargs):
         n = ctx.cur_node
         print("original node: ", n)
         for i, out in enumerate(n.outputs()):
