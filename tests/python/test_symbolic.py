@@ -193,6 +193,18 @@ def test_python_exception_becomes_export_error(registered):
     assert "test_symbolic.py" in msg  # the model's source line
 
 
+def test_invalid_node_is_a_checker_error(registered):
+    # A symbolic that writes a node onnx's checker rejects: CheckerError, where torch.onnx raises
+    # it, with the checker's message.
+    torchonnx.register_custom_op_symbolic(
+        "custom_ops::foo_forward", lambda g, a, b, x, y: g.op("Relu", a, no_such_attr_i=3), 9)
+    registered.append(("custom_ops::foo_forward", 9))
+    with pytest.raises(torch.onnx.errors.CheckerError) as e:
+        torchonnx.export(FooModel(1.0, 1), (torch.randn(2), torch.randn(2)), io.BytesIO())
+    assert isinstance(e.value, torchonnx.errors.CheckerError) and e.value.code == 6
+    assert "Unrecognized attribute: no_such_attr for operator Relu" in str(e.value)
+
+
 def test_none_result_is_an_error(registered):
     torchonnx.register_custom_op_symbolic("custom_ops::foo_forward", lambda g, *a: None, 9)
     registered.append(("custom_ops::foo_forward", 9))
