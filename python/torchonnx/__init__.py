@@ -56,6 +56,7 @@ __all__ = [
     "register_custom_op_symbolic",
     "unregister_custom_op_symbolic",
     "patch_torch_onnx",
+    "TorchOnnxPatch",
     "enable_log",
     "disable_log",
     "is_onnx_log_enabled",

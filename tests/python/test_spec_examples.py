@@ -3,7 +3,6 @@ names and arguments they show; each exported model runs in ONNX Runtime against 
 Where the documentation's code cannot run as printed (CUDA, pretrained downloads, a typo), the
 change is said in a comment."""
 
-import numpy as np
 import torch
 import torch.nn as nn
 
