@@ -137,6 +137,9 @@ def test_script_module_and_script_function(tmp_path):
     scripted = torch.jit.script(Scripted())
     torchonnx.export(scripted, (x, {"n": 2}), tmp_path / "m.onnx")  # n by keyword
     run_in_ort(tmp_path / "m.onnx", [x, torch.tensor(4)], [scripted(x, 4)])
+    # A one-element tensor stands for an int argument (as torch.onnx passes numbers).
+    torchonnx.export(scripted, (x, torch.tensor(3)), tmp_path / "t.onnx")
+    run_in_ort(tmp_path / "t.onnx", [x, torch.tensor(6)], [scripted(x, 6)])
 
 
 def test_training_modes_and_mode_restored():
