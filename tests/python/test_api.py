@@ -387,3 +387,32 @@ def test_deprecated_arguments_are_accepted_with_warning():
     assert any("strip_doc_string" in str(x.message) for x in w)
     with pytest.raises(TypeError, match="no_such_option"):
         torchonnx.export(Linear(), torch.randn(2, 4), io.BytesIO(), no_such_option=1)
+
+
+def test_quantized_eager_model():
+    # An eager model quantized with torch.ao.quantization traces and exports as
+    # QuantizeLinear/DequantizeLinear; ONNX Runtime within one quantization step of the output.
+    import torch.ao.quantization as q
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant, self.dequant = q.QuantStub(), q.DeQuantStub()
+            self.conv, self.relu, self.fc = nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Linear(4 * 6 * 6, 5)
+
+        def forward(self, x):
+            x = self.relu(self.conv(self.quant(x)))
+            return self.dequant(self.fc(x.flatten(1)))
+
+    torch.manual_seed(0)
+    m = M().eval()
+    m.qconfig = q.get_default_qconfig("fbgemm")
+    q.prepare(m, inplace=True)
+    m(torch.randn(8, 3, 8, 8))
+    q.convert(m, inplace=True)
+    x = torch.randn(2, 3, 8, 8)
+    f = io.BytesIO()
+    torchonnx.export(m, x, f, opset_version=13)
+    ops = OnnxModel(f.getvalue()).op_types
+    assert "QuantizeLinear" in ops and "Conv" in ops
+    run_in_ort(f.getvalue(), [x], [m(x)], rtol=0, atol=1.01 * m.fc.scale, atol_scale=0)
