@@ -748,10 +748,17 @@ _IGNORED = {
     "dump_exported_program",
     "artifacts_dir",
     "fallback",
+    "custom_translation_table",
 }
 
 
 def _check_deprecated(deprecated: Dict[str, Any]) -> None:
+    if deprecated.get("dynamic_shapes") is not None:
+        raise errors.InvalidArgumentError(
+            "export(dynamic_shapes=...) is the dynamo exporter's: give torchonnx dynamic_axes "
+            "({'input_name': {0: 'batch'}})"
+        )
+    deprecated.pop("dynamic_shapes", None)
     unknown = sorted(set(deprecated) - _IGNORED)
     if unknown:
         raise TypeError(f"export() got unexpected keyword argument(s): {', '.join(unknown)}")

@@ -121,6 +121,8 @@ def test_model_and_f_types():
         torchonnx.export(nn.ReLU(), torch.randn(2), 42)
     with pytest.raises(errors.InvalidArgumentError, match="dynamo"):
         torchonnx.export(nn.ReLU(), torch.randn(2), io.BytesIO(), dynamo=True)
+    with pytest.raises(errors.InvalidArgumentError, match="dynamic_axes"):
+        torchonnx.export(nn.ReLU(), torch.randn(2), io.BytesIO(), dynamic_shapes={"x": {0: "n"}})
 
 
 def test_script_module_argument_type():
