@@ -1,5 +1,6 @@
 #include "common/jit_util.h"
 
+#include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -17,6 +18,42 @@ bool is_mutated(const torch::jit::Value* v) {
     if (writes_input(use.user, use.offset)) return true;
   }
   return false;
+}
+
+namespace {
+const torch::jit::Value* refined_from(const torch::jit::Value* v) {
+  while (v->node()->kind() == c10::prim::unchecked_cast) v = v->node()->input();
+  return v;
+}
+}  // namespace
+
+bool same_object(const torch::jit::Value* a, const torch::jit::Value* b) {
+  return refined_from(a) == refined_from(b);
+}
+
+bool never_none(const torch::jit::Value* v) {
+  const auto kind = v->type()->kind();
+  return kind != c10::TypeKind::NoneType && kind != c10::TypeKind::OptionalType &&
+         kind != c10::TypeKind::AnyType;
+}
+
+void wrap_scalar_constants(torch::jit::Block* block) {
+  for (torch::jit::Node* node : block->nodes()) {
+    for (torch::jit::Block* sub : node->blocks()) wrap_scalar_constants(sub);
+    if (node->kind() != c10::prim::Constant || !node->hasAttribute(c10::attr::value) ||
+        node->kindOf(c10::attr::value) != torch::jit::AttributeKind::t) {
+      continue;
+    }
+    const at::Tensor& t = node->t(c10::attr::value);
+    if (!t.defined() || t.dim() != 0 || t.requires_grad() || !t.device().is_cpu() ||
+        t.unsafeGetTensorImpl()->is_wrapped_number() ||
+        !(t.scalar_type() == at::kDouble || t.scalar_type() == at::kLong)) {
+      continue;
+    }
+    at::Tensor wrapped = t.clone();
+    wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
+    node->t_(c10::attr::value, wrapped);
+  }
 }
 
 std::string source_location(const torch::jit::Node* node) {

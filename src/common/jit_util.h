@@ -21,4 +21,28 @@ std::string source_location(const torch::jit::Node* node);
 // Whether some node writes `v` in place (then `v` is not a constant, whatever its initial value).
 bool is_mutated(const torch::jit::Value* v);
 
+// Note [Identity at export]
+// `a is b` between two values that are never None (tensors, modules, tuples: MultiheadAttention's
+// `query is key` self-attention check) is decided at export: the same TorchScript value (through
+// the refinements prim::unchecked_cast makes) is the same object; two different values are taken
+// as different objects. That is exact for values computed apart, and for two graph inputs the
+// export keeps them apart (two ONNX inputs), so the path taken for different objects is the one
+// that computes right for any inputs — the fast paths these checks guard compute the same.
+// Whether `a` and `b` are known to be the same object (see the note).
+bool same_object(const torch::jit::Value* a, const torch::jit::Value* b);
+// Whether `v`'s type excludes None (not None, Optional or Any).
+bool never_none(const torch::jit::Value* v);
+
+// Note [Scalars recorded as tensors]
+// The tracer records a Python number of the model (`x * 1.5 + 1`) as a 0-d tensor constant
+// (Double or Long). Eager PyTorch computes with the number as a wrapped number, which takes part
+// in type promotion by its category only (int64 * 1.5 is float32), and so does libtorch's
+// optimizing graph executor; the graph run as saved promotes a 0-d float64 tensor constant fully
+// (int64 * 1.5 would be float64). Here, as in torch.onnx's scalar type analysis, a 0-d tensor
+// constant is a wrapped number: the export and the reference run (frontend::run_module) both
+// compute what eager PyTorch computes.
+// Marks the 0-d tensor constants of `block` and its sub-blocks as wrapped numbers (on a copy of
+// the constant's tensor: the module's own graph keeps its tensor).
+void wrap_scalar_constants(torch::jit::Block* block);
+
 }  // namespace torchonnx

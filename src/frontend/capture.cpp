@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -199,8 +200,29 @@ std::vector<c10::IValue> coerce_arguments(const c10::FunctionSchema& schema,
   return out;
 }
 
+// A module scripted on its own whose forward is overloaded (`torch.jit.script(nn.RNN(...))`:
+// forward__0 over a Tensor, forward__1 over a PackedSequence) has no `forward`: the first overload
+// whose arguments are tensors, optional tensors or numbers, as the example inputs are.
+c10::optional<torch::jit::Method> tensor_overload_of_forward(const torch::jit::Module& module) {
+  for (const torch::jit::Method& m : module.get_methods()) {
+    if (m.name().rfind("forward__", 0) != 0) continue;
+    const auto& arguments = m.function().getSchema().arguments();
+    bool plain = arguments.size() > 1;
+    for (size_t i = 1; i < arguments.size() && plain; ++i) {
+      c10::TypePtr type = arguments[i].type();
+      if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
+      const auto kind = type->kind();
+      plain = kind == c10::TypeKind::TensorType || kind == c10::TypeKind::IntType ||
+              kind == c10::TypeKind::FloatType || kind == c10::TypeKind::BoolType;
+    }
+    if (plain) return m;
+  }
+  return c10::nullopt;
+}
+
 const torch::jit::Method forward_of(const torch::jit::Module& module) {
   auto method = module.find_method("forward");
+  if (!method) method = tensor_overload_of_forward(module);
   if (!method) {
     throw ExportError(ErrorCode::kModelLoad,
                       "the module has no forward() method. Remedy: export a module whose "
@@ -803,7 +825,7 @@ std::vector<at::Tensor> run_module(const torch::jit::Module& module,
       torch::jit::Module target = writes_state ? module.deepcopy() : module;
       std::vector<c10::IValue> again;
       for (const auto& input : inputs) again.push_back(fresh_copy(input));
-      return flatten_tensors(target.get_method("forward")(std::move(again)));
+      return flatten_tensors(forward_of(target)(std::move(again)));
     }
     if (stack.size() == 1) return flatten_tensors(stack.front());
     return flatten_tensors(c10::ivalue::Tuple::create(std::move(stack)));
