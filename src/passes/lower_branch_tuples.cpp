@@ -25,20 +25,21 @@ using torch::jit::Block;
 using torch::jit::Node;
 using torch::jit::Value;
 
-// Splits If output `k` of `node` (a tuple) into its elements.
-void split_tuple_output(Node* node, size_t k) {
-  auto tuple = node->output(k)->type()->expect<c10::TupleType>();
-  const size_t n = tuple->elements().size();
-  for (Block* block : node->blocks()) {
-    Value* whole = block->outputs()[k];
-    torch::jit::WithInsertPoint guard(block->return_node());
-    Node* unpack = block->owningGraph()->createTupleUnpack(whole);
-    block->owningGraph()->insertNode(unpack);
-    block->eraseOutput(k);
-    for (size_t e = 0; e < n; ++e) block->insertOutput(k + e, unpack->output(e));
-  }
+// Inserts `tuple`'s elements as outputs k, k+1, ... of `block`, in place of output k (the tuple).
+void split_block_output(Block* block, size_t k) {
+  Value* whole = block->outputs()[k];
+  const size_t n = whole->type()->expectRef<c10::TupleType>().elements().size();
+  torch::jit::WithInsertPoint guard(block->return_node());
+  Node* unpack = block->owningGraph()->insertNode(block->owningGraph()->createTupleUnpack(whole));
+  block->eraseOutput(k);
+  for (size_t e = 0; e < n; ++e) block->insertOutput(k + e, unpack->output(e));
+}
+
+// Replaces `node`'s output k (a tuple) by one output per element, k, k+1, ..., and builds the
+// tuple again after the node for its readers.
+void split_node_output(Node* node, size_t k, const c10::TupleTypePtr& tuple) {
   std::vector<Value*> elements;
-  for (size_t e = 0; e < n; ++e) {
+  for (size_t e = 0; e < tuple->elements().size(); ++e) {
     elements.push_back(node->insertOutput(k + 1 + e)->setType(tuple->elements()[e]));
   }
   Value* old = node->output(k);
@@ -50,14 +51,52 @@ void split_tuple_output(Node* node, size_t k) {
   node->eraseOutput(k);
 }
 
+// Splits carried value `k` of the prim::Loop `loop` (a tuple) into its elements.
+void split_loop_carry(Node* loop, size_t k) {
+  auto tuple = loop->output(k)->type()->expect<c10::TupleType>();
+  const size_t n = tuple->elements().size();
+  torch::jit::Graph* graph = loop->owningGraph();
+  // The initial value (input 2 + k: after the trip count and the condition).
+  {
+    torch::jit::WithInsertPoint guard(loop);
+    Node* unpack = graph->insertNode(graph->createTupleUnpack(loop->input(2 + k)));
+    loop->removeInput(2 + k);
+    for (size_t e = 0; e < n; ++e) loop->insertInput(2 + k + e, unpack->output(e));
+  }
+  // The body's input (1 + k: after the iteration number) and output (1 + k: after the condition).
+  Block* body = loop->blocks()[0];
+  std::vector<Value*> elements;
+  for (size_t e = 0; e < n; ++e) {
+    elements.push_back(body->insertInput(2 + k + e)->setType(tuple->elements()[e]));
+  }
+  Node* construct = graph->createTuple(elements, tuple->schema() ? tuple : nullptr);
+  construct->insertAfter(body->param_node());
+  construct->output()->setType(tuple);
+  body->inputs()[1 + k]->replaceAllUsesWith(construct->output());
+  body->eraseInput(1 + k);
+  split_block_output(body, 1 + k);
+  split_node_output(loop, k, tuple);
+}
+
+// Splits If output `k` of `node` (a tuple) into its elements.
+void split_tuple_output(Node* node, size_t k) {
+  auto tuple = node->output(k)->type()->expect<c10::TupleType>();
+  for (Block* block : node->blocks()) split_block_output(block, k);
+  split_node_output(node, k, tuple);
+}
+
 bool lower_block(Block* block) {
   bool changed = false;
   for (Node* node : block->nodes()) {
     for (Block* sub : node->blocks()) changed = lower_block(sub) || changed;
-    if (node->kind() != c10::prim::If) continue;
+    if (node->kind() != c10::prim::If && node->kind() != c10::prim::Loop) continue;
     for (size_t k = 0; k < node->outputs().size();) {
       if (node->output(k)->type()->kind() == c10::TypeKind::TupleType) {
-        split_tuple_output(node, k);
+        if (node->kind() == c10::prim::If) {
+          split_tuple_output(node, k);
+        } else {
+          split_loop_carry(node, k);
+        }
         changed = true;
       } else {
         ++k;
@@ -71,6 +110,25 @@ bool lower_block(Block* block) {
 
 bool LowerBranchTuples(torch::jit::Graph& graph) {
   return lower_block(graph.block());
+}
+
+// Note [Tuple refinements]
+// `if hx is None: hx = (zeros, zeros)` in a scripted nn.LSTMCell leaves the tuple behind a
+// prim::unchecked_cast (Optional[Tuple] refined to Tuple) in the other branch; once the branch is
+// decided (a tuple is never None), the cast stands between the TupleConstruct and its
+// TupleIndex/TupleUnpack readers, and LowerSimpleTuples forwards only direct readers. A cast of a
+// value that is a tuple already does nothing: its readers read the value.
+void ForwardTupleCasts(torch::jit::Block* block) {
+  for (auto it = block->nodes().begin(); it != block->nodes().end(); ++it) {
+    Node* node = *it;
+    for (Block* sub : node->blocks()) ForwardTupleCasts(sub);
+    if (node->kind() == c10::prim::unchecked_cast &&
+        node->input()->type()->kind() == c10::TypeKind::TupleType &&
+        node->input()->type()->isSubtypeOf(*node->output()->type())) {
+      node->output()->replaceAllUsesWith(node->input());
+      it.destroyCurrent();
+    }
+  }
 }
 
 }  // namespace torchonnx::passes

@@ -61,9 +61,19 @@ bool UnrollFoldableLoops(torch::jit::Graph& graph);
 // [Dicts with constant keys].
 void LowerConstantKeyDicts(torch::jit::Graph& graph);
 
-// Splits each tuple output of an If into one output per element, rebuilt after the If, so that
-// LowerSimpleTuples forwards the elements (Note [Tuples out of branches]). Whether any was.
+// Splits each tuple output of an If, and each tuple a Loop carries, into one value per element,
+// rebuilt after the node, so that LowerSimpleTuples forwards the elements (Note [Tuples out of
+// branches]). Whether any was.
 bool LowerBranchTuples(torch::jit::Graph& graph);
+
+// Replaces a nested tensor packed from a padding mask (a scripted nn.TransformerEncoder's fast
+// path) by the padded tensor, the mask passed to the encoder layers as a key padding mask, and
+// zeros where it is padded back. Note [Nested tensors from a padding mask].
+void LowerNestedFromMask(torch::jit::Graph& graph);
+
+// Forwards the readers of prim::unchecked_cast of a tuple-typed value to the value, so that
+// LowerSimpleTuples sees them (Note [Tuple refinements]).
+void ForwardTupleCasts(torch::jit::Block* block);
 
 // Drops ops that do nothing at inference: dropout with train=False, detach, contiguous, clone, ...
 void RemoveEvalNoOps(torch::jit::Graph& graph);

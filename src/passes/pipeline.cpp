@@ -204,6 +204,7 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   runner.run("LowerConstantKeyDicts", [&] { LowerConstantKeyDicts(*graph); });
   runner.run("LowerSimpleTuples", [&] {
     // LowerSimpleTuples(graph) is this followed by EliminateDeadCode(graph).
+    ForwardTupleCasts(graph->block());
     torch::jit::LowerSimpleTuples(graph->block());
     eliminate_dead_code(graph);
   });
@@ -219,9 +220,12 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   }
   // Branches that type propagation inlined leave tuples built and unpacked side by side (a
   // helper returning `(None, x)` under a constant flag): their elements are forwarded.
-  runner.run("LowerSimpleTuples (inlined branches)",
-             [&] { torch::jit::LowerSimpleTuples(graph->block()); });
+  runner.run("LowerSimpleTuples (inlined branches)", [&] {
+    ForwardTupleCasts(graph->block());
+    torch::jit::LowerSimpleTuples(graph->block());
+  });
   runner.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
+  runner.run("LowerNestedFromMask", [&] { LowerNestedFromMask(*graph); });
 }
 
 }  // namespace torchonnx::passes
