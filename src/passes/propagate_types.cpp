@@ -247,6 +247,12 @@ void Propagator::visit(Node* node) {
       return;
     }
   }
+  // Decided at export whatever the inputs (Note [Facts known at export]).
+  if (auto known = known_at_export(node)) {
+    record(node->output(), c10::IValue(*known), true);
+    if (fold) fold_outputs(node);
+    return;
+  }
   // Note [Maybe None]: whether such a value is None is known only at run time.
   if (node->kind() == c10::aten::__is__ || node->kind() == c10::aten::__isnot__) {
     for (Value* in : node->inputs()) {
@@ -254,6 +260,18 @@ void Propagator::visit(Node* node) {
         record(node->output(), c10::IValue(false), false, true);
         return;
       }
+    }
+    // Decided by the types: a value that is never None against None (also when its sizes are
+    // approximate), or two values that are never None: Note [Identity at export] (their meta
+    // stand-ins are new objects each time, so running the op would call `x is x` false).
+    auto is_none_type = [](const Value* v) { return v->type()->kind() == c10::TypeKind::NoneType; };
+    const bool some0 = never_none(node->input(0)), some1 = never_none(node->input(1));
+    if ((some0 && some1) || (some0 && is_none_type(node->input(1))) ||
+        (some1 && is_none_type(node->input(0)))) {
+      const bool same = some0 && some1 && same_object(node->input(0), node->input(1));
+      record(node->output(), c10::IValue(same == (node->kind() == c10::aten::__is__)), true);
+      if (fold) fold_outputs(node);
+      return;
     }
   }
   torch::jit::Stack stack, inputs_before;
@@ -341,9 +359,12 @@ void Propagator::visit(Node* node) {
     }
   }
   // Note [Mutated lists]: list ops (append, insert, pop, ...) mutate their list argument; the
-  // meta copy the op mutated becomes the list's value for later nodes.
+  // meta copy the op mutated becomes the list's value for later nodes. A list that was known
+  // stays known only when what was written into it is (`res = []; res.append(t)` with t
+  // computed from the inputs: res holds t's meta tensor from then on).
   for (size_t i = 0; i < node->inputs().size(); ++i) {
     if (writes_input(node, i) && inputs_before[i].isList()) {
+      if (!all_concrete) concrete.erase(node->inputs()[i]);
       env[node->inputs()[i]] = inputs_before[i];
       if (shadow.count(node->inputs()[i])) {
         shadow[node->inputs()[i]] = shadow_ok ? shadow_before[i] : c10::IValue();
@@ -378,14 +399,19 @@ void Propagator::visit(Node* node) {
           differ = scalar_input_varies || x.scalar_type() != y.scalar_type() || !at::equal(x, y);
         }
       } else {
-        differ = scalar_input_varies || !same_value(a, b);
+        // x.dim(), x.dtype, ... read no contents: they vary only when the shadow run says so
+        // (a mask's dtype is Bool whatever its contents, also when those contents are known
+        // zeros from a run without meta kernels).
+        differ = (scalar_input_varies && !reads_rank_or_dtype(node)) || !same_value(a, b);
       }
       if (differ) varies = b;
     }
     // The rank and dtype of an approximate tensor are right: x.dim(), x.dtype are known.
     const bool exact_facts = reads_rank_or_dtype(node) && !holds_tensor(stack[i]);
+    // A meta tensor has no data: never known, whatever the inputs were.
     bool known = deterministic && (!approx || exact_facts) &&
-                 (all_concrete || !holds_tensor(stack[i]) || is_shape_tensor(node));
+                 (all_concrete || !holds_tensor(stack[i]) || is_shape_tensor(node)) &&
+                 !holds_meta_tensor(stack[i]);
     bool out_approx = approx && !exact_facts && !(shapes_exact && stack[i].isTensor());
     if (!varies && stack[i].isTensor() && picks_from_varying_list(node)) {
       varies = union_of_elements(stack[i].toTensor(),

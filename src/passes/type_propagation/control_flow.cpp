@@ -218,6 +218,24 @@ void Propagator::merge_values(Value* out, Value* a, Value* b) {
          false, true);
 }
 
+// Drops what is recorded of the values of `node` (outputs, and its blocks' values) before the
+// node is destroyed.
+void Propagator::forget_destroyed(Node* node) {
+  auto drop = [this](Value* v) {
+    forced.erase(v);
+    env.erase(v);
+    concrete.erase(v);
+    approximate.erase(v);
+    maybe_none.erase(v);
+    shadow.erase(v);
+  };
+  for (Value* out : node->outputs()) drop(out);
+  for (torch::jit::Block* block : node->blocks()) {
+    for (Value* in : block->inputs()) drop(in);
+    for (Node* inner : block->nodes()) forget_destroyed(inner);
+  }
+}
+
 // An If whose condition is known (`if x.device.type == 'cpu'`, `if x.dim() == 4`) is replaced
 // by the nodes of the branch it takes, each propagated as it is inserted.
 // Returns the values that replaced the If's outputs.
@@ -260,6 +278,10 @@ std::vector<Value*> Propagator::inline_taken_branch(Node* node) {
     replaced.push_back(map(taken->outputs()[i]));
     node->outputs()[i]->replaceAllUsesWith(replaced.back());
   }
+  // The facts kept by Value* must go with the values: a value made later may be given the
+  // address of one destroyed here, and would inherit them (a stale `forced` made a cloned
+  // `not True` vary with the dynamic axes, and the If it decides stayed in the graph).
+  forget_destroyed(node);
   node->destroy();
   return replaced;
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <stdexcept>
 #include <unordered_set>
@@ -28,7 +29,12 @@ c10::IValue to_meta(const c10::IValue& v) {
     // Quantized tensors have no meta form: they stay real (computed on zeros, see
     // Note [Zeros fallback]), so quantized kernels keep running on them.
     if (!t.defined() || t.is_meta() || t.is_quantized()) return v;
-    return at::empty(t.sizes(), t.options().device(at::kMeta));
+    at::Tensor meta = at::empty(t.sizes(), t.options().device(at::kMeta));
+    // Note [Scalars recorded as tensors]: type promotion still sees a wrapped number.
+    if (t.unsafeGetTensorImpl()->is_wrapped_number()) {
+      meta.unsafeGetTensorImpl()->set_wrapped_number(true);
+    }
+    return meta;
   }
   if (v.isTensorList()) {
     c10::List<at::Tensor> list;
@@ -75,6 +81,48 @@ bool holds_tensor(const c10::IValue& v) {
   return false;
 }
 
+bool holds_meta_tensor(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().defined() && v.toTensor().is_meta();
+  if (v.isTensorList()) {
+    for (const at::Tensor& t : v.toTensorList()) {
+      if (t.defined() && t.is_meta()) return true;
+    }
+    return false;
+  }
+  if (v.isList()) {
+    for (const auto& e : v.toList()) {
+      if (holds_meta_tensor(e)) return true;
+    }
+  }
+  if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) {
+      if (holds_meta_tensor(e)) return true;
+    }
+  }
+  return false;
+}
+
+// Note [Facts known at export]
+// The exported model runs without autograd or autocast, on plain (not nested) tensors:
+// torch.is_grad_enabled(), torch.is_autocast_enabled(), x.requires_grad and x.is_nested are
+// False in it, as in eager inference under torch.no_grad(): the fused kernels these checks guard
+// are taken where they have converters (_transformer_encoder_layer_fwd,
+// _native_multi_head_attention). torch._nested_tensor_from_mask_left_aligned (a scripted
+// nn.TransformerEncoder's check of its padding mask before it packs a nested tensor) is True:
+// Note [Nested tensors from a padding mask] in passes/lower_nested_from_mask.cpp. Type
+// propagation and the converters (ops/prim.cpp) give the same answers.
+std::optional<bool> known_at_export(const Node* node) {
+  static const SymbolSet kFalse =
+      symbols({"aten::is_grad_enabled", "aten::is_autocast_enabled",
+               "aten::is_autocast_cpu_enabled", "prim::requires_grad", "prim::is_nested"});
+  static const c10::Symbol kLeftAligned =
+      c10::Symbol::fromQualString("aten::_nested_tensor_from_mask_left_aligned");
+  if (node->outputs().size() != 1) return std::nullopt;
+  if (kFalse.count(node->kind())) return false;
+  if (node->kind() == kLeftAligned) return true;
+  return std::nullopt;
+}
+
 // Ops that read only the rank, dtype or device of their tensor input: exact on approximate
 // values (Note [Approximate values]), so that `if x.dim() == 4` in scripted helpers still folds.
 bool reads_rank_or_dtype(const Node* node) {
@@ -110,6 +158,11 @@ void run_node(Node* node, torch::jit::Stack& stack) {
     }
     case c10::prim::ListUnpack: {
       auto list = stack.at(0).toListRef();
+      if (list.size() != node->outputs().size()) {
+        throw std::runtime_error("prim::ListUnpack: a list of " + std::to_string(list.size()) +
+                                 " elements unpacked into " +
+                                 std::to_string(node->outputs().size()));
+      }
       stack.assign(list.begin(), list.end());
       return;
     }
@@ -137,7 +190,22 @@ void run_node(Node* node, torch::jit::Stack& stack) {
     default:
       break;
   }
+  // A nested tensor made from a padding mask stands as the padded tensor (Note [Nested tensors
+  // from a padding mask]), and so does padding it back.
+  static const SymbolSet kNestedPadded =
+      symbols({"aten::_nested_tensor_from_mask", "aten::to_padded_tensor"});
+  if (kNestedPadded.count(node->kind()) && !stack.empty() && stack[0].isTensor()) {
+    stack.resize(1);
+    return;
+  }
   if (apply_convolution_rule(node, stack)) return;
+  // A vararg operator with an operation of its own (aten::format) pops the number of its inputs
+  // first, as the interpreter pushes it (its OPN instruction); one made for its node
+  // (prim::ConstantChunk) knows it from the node.
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (schema != nullptr && schema->is_vararg() && node->getOperator().hasOperation()) {
+    stack.emplace_back(static_cast<int64_t>(node->inputs().size()));
+  }
   node->getOperation()(stack);
 }
 
@@ -503,7 +571,9 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
     Value* in = node->inputs()[i];
     if (concrete.count(in)) {
       auto found = values.find(in);
-      stack.push_back(found != values.end() ? found->second : env.at(in));
+      // A known list may hold meta tensors (an RNN's weights list): zeros too, or an op without
+      // a meta kernel inside the op (relu inside rnn_relu on libtorch 2.6) meets them.
+      stack.push_back(meta_to_zeros(found != values.end() ? found->second : env.at(in)));
     } else {
       static const SymbolSet kDivisions =
           symbols({"aten::floor_divide", "aten::div", "aten::remainder", "aten::fmod"});

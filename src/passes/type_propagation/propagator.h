@@ -44,6 +44,11 @@ c10::IValue to_meta(const c10::IValue& v);
 // _shape_as_tensor and prim::shape (Note [Shapes as tensors]).
 bool is_shape_tensor(const Node* node);
 bool holds_tensor(const c10::IValue& v);
+// The value of ops decided at export (grad mode, autocast, nested tensors): Note [Facts known at
+// export]; nullopt for other ops.
+std::optional<bool> known_at_export(const Node* node);
+// Whether `v` is or holds (in lists and tuples) a tensor on the meta device.
+bool holds_meta_tensor(const c10::IValue& v);
 // Ops that read only the rank, dtype or device of their tensor input.
 bool reads_rank_or_dtype(const Node* node);
 // A list value of its own (list ops mutate the list they are given).
@@ -132,6 +137,7 @@ struct Propagator {
   void widen(Value* in, Value* out);
   void merge_into(Value* out, Value* a, Value* b);
   void merge_values(Value* out, Value* a, Value* b);
+  void forget_destroyed(Node* node);
   std::vector<Value*> inline_taken_branch(Node* node);
 
   // ---- dynamic_shadow.cpp ----

@@ -170,9 +170,35 @@ bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
 // that checks sizes against each other can fail on them where the model never does:
 // split_with_sizes(x, [n]) with n not x.size(0), cat of pieces whose other dims disagree. Their
 // results only need dtype and rank (they are approximate): one piece per size, of x's sizes with
-// the split dim set to that size; the first piece's sizes with the cat dim summed.
+// the split dim set to that size; the first piece's sizes with the cat dim summed; view/reshape
+// to sizes that the placeholder has too few or many elements for (a key padding mask of
+// `arange(int(lengths.max()))` viewed as (bsz, 1, 1, src_len)): the sizes asked for, -1 as 1;
+// expand: the sizes asked for, -1 as the input's dim; a list of another length than it is unpacked
+// into (chunk(x, n) with n read from data, then `a, b = ...`): each output as its first element.
 bool split_placeholders(const Node* node, const torch::jit::Stack& inputs,
                         torch::jit::Stack& outputs) {
+  if (node->kind() == c10::prim::ListUnpack && inputs.size() == 1 && inputs[0].isList()) {
+    auto list = inputs[0].toListRef();
+    if (list.empty()) return false;
+    outputs.assign(node->outputs().size(), list[0]);
+    return true;
+  }
+  static const SymbolSet kReshapes = symbols({"aten::view", "aten::reshape", "aten::expand"});
+  if (kReshapes.count(node->kind()) && inputs.size() >= 2 && inputs[0].isTensor() &&
+      inputs[1].isIntList()) {
+    const at::Tensor& x = inputs[0].toTensor();
+    if (!x.defined()) return false;
+    std::vector<int64_t> sizes = inputs[1].toIntVector();
+    const bool expand = node->kind() == c10::aten::expand;
+    if (expand && sizes.size() < static_cast<size_t>(x.dim())) return false;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      if (sizes[d] >= 0) continue;
+      const int64_t from_x = static_cast<int64_t>(d + x.dim()) - static_cast<int64_t>(sizes.size());
+      sizes[d] = expand && from_x >= 0 ? x.size(from_x) : 1;
+    }
+    outputs.assign(1, c10::IValue(at::empty(sizes, x.options().device(at::kMeta))));
+    return true;
+  }
   static const c10::Symbol kCat = c10::Symbol::fromQualString("aten::cat");
   if (node->kind() == kCat && inputs.size() == 2 && inputs[0].isTensorList() && inputs[1].isInt()) {
     // cat of pieces whose other dims disagree: the first piece's sizes, the dim summed.
