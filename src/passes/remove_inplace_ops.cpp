@@ -336,7 +336,14 @@ struct Rewriter {
     // 1. The functional form of the write.
     Value* fresh = nullptr;
     Node* twin = nullptr;
-    if (kind.size() > 1 && kind.back() == '_') {
+    // add_ -> add; the in-place operators of Python's `|=`, `&=`, `^=`, `<<=`, `>>=` (aten::__ior__
+    // in a trace) -> __or__, ...
+    const std::string dunder = "aten::__i";
+    if (kind.rfind(dunder, 0) == 0 && kind.size() > dunder.size() + 2 &&
+        kind.compare(kind.size() - 2, 2, "__") == 0) {
+      twin = graph.create(c10::Symbol::fromQualString("aten::__" + kind.substr(dunder.size())),
+                          node->inputs(), 1);
+    } else if (kind.size() > 1 && kind.back() == '_') {
       twin = graph.create(c10::Symbol::fromQualString(kind.substr(0, kind.size() - 1)),
                           node->inputs(), 1);
     }

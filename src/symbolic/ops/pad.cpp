@@ -387,7 +387,11 @@ Values constant_pad_nd(GraphContext& g, const Args& a) {
 // aten::pad and aten::_pad_enum in `mode` (value: argument 3).
 Values pad_mode(GraphContext& g, const Args& a, const std::string& mode, Circular circular) {
   std::optional<double> value = a.optional_float(3);
-  if (value && mode != "constant") g.fail("padding mode '" + mode + "' takes no value");
+  // PyTorch takes a value of 0 with every mode (scripted F.pad of libtorch 1.13 passes value=0.0
+  // whatever the mode); another value only with "constant".
+  if (value && *value != 0.0 && mode != "constant") {
+    g.fail("padding mode '" + mode + "' takes no value (other than 0)");
+  }
   if (!a.is_constant(1)) return {dynamic_pad(g, a, mode, value.value_or(0.0), circular)};
   return {pad_tensor(g, a, a.int_list(1), mode, value.value_or(0.0), circular)};
 }

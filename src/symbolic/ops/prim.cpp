@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
@@ -210,6 +212,58 @@ Values getitem(GraphContext& g, const Args& a) {
   return {items[i]};
 }
 
+// aten::slice.t(t[] l, int? start=None, int? end=None, int step=1) -> t[]  ⇒  the elements
+// picked (a list of tensors, `children[1:]`), or Slice of the 1-D tensor a scalar list is
+Values list_slice(GraphContext& g, const Args& a) {
+  if (!a.is_constant(1) || !a.is_constant(2) || !a.is_constant(3)) {
+    g.fail(
+        "slicing a list with bounds computed in the graph is not supported; slice with "
+        "constant bounds");
+  }
+  const int64_t step = a.int_arg(3);
+  if (step == 0) g.fail("slice step cannot be zero");
+  if (!is_tensor_list(a.jit(0))) {
+    const int64_t start = a.optional_int(1).value_or(step > 0 ? 0 : -1);
+    const int64_t end = a.optional_int(2).value_or(step > 0 ? INT64_MAX : INT64_MIN);
+    return {slice(g, a.tensor(0), {0}, {start}, {end}, {step})};
+  }
+  if (a.is_sequence(0)) {
+    g.fail(
+        "slicing a list of run-time length is not supported; slice the tensors before "
+        "they enter the list, or give the loop a constant trip count");
+  }
+  Values items = a.tensor_list(0);
+  const int64_t n = static_cast<int64_t>(items.size());
+  // Python's slice.indices(n).
+  auto clamp = [&](std::optional<int64_t> v, int64_t none) {
+    if (!v) return none;
+    int64_t i = *v < 0 ? *v + n : *v;
+    if (step > 0) return std::clamp<int64_t>(i, 0, n);
+    return std::clamp<int64_t>(i, -1, n - 1);
+  };
+  const int64_t start = clamp(a.optional_int(1), step > 0 ? 0 : n - 1);
+  const int64_t end = clamp(a.optional_int(2), step > 0 ? n : -1);
+  Values out;
+  for (int64_t i = start; step > 0 ? i < end : i > end; i += step) out.push_back(items[i]);
+  return out;
+}
+
+// aten::add.t(t[] a, t[] b) -> t[]  ⇒  the elements of both (lists of tensors: `[q] + kv.chunk(2)`
+// in nn.MultiheadAttention's cross-attention), Concat of the 1-D tensors of two scalar lists
+Values list_concat(GraphContext& g, const Args& a) {
+  if (!is_tensor_list(a.jit(0))) {
+    const at::ScalarType type = list_dtype(a.node()->output());
+    return {g.op("Concat", {a.tensor_as(0, type), a.tensor_as(1, type)}, {{"axis", 0}})};
+  }
+  if (a.is_sequence(0) || a.is_sequence(1)) {
+    g.fail("concatenating lists of run-time length is not supported; build one list with append");
+  }
+  Values items = a.tensor_list(0);
+  Values more = a.tensor_list(1);
+  items.insert(items.end(), more.begin(), more.end());
+  return items;
+}
+
 // prim::Constant of a Tensor  ⇒  Constant (scalar, list and None constants are made by their
 // consumers in the types these need; see convert_graph)
 Values constant(GraphContext& g, const Args& a) {
@@ -240,6 +294,16 @@ Values layout(GraphContext& g, const Args&) {
 // the ops taking a device (to, zeros, ...) ignore it.
 Values device(GraphContext& g, const Args&) {
   return {g.constant(at::scalar_tensor(static_cast<int64_t>(c10::kCPU), at::kLong))};
+}
+
+// aten::is_grad_enabled() / is_autocast_enabled() / is_autocast_cpu_enabled() -> bool,
+// prim::requires_grad(Tensor a) / prim::is_nested(Tensor a) -> bool  ⇒  the constant False;
+// aten::_nested_tensor_from_mask_left_aligned(Tensor t, Tensor m) -> bool  ⇒  the constant True
+// (Note [Facts known at export] in passes/type_propagation/meta_eval.cpp)
+Converter known_at_export(bool value) {
+  return [value](GraphContext& g, const Args&) -> Values {
+    return {g.constant(at::scalar_tensor(value, at::kBool))};
+  };
 }
 
 // aten::is_pinned(Tensor self, Device? device) -> bool  ⇒  the constant False
@@ -294,21 +358,18 @@ Converter identity_test(bool negate) {
         return {negate ? has : g.op("Not", {has})};
       }
     }
-    auto never_none = [](const torch::jit::Value* v) {
-      auto kind = v->type()->kind();
-      return kind != c10::TypeKind::NoneType && kind != c10::TypeKind::OptionalType &&
-             kind != c10::TypeKind::AnyType;
-    };
     bool result;
     if (is_none_type(a.jit(0)) && is_none_type(a.jit(1))) {
       result = true;
     } else if ((is_none_type(a.jit(0)) && never_none(a.jit(1))) ||
                (is_none_type(a.jit(1)) && never_none(a.jit(0)))) {
       result = false;
+    } else if (never_none(a.jit(0)) && never_none(a.jit(1))) {
+      result = same_object(a.jit(0), a.jit(1));  // Note [Identity at export]
     } else {
       g.fail(
-          "`is` / `is not` can only be decided at export time against None; compare the "
-          "values instead");
+          "`is` / `is not` between a value that may be None and another value can only be "
+          "decided at export time against None; compare the values instead");
     }
     return {g.constant(at::scalar_tensor(result != negate, at::kBool))};
   };
@@ -515,6 +576,12 @@ void register_prim(Registry& r) {
   r.add("prim::layout", from(9), layout);
   r.add("prim::device", from(9), device);
   r.add("aten::is_pinned", from(9), is_pinned);
+  for (const char* op :
+       {"aten::is_grad_enabled", "aten::is_autocast_enabled", "aten::is_autocast_cpu_enabled",
+        "prim::requires_grad", "prim::is_nested"}) {
+    r.add(op, from(9), known_at_export(false));
+  }
+  r.add("aten::_nested_tensor_from_mask_left_aligned", from(9), known_at_export(true));
   r.add("prim::max", from(9), scalar_extreme("Max", "ReduceMax"));
   r.add("prim::min", from(9), scalar_extreme("Min", "ReduceMin"));
   for (const char* list : {"self_int", "self_float", "self_bool"}) {
@@ -531,6 +598,8 @@ void register_prim(Registry& r) {
   r.add("aten::len", from(9), len);
   r.add("aten::len.Tensor", from(9), len_tensor);
   r.add("aten::list", from(9), list);
+  r.add("aten::slice.t", from(9), list_slice);
+  r.add("aten::add.t", from(9), list_concat);
   r.add("aten::append", from(9), append);
   r.add("aten::insert", from(9), insert);
   r.add("aten::pop", from(9), pop);

@@ -429,9 +429,22 @@ Values movedim(GraphContext& g, const Args& a) {
 
 // ----- squeeze / unsqueeze ---------------------------------------------------------------
 
-// aten::unsqueeze(Tensor self, int dim)  ⇒  Unsqueeze
+// aten::unsqueeze(Tensor self, int dim)  ⇒  Unsqueeze; a dim computed in the graph (an int
+//   argument of forward()) is an axes input, made non-negative in the graph (opset 13+)
 Values unsqueeze_op(GraphContext& g, const Args& a) {
-  int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0) + 1);
+  const int64_t rank = a.require_rank(0);
+  if (!a.is_constant(1)) {
+    if (g.opset() < 13) {
+      g.fail(
+          "unsqueeze at a dim computed in the graph needs opset 13 (Unsqueeze's axes as an "
+          "input); export with opset >= 13, or make the dim a constant");
+    }
+    Value d = a.tensor_as(1, at::kLong);
+    Value wrapped = g.op("Add", {d, g.constant_scalar(static_cast<double>(rank + 1), at::kLong)});
+    d = g.op("Where", {g.op("Less", {d, g.constant_scalar(0, at::kLong)}), wrapped, d});
+    return {g.op("Unsqueeze", {a.tensor(0), unsqueeze(g, d, {0})})};
+  }
+  int64_t dim = normalize_dim(a.int_arg(1), rank + 1);
   return {unsqueeze(g, a.tensor(0), {dim})};
 }
 
@@ -450,48 +463,64 @@ Values squeeze_all(GraphContext& g, const Args& a) {
   return {squeeze(g, x, axes)};
 }
 
-// Whether squeeze(dim) removes `dim` (non-negative) of argument 0: its size must be static (other
-// dims may be dynamic), as whether it is removed depends on it.
-bool squeezes(GraphContext& g, const Args& a, int64_t dim) {
-  std::optional<int64_t> size = a.dim_size(0, dim);
-  if (!size) {
-    g.fail(
-        fmt::format("squeeze({}) needs the size of dim {}, which is dynamic: whether the dim "
-                    "is removed depends on it. Remedy: keep that dim static, or squeeze "
-                    "with a reshape of the wanted shape",
-                    dim, dim));
+// Squeeze of `dim` of argument 0 when its size is 1. A static size decides at export; a dynamic
+// one (dynamic axes) at run time, as torch.onnx does from opset 11: If(Shape(x)[dim] == 1,
+// Squeeze(x, dim), x), whose branches differ in rank (allowed from opset 11).
+Value squeeze_if_one(GraphContext& g, const Args& a, const Value& x, int64_t dim) {
+  if (std::optional<int64_t> size = a.dim_size(0, dim)) {
+    return *size == 1 ? squeeze(g, x, {dim}) : x;
   }
-  return *size == 1;
+  if (g.opset() < 11) {
+    g.fail(
+        fmt::format("squeeze({}) of a dynamic dim needs opset 11 (whether the dim is removed is "
+                    "decided at run time, by an If whose branches differ in rank). Remedy: "
+                    "export with opset >= 11, keep that dim static, or squeeze with a reshape "
+                    "of the wanted shape",
+                    dim));
+  }
+  std::shared_ptr<ir::Graph> branches[2];
+  for (int b = 0; b < 2; ++b) {
+    branches[b] = std::make_shared<ir::Graph>();
+    branches[b]->name = g.fresh_name(b == 0 ? "squeezed" : "kept");
+    SubgraphScope scope(g, *branches[b]);
+    Value out = b == 0 ? squeeze(g, x, {dim}) : g.op("Identity", {x});
+    branches[b]->outputs.push_back({out, {a.dtype(0)}});
+  }
+  Value one = g.op("Equal", {dim_size(g, x, dim), g.constant_scalar(1, at::kLong)});
+  return g.op("If", {one}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}});
 }
 
 // aten::squeeze.dim(Tensor self, int dim)
-//   ⇒  Squeeze of the dim if its size is 1, else identity (static shape)
+//   ⇒  Squeeze of the dim if its size is 1, else identity (If on its size when it is dynamic)
 Values squeeze_dim(GraphContext& g, const Args& a) {
   Value x = a.tensor(0);
   if (!is_int_type(a.jit(1))) g.fail("squeeze with a named dim is not supported");
   const int64_t rank = a.require_rank(0);
   if (rank == 0) return {x};
-  int64_t dim = normalize_dim(a.int_arg(1), rank);
-  if (!squeezes(g, a, dim)) return {x};
-  return {squeeze(g, x, {dim})};
+  return {squeeze_if_one(g, a, x, normalize_dim(a.int_arg(1), rank))};
 }
 
 // aten::squeeze.dims(Tensor self, int[] dim) -> Tensor (PyTorch 2.0+)  ⇒  Squeeze of those of
-//   the dims whose static size is 1
+//   the dims whose size is 1; with dynamic dims among them, one dim at a time from the last (an
+//   If for each dynamic one), so that each index still names its dim
 Values squeeze_dims(GraphContext& g, const Args& a) {
   Value x = a.tensor(0);
   const int64_t rank = a.require_rank(0);
   if (rank == 0) return {x};
   Ints dims;
+  bool dynamic = false;
   for (int64_t d : a.int_list(1)) {
     const int64_t dim = normalize_dim(d, rank);
-    if (squeezes(g, a, dim) && std::find(dims.begin(), dims.end(), dim) == dims.end()) {
-      dims.push_back(dim);
-    }
+    if (std::find(dims.begin(), dims.end(), dim) != dims.end()) continue;
+    std::optional<int64_t> size = a.dim_size(0, dim);
+    dynamic = dynamic || !size;
+    if (!size || *size == 1) dims.push_back(dim);
   }
   if (dims.empty()) return {x};
   std::sort(dims.begin(), dims.end());
-  return {squeeze(g, x, dims)};
+  if (!dynamic) return {squeeze(g, x, dims)};
+  for (auto it = dims.rbegin(); it != dims.rend(); ++it) x = squeeze_if_one(g, a, x, *it);
+  return {x};
 }
 
 // aten::squeeze for nodes without a schema: squeeze_all or squeeze_dim by the argument count.

@@ -82,24 +82,10 @@ Value scalar_long(GraphContext& g, int64_t v) {
   return g.constant(at::scalar_tensor(v, at::kLong));
 }
 
-// chunk(chunks, dim) is split(ceil(size / chunks), dim): pieces of that size, the last one
-// smaller, and fewer than `chunks` pieces when the size asks (6 in 4 chunks gives 3 of 2).
-// A dim of static size: one Split. A dynamic dim (opset 11+): the piece size computed in the graph;
-// `count` pieces as Slices when the result has a known number of pieces (a ConstantChunk's outputs,
-// a list that is unpacked: PyTorch fails on any other count), else an ONNX sequence
-// (SplitToSequence of the computed size, bound to `list`).
-Values chunk_pieces(GraphContext& g, const Args& a, int64_t chunks, int64_t dim,
-                    std::optional<int64_t> count, const torch::jit::Value* list) {
-  const int64_t rank = a.require_rank(0);
-  dim = normalize_dim(dim, rank);
-  if (dim_known(a, 0, dim) || g.opset() < 11 || chunks <= 0) {
-    int64_t n = dim_size(g, a, 0, dim);
-    return split_pieces(g, a.tensor(0), chunk_sizes(n, (n + chunks - 1) / chunks), dim);
-  }
-  Value x = a.tensor(0);
-  Value size =
-      g.op("Div", {g.op("Add", {symbolic::dim_size(g, x, dim), scalar_long(g, chunks - 1)}),
-                   scalar_long(g, chunks)});
+// Pieces of `x` along `dim` of the size `size` computed in the graph (the last one smaller):
+// `count` Slices, or a sequence bound to `list` when the count is not known.
+Values pieces_of_size(GraphContext& g, const Value& x, const Value& size, int64_t dim,
+                      std::optional<int64_t> count, const torch::jit::Value* list) {
   if (!count) {
     if (!list) g.fail("the number of chunks of a dynamic dim is not known at export");
     Value seq = g.op("SplitToSequence", {x, size}, {{"axis", dim}, {"keepdims", int64_t{1}}});
@@ -115,6 +101,33 @@ Values chunk_pieces(GraphContext& g, const Args& a, int64_t chunks, int64_t dim,
     pieces.push_back(g.op("Slice", {x, start, end, axes}));
   }
   return pieces;
+}
+
+// chunk(chunks, dim) is split(ceil(size / chunks), dim): pieces of that size, the last one
+// smaller, and fewer than `chunks` pieces when the size asks (6 in 4 chunks gives 3 of 2).
+// A dim of static size: one Split. A dynamic dim (opset 11+): the piece size computed in the graph;
+// `count` pieces as Slices when the result has a known number of pieces (a ConstantChunk's outputs,
+// a list that is unpacked: PyTorch fails on any other count), else an ONNX sequence
+// (SplitToSequence of the computed size, bound to `list`).
+Values chunk_pieces(GraphContext& g, const Args& a, int64_t chunks, int64_t dim,
+                    std::optional<int64_t> count, const torch::jit::Value* list) {
+  const int64_t rank = a.require_rank(0);
+  dim = normalize_dim(dim, rank);
+  if (!dim_known(a, 0, dim) && g.opset() < 11 && chunks > 0) {
+    g.fail(fmt::format("chunk of dim {}, whose size is not known at export (a dynamic axis, or "
+                       "computed from data), needs opset 11 (the piece size computed in the "
+                       "graph); export with opset >= 11",
+                       dim));
+  }
+  if (dim_known(a, 0, dim) || chunks <= 0) {
+    int64_t n = dim_size(g, a, 0, dim);
+    return split_pieces(g, a.tensor(0), chunk_sizes(n, (n + chunks - 1) / chunks), dim);
+  }
+  Value x = a.tensor(0);
+  Value size =
+      g.op("Div", {g.op("Add", {symbolic::dim_size(g, x, dim), scalar_long(g, chunks - 1)}),
+                   scalar_long(g, chunks)});
+  return pieces_of_size(g, x, size, dim, count, list);
 }
 
 // The diagonal (offset) of the last two dims of `x` (sizes n × m), gathered from their flattened
@@ -215,9 +228,25 @@ Value roll_dim(GraphContext& g, const Value& x, int64_t shift, int64_t dim, int6
 
 // ----- chunk / split -----------------------------------------------------------------------
 
-// aten::chunk / unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]  ⇒  Split
+// aten::chunk / unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]  ⇒  Split; a
+//   number of chunks computed in the graph (opset 11+): Slices of the piece size computed there,
+//   as many as the list is unpacked into (else an ONNX sequence), as torch.onnx does
 Values chunk(GraphContext& g, const Args& a) {
   const torch::jit::Value* list = a.node()->output();
+  if (!a.is_constant(1)) {
+    if (g.opset() < 11) {
+      g.fail(
+          "chunk into a number of pieces computed in the graph needs opset 11; export with "
+          "opset >= 11, or make the number of chunks a constant");
+    }
+    const int64_t dim = normalize_dim(a.int_arg(2), a.require_rank(0));
+    Value x = a.tensor(0);
+    Value n = a.tensor_as(1, at::kLong);
+    Value size = g.op(
+        "Div",
+        {g.op("Sub", {g.op("Add", {symbolic::dim_size(g, x, dim), n}), scalar_long(g, 1)}), n});
+    return pieces_of_size(g, x, size, dim, unpacked_length(list), list);
+  }
   return chunk_pieces(g, a, a.int_arg(1), a.int_arg(2), unpacked_length(list), list);
 }
 
