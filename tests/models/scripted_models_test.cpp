@@ -3,9 +3,11 @@
 // scripted modules with while loops, nested loops, break/continue, early returns, if/elif/else,
 // lists of tensors, loop carries that change shape, an RNN cell unrolled over the sequence, a
 // traced module around a scripted submodule, F.interpolate/nn.Upsample with scale factors (whose
-// scale list TorchScript builds in a loop) and a loop over a constant list of pad lists. Each is
-// exported once on its example inputs per opset, then run in ONNX Runtime on every input set (other
-// loop counts, other branches) and compared with libtorch.
+// scale list TorchScript builds in a loop), a loop over a constant list of pad lists, and the
+// constructs of issue 40 (a Conformer block, an LSTM cell stepped in a loop, list comprehensions,
+// lists passed through helpers and sliced, nn.MultiheadAttention and nn.TransformerEncoder). Each
+// is exported once on its example inputs per opset, then run in ONNX Runtime on every input set
+// (other loop counts, other branches) and compared with libtorch.
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -68,6 +70,34 @@ const ScriptedModel kModels[] = {
     {"interpolate_scale_factor", "aten::upsample_nearest2d", 9, 11},
     // A loop over a constant list of pad lists: unrolled, each pad list a constant.
     {"pad_each_in_turn", "aten::pad", 9},
+    // Issue 40. nn.LSTMCell's (h, c) tuple carried by the loop (Note [Tuples out of branches]);
+    // its `hx is None` refinement of the tuple (Note [Tuple refinements]).
+    {"lstm_cell_loop", "aten::lstm_cell", 11, 13},
+    // The key padding mask from int(lengths.max()) (a data-dependent size): its `is not None`
+    // checks decide by type, and a branch whose value propagation misses makes `is None` run-time
+    // (the mask was dropped: wrong numbers). Range for the data-dependent arange: opset 11.
+    // With dynamic axes, nn.MultiheadAttention's `attn_mask.dtype == torch.bool` check on the
+    // mask stays in the graph, its other path None: an ONNX optional (16+).
+    {"conformer_block", "aten::masked_fill", 11, 17},
+    // A list built by appends of computed tensors is not a constant (Note [Mutated lists]).
+    {"attention_list_comprehension", "aten::softmax", 9},
+    {"split_iterate_cat", "aten::cat", 9},
+    // children[1:]: aten::slice.t of a list of tensors.
+    {"tree_of_lists", "aten::cat", 9},
+    // `query is key` (Note [Identity at export]), grad mode (Note [Facts known at export]).
+    {"self_and_cross_attention", "aten::linear", 9},
+    {"transformer_encoder", "aten::_transformer_encoder_layer_fwd", 9},
+    // Traced: 0-d tensor constants promote as Python numbers (Note [Scalars recorded as tensors]),
+    // `|=` on a bool tensor.
+    {"traced_scalars_and_masks", "aten::__or__", 9},
+    // Scripted F.pad passes value=0.0 with mode="reflect" (libtorch 1.13).
+    {"reflect_pad_with_value", "aten::pad", 9},
+    // nn.RNN scripted on its own (forward overloaded: the Tensor one is exported), and traced
+    // (libtorch 2.6 runs rnn_relu's relu on the zeros fallback only with its weights as zeros).
+    {"rnn_relu_bidirectional", "aten::rnn_relu", 9},
+    {"rnn_relu_bidirectional_traced", "aten::rnn_relu", 9},
+    // Its nested-tensor fast path (Note [Nested tensors from a padding mask]).
+    {"transformer_encoder_padding_mask", "aten::_transformer_encoder_layer_fwd", 9},
 };
 
 // One test per model and opset: 9, 11 and 13 from the model's first opset on, 17, and 21 on a
@@ -185,6 +215,19 @@ INSTANTIATE_TEST_SUITE_P(Issue5, ScriptedModelTest, ::testing::ValuesIn(models_a
                            return fmt::format("{}_opset{}", info.param.model.name,
                                               info.param.opset);
                          });
+
+// `int_tensor * 1.5 + 1` traced is float32 in PyTorch (a Python number takes part in type
+// promotion by its category only): the reference run gives it, and the export matches it in
+// ONNX Runtime (the test above compares dtypes).
+TEST(ScriptedModels, TracedPythonNumbersPromoteAsNumbers) {
+  torch::jit::Module model = load_fixture("traced_scalars_and_masks");
+  std::vector<Inputs> cases = load_cases("traced_scalars_and_masks");
+  ASSERT_FALSE(cases.empty());
+  std::vector<at::Tensor> out = frontend::run_module(model, cloned(cases.front()));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].scalar_type(), at::kFloat);
+  EXPECT_EQ(out[1].scalar_type(), at::kBool);
+}
 
 // Below its first opset, each model must fail with an ExportError naming the opset it needs.
 TEST(ScriptedModels, ExportBelowFirstOpsetFailsNamingTheOpsetNeeded) {

@@ -574,6 +574,56 @@ def forward(self, x, n: int):
 // An optional that nested loops carry but that stays None (assigned only under `if o is not
 // None`): nothing is carried, its checks fold, at every opset (Note [Values that stay None]).
 // Found by the fuzzer ("the element dtype of optional output 2 is unknown").
+// Note [Facts known at export]: grad mode, autocast, requires_grad and is_nested are False in the
+// exported model, as in inference under no_grad (the reference run's mode); with folding off
+// their converters give the constants, and the If they decide is exported with both branches.
+TEST_F(Prim, RunTimeModeChecksAreFalseAtExport) {
+  ScriptOptions unfolded;
+  unfolded.fold = false;
+  for (const auto& [op, check] : std::vector<std::pair<std::string, std::string>>{
+           {"aten::is_grad_enabled", "torch.is_grad_enabled()"},
+           {"aten::is_autocast_enabled", "torch.is_autocast_enabled()"},
+           {"aten::is_autocast_cpu_enabled", "torch.is_autocast_cpu_enabled()"},
+           {"prim::requires_grad", "x.requires_grad"},
+           {"prim::is_nested", "x.is_nested"}}) {
+    SCOPED_TRACE(op);
+    const std::string src =
+        "def forward(self, x):\n  if " + check + ":\n    return x * 2.0\n  return x + 1.0\n";
+    expect_script_matches(op, src, {at::randn({2, 3})}, unfolded);
+    expect_script_matches(op, src, {at::randn({2, 3})});
+  }
+}
+
+// torch._nested_tensor_from_mask_left_aligned (nn.TransformerEncoder's check before it packs a
+// nested tensor) is True at export: Note [Nested tensors from a padding mask].
+TEST_F(Prim, NestedTensorMaskIsLeftAlignedAtExport) {
+  ScriptOptions unfolded;
+  unfolded.fold = false;
+  const std::string src =
+      "def forward(self, x, keep):\n"
+      "  if torch._nested_tensor_from_mask_left_aligned(x, keep):\n"
+      "    return x * 2.0\n"
+      "  return x + 1.0\n";
+  const at::Tensor keep = at::arange(4).unsqueeze(0) < at::tensor({4, 2}, at::kLong).unsqueeze(1);
+  expect_script_matches("aten::_nested_tensor_from_mask_left_aligned", src,
+                        {at::randn({2, 4, 3}), keep}, unfolded);
+}
+
+// `a + b` of lists (aten::add.t): the elements of both, for lists of tensors
+// (nn.MultiheadAttention's cross-attention: `[q] + kv.chunk(2)`) and of ints (a shape built from
+// two lists).
+TEST_F(Prim, ListConcatenation) {
+  expect_script_matches("aten::add",
+                        "def forward(self, x, y):\n  parts = [x] + y.chunk(2, 1)\n"
+                        "  return torch.cat(parts, 1) * 2.0\n",
+                        {at::randn({2, 3}), at::randn({2, 4})});
+  ScriptOptions unfolded;  // folding makes the shape list a constant
+  unfolded.fold = false;
+  expect_script_matches("aten::add",
+                        "def forward(self, x):\n  s = x.shape[:1] + [-1]\n  return x.reshape(s)\n",
+                        {at::randn({2, 3, 4})}, unfolded);
+}
+
 TEST_F(Prim, OptionalThatStaysNoneInNestedLoops) {
   const std::string src = R"(
 def forward(self, x, n: int):

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <tuple>
@@ -312,6 +313,75 @@ TEST_F(Shape, SqueezeDim) {
                       [dim](const Inputs& in) { return arg(in, 0).squeeze(dim) * 3; },
                       {at::randn({1, 3, 1, 2})});
   }
+}
+
+// Exports `m` on `cases[0]` with `options` at each opset, then runs every input set in ONNX
+// Runtime against libtorch.
+void expect_exported_generalizes(const torch::jit::Module& m, const std::vector<Inputs>& cases,
+                                 ExportOptions options, const std::vector<int>& opsets,
+                                 const std::string& name) {
+  for (int opset : with_newest_opsets(opsets)) {
+    options.opset_version = opset;
+    const std::string dir = temp_dir(name);
+    export_model(m, cases.front(), dir + "/model.onnx", options);
+    for (size_t c = 0; c < cases.size(); ++c) {
+      const std::string data = dir + "/case" + std::to_string(c);
+      std::filesystem::create_directories(data);
+      write_test_data(data, cases[c], frontend::run_module(m, cloned(cases[c])));
+      OrtResult r = run_in_ort(dir + "/model.onnx", data);
+      EXPECT_TRUE(r.ok) << "opset " << opset << ", input set " << c << ": " << r.report;
+    }
+  }
+}
+
+// squeeze(1) of a dim declared dynamic (a Tacotron2 decoder's): whether it goes is decided at run
+// time, If(size == 1, Squeeze, Identity) from opset 11 (torch.onnx's form); below, a clear error.
+TEST_F(Shape, SqueezeOfADynamicDimIsDecidedAtRunTime) {
+  // squeeze.dims (a list of dims) is PyTorch 2.0's.
+  torch::jit::Module m =
+      script_module(has_operator("aten::squeeze.dims")
+                        ? "def forward(self, x):\n  return x.squeeze(1) * 2.0, x.squeeze([1, 2])\n"
+                        : "def forward(self, x):\n  return x.squeeze(1) * 2.0\n");
+  ExportOptions options;
+  options.input_names = {"x"};
+  options.dynamic_axes = {{"x", {{0, "batch"}, {1, "n"}}}};
+  expect_exported_generalizes(m, {{at::randn({2, 1, 3})}, {at::randn({3, 4, 3})}}, options,
+                              {11, 13, 17}, "squeeze_dynamic");
+  options.opset_version = 10;
+  try {
+    export_model(m, {at::randn({2, 1, 3})}, temp_dir("squeeze_dynamic10") + "/m.onnx", options);
+    ADD_FAILURE() << "squeeze of a dynamic dim exported at opset 10";
+  } catch (const ExportError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs opset 11"), std::string::npos) << e.what();
+  }
+}
+
+// unsqueeze(x, d) with d an argument of forward(): Unsqueeze with axes as an input, d made
+// non-negative in the graph (opset 13+).
+TEST_F(Shape, UnsqueezeAtADimGivenAsArgument) {
+  torch::jit::Module m =
+      script_module("def forward(self, x, d: int):\n  return x.unsqueeze(d) + 1.0\n");
+  auto d = [](int64_t v) { return at::scalar_tensor(v, at::kLong); };
+  const at::Tensor x = at::randn({2, 3});
+  expect_exported_generalizes(m, {{x, d(1)}, {x, d(0)}, {x, d(2)}, {x, d(-1)}, {x, d(-3)}}, {},
+                              {13, 17}, "unsqueeze_dim_argument");
+  expect_module_export_fails(m, {x, d(1)}, 11, "opset 13");
+}
+
+// chunk(x, n) with n computed in the graph, unpacked into two pieces (the slicing family's test
+// helper for dynamic exports is this file's): the piece size ceil(size / n) computed in the graph,
+// as torch.onnx does from opset 11; 4 columns in 3 chunks are 2 pieces of 2.
+TEST_F(Shape, ChunkIntoANumberComputedInTheGraph) {
+  torch::jit::Module m =
+      script_module("def forward(self, x, n: int):\n  a, b = x.chunk(n, 1)\n  return a * 2.0, b\n");
+  auto n = [](int64_t v) { return at::scalar_tensor(v, at::kLong); };
+  ExportOptions options;
+  options.input_names = {"x", "n"};
+  options.dynamic_axes = {{"x", {{1, "width"}}}};
+  expect_exported_generalizes(
+      m, {{at::randn({2, 6}), n(2)}, {at::randn({2, 5}), n(2)}, {at::randn({2, 4}), n(3)}}, options,
+      {11, 13, 17}, "chunk_computed");
+  expect_module_export_fails(m, {at::randn({2, 6}), n(2)}, 10, "opset 11");
 }
 
 // ----- expand
