@@ -482,6 +482,30 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
       return;
     }
   }
+  // RNNs over a padded batch (lstm.input, rnn_relu.input, ...: input, hx, params, has_biases,
+  // num_layers, dropout, train, bidirectional, batch_first): the output has the input's steps and
+  // batch and each direction's hidden size; the final states have hx's sizes. (rnn_relu has no
+  // meta kernel on libtorch 2.6, and running it on zeros meets its weights list as meta tensors.)
+  if (kPackedRnns.count(node->kind()) && stack.size() == 9 && stack[0].isTensor() &&
+      stack[7].isBool() && stack[8].isBool() && stack[0].toTensor().defined() &&
+      stack[0].toTensor().dim() == 3) {
+    const at::Tensor& input = stack[0].toTensor();
+    std::vector<at::Tensor> hx;
+    if (stack[1].isTensorList()) {
+      for (const at::Tensor& h : stack[1].toTensorVector()) hx.push_back(h);
+    } else if (stack[1].isTensor()) {
+      hx.push_back(stack[1].toTensor());
+    }
+    if (!hx.empty() && hx[0].defined() && hx[0].dim() == 3) {
+      const auto meta = input.options().device(at::kMeta);
+      const int64_t directions = stack[7].toBool() ? 2 : 1;
+      torch::jit::Stack out{
+          at::empty({input.size(0), input.size(1), directions * hx[0].size(2)}, meta)};
+      for (const at::Tensor& h : hx) out.emplace_back(at::empty(h.sizes(), meta));
+      stack = std::move(out);
+      return;
+    }
+  }
   // An element of a list read at an index not known at export (a loop's iteration number, whose
   // placeholder may be past the end of a short list: `for e in [a]`), or of a list whose length
   // is not known (built in a loop, whose value here holds the elements of one iteration): the
