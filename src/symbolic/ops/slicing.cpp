@@ -114,10 +114,11 @@ Values chunk_pieces(GraphContext& g, const Args& a, int64_t chunks, int64_t dim,
   const int64_t rank = a.require_rank(0);
   dim = normalize_dim(dim, rank);
   if (!dim_known(a, 0, dim) && g.opset() < 11 && chunks > 0) {
-    g.fail(fmt::format("chunk of dim {}, whose size is not known at export (a dynamic axis, or "
-                       "computed from data), needs opset 11 (the piece size computed in the "
-                       "graph); export with opset >= 11",
-                       dim));
+    g.fail(
+        fmt::format("chunk of dim {}, whose size is not known at export (a dynamic axis, or "
+                    "computed from data), needs opset 11 (the piece size computed in the "
+                    "graph); export with opset >= 11",
+                    dim));
   }
   if (dim_known(a, 0, dim) || chunks <= 0) {
     int64_t n = dim_size(g, a, 0, dim);
