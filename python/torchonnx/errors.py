@@ -38,7 +38,13 @@ class OnnxExporterError(_torch_errors.OnnxExporterError):
     code = 1
 
 
-class CheckerError(_torch_errors.CheckerError, OnnxExporterError):
+# torch.onnx 1.13 has errors.CheckerError; torch.onnx 2.6's TorchScript exporter no longer defines
+# one (its checker errors are OnnxExporterErrors, which OnnxExporterError derives from already).
+_CHECKER_BASES = ((_torch_errors.CheckerError, OnnxExporterError)
+                  if hasattr(_torch_errors, "CheckerError") else (OnnxExporterError,))
+
+
+class CheckerError(*_CHECKER_BASES):
     """The exported model fails onnx's checker or shape inference."""
 
     code = 6
