@@ -407,6 +407,26 @@ bool Propagator::sizes_from_known_values(const Node* node) const {
   return false;
 }
 
+// The results of an RNN op whose initial states are stack[hx_at] (a tensor or a list of them, each
+// (layers * directions, batch, hidden)): an output of `lead` sizes and each direction's hidden
+// size, then the final states of hx's sizes. False when the states are not of that form.
+static bool rnn_results(torch::jit::Stack& stack, size_t hx_at, const at::Tensor& input,
+                        std::vector<int64_t> lead, int64_t directions) {
+  std::vector<at::Tensor> hx;
+  if (stack[hx_at].isTensorList()) {
+    for (const at::Tensor& h : stack[hx_at].toTensorVector()) hx.push_back(h);
+  } else if (stack[hx_at].isTensor()) {
+    hx.push_back(stack[hx_at].toTensor());
+  }
+  if (hx.empty() || !hx[0].defined() || hx[0].dim() != 3) return false;
+  const auto meta = input.options().device(at::kMeta);
+  lead.push_back(directions * hx[0].size(2));
+  torch::jit::Stack out{at::empty(lead, meta)};
+  for (const at::Tensor& h : hx) out.emplace_back(at::empty(h.sizes(), meta));
+  stack = std::move(out);
+  return true;
+}
+
 // Whether `node` may run on zeros for its result sizes (Note [Zeros fallback]).
 bool Propagator::exact_on_zeros(const Node* node, bool all_concrete,
                                 const torch::jit::Stack& inputs) const {
@@ -466,18 +486,8 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
       stack[1].isTensor() && stack[8].isBool() && stack[0].toTensor().defined() &&
       stack[0].toTensor().dim() == 2) {
     const at::Tensor& data = stack[0].toTensor();
-    std::vector<at::Tensor> hx;
-    if (stack[2].isTensorList()) {
-      for (const at::Tensor& h : stack[2].toTensorVector()) hx.push_back(h);
-    } else if (stack[2].isTensor()) {
-      hx.push_back(stack[2].toTensor());
-    }
-    if (!hx.empty() && hx[0].defined() && hx[0].dim() == 3) {
-      const auto meta = data.options().device(at::kMeta);
-      const int64_t directions = stack[8].toBool() ? 2 : 1;
-      torch::jit::Stack out{at::empty({data.size(0), directions * hx[0].size(2)}, meta)};
-      for (const at::Tensor& h : hx) out.emplace_back(at::empty(h.sizes(), meta));
-      stack = std::move(out);
+    const int64_t directions = stack[8].toBool() ? 2 : 1;
+    if (rnn_results(stack, 2, data, {data.size(0)}, directions)) {
       approx = true;
       return;
     }
@@ -490,21 +500,8 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
       stack[7].isBool() && stack[8].isBool() && stack[0].toTensor().defined() &&
       stack[0].toTensor().dim() == 3) {
     const at::Tensor& input = stack[0].toTensor();
-    std::vector<at::Tensor> hx;
-    if (stack[1].isTensorList()) {
-      for (const at::Tensor& h : stack[1].toTensorVector()) hx.push_back(h);
-    } else if (stack[1].isTensor()) {
-      hx.push_back(stack[1].toTensor());
-    }
-    if (!hx.empty() && hx[0].defined() && hx[0].dim() == 3) {
-      const auto meta = input.options().device(at::kMeta);
-      const int64_t directions = stack[7].toBool() ? 2 : 1;
-      torch::jit::Stack out{
-          at::empty({input.size(0), input.size(1), directions * hx[0].size(2)}, meta)};
-      for (const at::Tensor& h : hx) out.emplace_back(at::empty(h.sizes(), meta));
-      stack = std::move(out);
-      return;
-    }
+    const int64_t directions = stack[7].toBool() ? 2 : 1;
+    if (rnn_results(stack, 1, input, {input.size(0), input.size(1)}, directions)) return;
   }
   // An element of a list read at an index not known at export (a loop's iteration number, whose
   // placeholder may be past the end of a short list: `for e in [a]`), or of a list whose length
