@@ -106,10 +106,72 @@ bool lower_block(Block* block) {
   return changed;
 }
 
+// The ListConstruct that makes `block`'s output k when the list is the block's own (made in it,
+// read by nothing else): a fresh list, which no later mutation can reach.
+Node* own_list_construct(Block* block, size_t k) {
+  Value* v = block->outputs()[k];
+  Node* node = v->node();
+  if (node->kind() != c10::prim::ListConstruct || node->owningBlock() != block ||
+      v->uses().size() != 1) {
+    return nullptr;
+  }
+  return node;
+}
+
+// Splits If output `k` (a list of tensors both branches build with `n` elements) into its elements.
+void split_list_output(Node* node, size_t k, size_t n) {
+  auto list = node->output(k)->type()->expect<c10::ListType>();
+  for (Block* block : node->blocks()) {
+    Node* construct = own_list_construct(block, k);
+    block->eraseOutput(k);
+    for (size_t e = 0; e < n; ++e) block->insertOutput(k + e, construct->input(e));
+  }
+  std::vector<Value*> elements;
+  for (size_t e = 0; e < n; ++e) {
+    elements.push_back(node->insertOutput(k + 1 + e)->setType(list->getElementType()));
+  }
+  Value* old = node->output(k);
+  torch::jit::WithInsertPoint guard(node->next());
+  Node* construct = node->owningGraph()->createList(list->getElementType(), elements);
+  node->owningGraph()->insertNode(construct);
+  old->replaceAllUsesWith(construct->output());
+  node->eraseOutput(k);
+}
+
+bool lower_branch_lists(Block* block) {
+  bool changed = false;
+  for (Node* node : block->nodes()) {
+    for (Block* sub : node->blocks()) changed = lower_branch_lists(sub) || changed;
+    if (node->kind() != c10::prim::If) continue;
+    for (size_t k = 0; k < node->outputs().size(); ++k) {
+      auto list = node->output(k)->type()->cast<c10::ListType>();
+      if (!list || list->getElementType()->kind() != c10::TypeKind::TensorType) continue;
+      Node* a = own_list_construct(node->blocks()[0], k);
+      Node* b = own_list_construct(node->blocks()[1], k);
+      if (!a || !b || a->inputs().size() != b->inputs().size()) continue;
+      const size_t n = a->inputs().size();
+      split_list_output(node, k, n);
+      k += n - 1;  // past the elements (n == 0: the list built again after the If)
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 }  // namespace
 
 bool LowerBranchTuples(torch::jit::Graph& graph) {
   return lower_block(graph.block());
+}
+
+// Note [Lists out of branches]
+// An If whose branches both return a list of tensors they build there with the same number of
+// elements (`r = [a, b] if c else [d, e]`, or a helper's tuple holding a list, split by
+// LowerBranchTuples and forwarded by LowerSimpleTuples) returns the elements instead, and the list
+// is built again after the If: its length is known at export, so it needs no ONNX sequence (none
+// exists before opset 11, and a sequence output is not a tensor output).
+bool LowerBranchLists(torch::jit::Graph& graph) {
+  return lower_branch_lists(graph.block());
 }
 
 // Note [Tuple refinements]

@@ -71,6 +71,16 @@ bool LowerBranchTuples(torch::jit::Graph& graph);
 // zeros where it is padded back. Note [Nested tensors from a padding mask].
 void LowerNestedFromMask(torch::jit::Graph& graph);
 
+// Splits each If output that is a list of tensors both branches build with the same number of
+// elements into its elements, the list built again after the If. Whether any was. Note [Lists
+// out of branches].
+bool LowerBranchLists(torch::jit::Graph& graph);
+
+// Resolves the reads of lists of lists whose contents are known at export (built by ListConstruct
+// and appends in straight-line code: a stacked RNN's per-layer states) to their inner lists, makes
+// a returned one its inner lists, and removes them. Whether any was. Note [Lists of lists].
+bool LowerNestedLists(torch::jit::Graph& graph);
+
 // Forwards the readers of prim::unchecked_cast of a tuple-typed value to the value, so that
 // LowerSimpleTuples sees them (Note [Tuple refinements]).
 void ForwardTupleCasts(torch::jit::Block* block);

@@ -208,6 +208,12 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
     torch::jit::LowerSimpleTuples(graph->block());
     eliminate_dead_code(graph);
   });
+  runner.run("LowerBranchLists", [&] {
+    if (LowerBranchLists(*graph)) {
+      FlattenOutputs(*graph);  // a returned list built again after its If
+      eliminate_dead_code(graph);
+    }
+  });
   runner.run("PropagateTypes",
              [&] { PropagateTypes(*graph, inputs, options.do_constant_folding, dynamic); });
   // The trip counts type propagation made constants unroll the loops that compute no tensor;
@@ -226,6 +232,9 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   });
   runner.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
   runner.run("LowerNestedFromMask", [&] { LowerNestedFromMask(*graph); });
+  runner.run("LowerNestedLists", [&] {
+    if (LowerNestedLists(*graph)) FlattenOutputs(*graph);
+  });
 }
 
 }  // namespace torchonnx::passes

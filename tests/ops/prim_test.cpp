@@ -620,6 +620,31 @@ TEST_F(Prim, ListConcatenation) {
                         {at::randn({2, 3, 4})}, unfolded);
 }
 
+// A list of lists built in straight-line code (Note [Lists of lists]): read at constant positions
+// (also negative ones), unpacked, measured, concatenated and returned (its inner lists flattened
+// into outputs, as torch.onnx flattens nested outputs).
+TEST_F(Prim, ListsOfListsInStraightLineCode) {
+  expect_script_matches("aten::mul",
+                        "def forward(self, x, y):\n"
+                        "  pairs: List[List[Tensor]] = [[x, y]]\n"
+                        "  pairs.append([x * 2.0, y + 1.0])\n"
+                        "  more = pairs + [[y, x]]\n"
+                        "  a, b, c = more\n"
+                        "  return more[-1][0] * len(more) + a[1] + b[0], pairs\n",
+                        {at::randn({2, 3}), at::randn({2, 3})});
+}
+
+// A list of lists that a loop carries has no ONNX form: refused by name.
+TEST_F(Prim, ListsOfListsCarriedByALoopAreRefused) {
+  const std::string src =
+      "def forward(self, x):\n"
+      "  states: List[List[Tensor]] = []\n"
+      "  for i in range(x.size(0)):\n"
+      "    states.append([x[i], x[i] * 2.0])\n"
+      "  return states[1][0]\n";
+  expect_script_fails(src, {at::randn({3, 2})}, 17, "is a list of lists (List[List[Tensor]])");
+}
+
 // An optional that nested loops carry but that stays None (assigned only under `if o is not
 // None`): nothing is carried, its checks fold, at every opset (Note [Values that stay None]).
 // Found by the fuzzer ("the element dtype of optional output 2 is unknown").
@@ -785,6 +810,164 @@ def forward(self, x):
   expect_script_matches("aten::reshape", script_module(src, {{"w", at::randn({6})}}),
                         {at::randn({3, 1, 2})}, {/*first=*/11});
 }
+
+// ----- nested containers walked ------------------------------------------------------------
+// Issue 40: tuples, lists and lists of lists nested in each other, made by a helper method,
+// through a data-dependent branch or directly, unpacked by destructuring and read by position
+// (negative ones too), and returned beside a sum of all their tensors (flattened into outputs).
+// Each structure is one TorchScript module written by the walker below; any export error, any
+// internal error ("produced 2 values for 1 outputs") or any wrong number fails it.
+struct Nest {
+  enum Kind { kTensor, kList, kListOfLists, kTuple } kind;
+  std::vector<Nest> items;  // a tuple's
+};
+
+std::string nest_type(const Nest& n) {
+  switch (n.kind) {
+    case Nest::kTensor:
+      return "Tensor";
+    case Nest::kList:
+      return "List[Tensor]";
+    case Nest::kListOfLists:
+      return "List[List[Tensor]]";
+    case Nest::kTuple:
+      return fmt::format("Tuple[{}, {}]", nest_type(n.items[0]), nest_type(n.items[1]));
+  }
+  return "";
+}
+
+std::string nest_name(const Nest& n) {
+  switch (n.kind) {
+    case Nest::kTensor:
+      return "T";
+    case Nest::kList:
+      return "L";
+    case Nest::kListOfLists:
+      return "LL";
+    case Nest::kTuple:
+      return fmt::format("Tup{}_{}end", nest_name(n.items[0]), nest_name(n.items[1]));
+  }
+  return "";
+}
+
+bool has_list_of_lists(const Nest& n) {
+  if (n.kind == Nest::kListOfLists) return true;
+  for (const Nest& item : n.items) {
+    if (has_list_of_lists(item)) return true;
+  }
+  return false;
+}
+
+// An expression of structure `n` over `x`, each tensor another (x * k + k).
+std::string nest_expr(const Nest& n, int& k) {
+  auto leaf = [&] {
+    ++k;
+    return fmt::format("(x * {0}.0 + {0}.0)", k);
+  };
+  switch (n.kind) {
+    case Nest::kTensor:
+      return leaf();
+    case Nest::kList:
+      return fmt::format("[{}, {}]", leaf(), leaf());
+    case Nest::kListOfLists: {
+      std::string a = leaf(), b = leaf(), c = leaf();
+      return fmt::format("[[{}, {}], [{}]]", a, b, c);
+    }
+    case Nest::kTuple: {
+      std::string a = nest_expr(n.items[0], k);
+      return fmt::format("({}, {})", a, nest_expr(n.items[1], k));
+    }
+  }
+  return "";
+}
+
+// Statements adding every tensor of `var` (of structure `n`) to `acc`, weighted by position.
+void nest_sum(const Nest& n, const std::string& var, std::string& body, int& names) {
+  switch (n.kind) {
+    case Nest::kTensor:
+      body += fmt::format("  acc = acc + {}\n", var);
+      return;
+    case Nest::kList:
+      body += fmt::format("  acc = acc + {0}[0] + {0}[-1] * 3.0 + len({0})\n", var);
+      return;
+    case Nest::kListOfLists:
+      body +=
+          fmt::format("  acc = acc + {0}[0][1] + {0}[-1][0] * len({0}) + {0}[0][-2] * 5.0\n", var);
+      return;
+    case Nest::kTuple: {
+      const std::string a = fmt::format("v{}", names++), b = fmt::format("v{}", names++);
+      body += fmt::format("  {}, {} = {}\n", a, b, var);
+      nest_sum(n.items[0], a, body, names);
+      nest_sum(n.items[1], b, body, names);
+      return;
+    }
+  }
+}
+
+enum class NestSource { kHelper, kBranch };
+
+std::string nest_source(const Nest& n, NestSource from) {
+  int k = 0;
+  std::string src =
+      fmt::format("def make(self, x) -> {}:\n  return {}\n\n", nest_type(n), nest_expr(n, k));
+  src += "def forward(self, x):\n";
+  if (from == NestSource::kHelper) {
+    src += "  r = self.make(x)\n";
+  } else {
+    src += "  if bool(x.sum() > 0):\n    r = self.make(x)\n  else:\n    r = self.make(x * -2.0)\n";
+  }
+  src += "  acc = torch.zeros_like(x)\n";
+  int names = 0;
+  nest_sum(n, "r", src, names);
+  return src + "  return acc, r\n";
+}
+
+std::vector<Nest> nests() {
+  const Nest t{Nest::kTensor, {}}, l{Nest::kList, {}}, ll{Nest::kListOfLists, {}};
+  std::vector<Nest> out{t, l, ll};
+  for (const Nest& a : {t, l, ll}) {
+    for (const Nest& b : {t, l, ll}) out.push_back({Nest::kTuple, {a, b}});
+  }
+  const Nest tl{Nest::kTuple, {t, l}}, lll{Nest::kTuple, {ll, t}};
+  out.push_back({Nest::kTuple, {tl, ll}});
+  out.push_back({Nest::kTuple, {t, {Nest::kTuple, {lll, {Nest::kTuple, {t, t}}}}}});
+  out.push_back({Nest::kTuple, {{Nest::kTuple, {t, tl}}, t}});
+  out.push_back({Nest::kTuple, {{Nest::kTuple, {l, l}}, {Nest::kTuple, {t, ll}}}});
+  return out;
+}
+
+struct NestCase {
+  Nest nest;
+  NestSource from;
+};
+
+std::vector<NestCase> nest_cases() {
+  std::vector<NestCase> out;
+  for (const Nest& n : nests()) {
+    out.push_back({n, NestSource::kHelper});
+    // A list of lists out of an if has no ONNX form (Prim.ListsOfListsCarriedByALoopAreRefused).
+    if (!has_list_of_lists(n)) out.push_back({n, NestSource::kBranch});
+  }
+  return out;
+}
+
+class NestedContainers : public ::testing::TestWithParam<NestCase> {};
+
+TEST_P(NestedContainers, ExportAndMatch) {
+  const NestCase& c = GetParam();
+  const std::string src = nest_source(c.nest, c.from);
+  SCOPED_TRACE(src);
+  // Lists out of the if are its elements (Note [Lists out of branches]): every opset.
+  for (const at::Tensor& x : {at::randn({2, 3}), -at::rand({2, 3}) - 0.5}) {
+    expect_script_matches("aten::add", src, {x});
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Walked, NestedContainers, ::testing::ValuesIn(nest_cases()),
+                         [](const ::testing::TestParamInfo<NestCase>& info) {
+                           return nest_name(info.param.nest) +
+                                  (info.param.from == NestSource::kHelper ? "_helper" : "_branch");
+                         });
 
 }  // namespace
 }  // namespace torchonnx::testing

@@ -95,8 +95,26 @@ Values elements(GraphContext& g, const Args& a) {
 
 // ----- lists and tuples ------------------------------------------------------------------------
 
+// A list of lists of tensors that LowerNestedLists left (Note [Lists of lists]): refused by
+// name.
+void refuse_list_of_lists(GraphContext& g, const torch::jit::Value* list) {
+  // Lists of lists of numbers (torch.tensor([[1.0, 2.0], [3.0, 4.0]])) have converters of
+  // their own.
+  auto type = list->type()->cast<c10::ListType>();
+  auto inner = type ? type->getElementType()->cast<c10::ListType>() : nullptr;
+  if (!inner || inner->getElementType()->kind() != c10::TypeKind::TensorType) return;
+  g.fail(fmt::format(
+      "%{} is a list of lists ({}) that a loop carries, an if returns, or that is read at a "
+      "position computed at run time: ONNX has no sequence of sequences, and only a list of lists "
+      "built and read in straight-line code (its contents known at export) is exported. Remedy: "
+      "build it outside loops and branches (a loop over a ModuleList or a constant range is "
+      "unrolled), read it at constant positions, or keep its inner lists as separate lists",
+      list->debugName(), type->annotation_str()));
+}
+
 // prim::ListConstruct(...) -> T[]  ⇒  its elements (Tensor[]), or Concat of 1-D ints (int[])
 Values list_construct(GraphContext& g, const Args& a) {
+  refuse_list_of_lists(g, a.node()->output());
   if (is_tensor_list(a.node()->output())) return elements(g, a);
   if (is_optional_tensor_list(a.node()->output())) {
     // Tensor?[] (the indices of x[:, idx]): None elements are "", ONNX's absent value; the
@@ -464,6 +482,7 @@ Values list(GraphContext& g, const Args& a) {
 // aten::append(t[] self, t el) -> t[]  ⇒  the list with el at the end (Concat for scalar lists,
 // SequenceInsert for sequences)
 Values append(GraphContext& g, const Args& a) {
+  refuse_list_of_lists(g, a.jit(0));
   if (!is_tensor_list(a.jit(0))) {
     at::ScalarType type = list_dtype(a.jit(0));
     Value list = g.op("Concat", {a.tensor_as(0, type), unsqueeze(g, a.tensor_as(1, type), {0})},
