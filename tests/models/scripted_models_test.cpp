@@ -101,6 +101,13 @@ const ScriptedModel kModels[] = {
     {"rnn_relu_bidirectional_traced", "aten::rnn_relu", 9},
     // Its nested-tensor fast path (Note [Nested tensors from a padding mask]).
     {"transformer_encoder_padding_mask", "aten::_transformer_encoder_layer_fwd", 9},
+    // List[List[Tensor]] states of a stacked RNN, read by position and returned (Note [Lists of
+    // lists]). Each layer's steps are a Loop over x.unbind(0); the second layer's input comes out
+    // of the first's Loop (a sequence stacked, its length not known at export): unbind of a
+    // sequence from opset 11. With dynamic axes the appended states have no static shape: the
+    // Loop carries the list from opset 13.
+    {"stacked_list_states", "prim::Loop", 11, 13},
+    {"stacked_list_states_given", "prim::Loop", 11, 13},
 };
 
 // One test per model and opset: 9, 11 and 13 from the model's first opset on, 17, and 21 on a

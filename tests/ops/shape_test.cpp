@@ -384,6 +384,19 @@ TEST_F(Shape, ChunkIntoANumberComputedInTheGraph) {
   expect_module_export_fails(m, {at::randn({2, 6}), n(2)}, 10, "opset 11");
 }
 
+// `for t in x.unbind(0)` over a dim not known at export (dynamic): the slices are a sequence
+// (SplitToSequence without split, keepdims 0: opset 11+), which the loop walks.
+TEST_F(Shape, UnbindOfADynamicDimIsASequence) {
+  torch::jit::Module m = script_module(
+      "def forward(self, x):\n  acc = torch.zeros_like(x[0])\n"
+      "  for t in x.unbind(0):\n    acc = acc * 0.5 + t\n  return acc\n");
+  ExportOptions options;
+  options.input_names = {"x"};
+  options.dynamic_axes = {{"x", {{0, "steps"}}}};
+  expect_exported_generalizes(m, {{at::randn({3, 2})}, {at::randn({6, 2})}, {at::randn({1, 2})}},
+                              options, {11, 13, 17}, "unbind_dynamic");
+}
+
 // ----- expand
 // -------------------------------------------------------------------------------------
 

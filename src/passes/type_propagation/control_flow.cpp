@@ -1,7 +1,10 @@
 // If and Loop in the type propagation (Note [Types through control flow]).
 #include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <unordered_map>
 
@@ -23,9 +26,88 @@ void Propagator::visit_if(Node* node) {
   }
 }
 
+// Note [Loops of a known trip count]
+// A `for` loop whose trip count is known at export (a constant, not varying with the dynamic axes)
+// and that never breaks (its condition is the constant true) ends with values the fixed point
+// cannot give: a list that gets one append per iteration has that many elements, a state tensor
+// its sizes of the last iteration. Such a loop is also run iteration by iteration, each carried
+// value handed to the next, and its tensor and list outputs take what the last iteration made
+// (a stacked RNN's second layer then sees the first layer's output sizes). The body's own values
+// keep the fixed point's types, which hold for every iteration; so do carried numbers (never
+// folded, as before). A budget of node visits per propagation bounds the cost of long loops.
+std::optional<int64_t> Propagator::exact_trip_count(Node* node) {
+  Value* trip = node->inputs()[0];
+  auto found = env.find(trip);
+  if (found == env.end() || !found->second.isInt() || !concrete.count(trip) || shadow.count(trip) ||
+      forced_varies(trip)) {
+    return std::nullopt;
+  }
+  torch::jit::Block* body = node->blocks()[0];
+  auto always = [](Value* cond) {
+    auto c = torch::jit::toIValue(cond);
+    return c && c->isBool() && c->toBool();
+  };
+  if (!always(node->inputs()[1]) || !always(body->outputs()[0])) return std::nullopt;
+  int64_t nodes = 0;
+  std::function<void(torch::jit::Block*)> count = [&](torch::jit::Block* b) {
+    for (Node* n : b->nodes()) {
+      ++nodes;
+      for (torch::jit::Block* sub : n->blocks()) count(sub);
+    }
+  };
+  count(body);
+  const int64_t trips = std::max<int64_t>(0, found->second.toInt());
+  if (trips * std::max<int64_t>(nodes, 1) > exact_loop_budget) return std::nullopt;
+  exact_loop_budget -= trips * std::max<int64_t>(nodes, 1);
+  return trips;
+}
+
+// The carried values after `trips` iterations, each recorded from the last; nullopt when one is
+// not known exactly on the way (no facts, approximate, maybe None).
+std::optional<std::vector<c10::IValue>> Propagator::run_iterations(Node* node, int64_t trips) {
+  torch::jit::Block* body = node->blocks()[0];
+  const size_t carried = node->outputs().size();
+  std::vector<c10::IValue> values;
+  std::vector<bool> known;
+  for (size_t k = 0; k < carried; ++k) {
+    Value* init = node->inputs()[2 + k];
+    auto found = env.find(init);
+    if (found == env.end() || approximate.count(init) || maybe_none.count(init)) {
+      return std::nullopt;
+    }
+    values.push_back(found->second);
+    known.push_back(concrete.count(init) > 0);
+  }
+  const bool saved_fold = fold;
+  fold = false;
+  bool exact = true;
+  for (int64_t i = 0; i < trips && exact; ++i) {
+    record(body->inputs()[0], c10::IValue(i), /*is_concrete=*/true);
+    for (size_t k = 0; k < carried; ++k) {
+      Value* in = body->inputs()[1 + k];
+      record(in, values[k].isList() ? copy_list(values[k]) : values[k], known[k]);
+    }
+    run_block(body);
+    for (size_t k = 0; k < carried && exact; ++k) {
+      Value* out = body->outputs()[1 + k];
+      auto found = env.find(out);
+      exact = found != env.end() && !approximate.count(out) && !maybe_none.count(out);
+      if (exact) {
+        values[k] = found->second.isList() ? copy_list(found->second) : found->second;
+        known[k] = concrete.count(out) > 0;
+      }
+    }
+  }
+  fold = saved_fold;
+  if (!exact) return std::nullopt;
+  return values;
+}
+
 void Propagator::visit_loop(Node* node) {
   torch::jit::Block* body = node->blocks()[0];
   const size_t carried = node->outputs().size();
+  std::optional<std::vector<c10::IValue>> last;
+  if (auto trips = exact_trip_count(node)) last = run_iterations(node, *trips);
   // The iteration number and carried ints/floats change every iteration.
   record(body->inputs()[0], c10::IValue(int64_t{1}), false, true);
   for (size_t k = 0; k < carried; ++k) {
@@ -77,7 +159,12 @@ void Propagator::visit_loop(Node* node) {
     if (auto found = env.find(in); found != env.end() && maybe_none.count(in)) {
       record_maybe_none(out, found->second);
     } else if (found != env.end()) {
-      record(out, found->second, false, approximate.count(in) > 0);
+      const c10::IValue* exact = last ? &(*last)[k] : nullptr;
+      if (exact && (exact->isTensor() || exact->isList())) {
+        record(out, *exact, false);  // Note [Loops of a known trip count]
+      } else {
+        record(out, found->second, false, approximate.count(in) > 0);
+      }
       // Widening drops the shadow of a carried value: the initial value's then says it varies.
       copy_shadow(out, in);
       if (!shadow.count(out)) copy_shadow(out, node->inputs()[2 + k]);

@@ -92,6 +92,8 @@ struct Propagator {
   std::unordered_map<const Value*, VaryInfo> forced{};
   // The example inputs' real values, by graph input (Note [Running on the example values]).
   std::unordered_map<const Value*, at::Tensor> examples{};
+  // Node visits left for loops run iteration by iteration (Note [Loops of a known trip count]).
+  int64_t exact_loop_budget = 200000;
 
   // Complete tensor types by dtype, sizes and strides: most values share a few, and building
   // one (TensorType::create works out strides' order and contiguity) costs several allocations.
@@ -132,6 +134,8 @@ struct Propagator {
   // ---- control_flow.cpp ----
   void visit_if(Node* node);
   void visit_loop(Node* node);
+  std::optional<int64_t> exact_trip_count(Node* node);
+  std::optional<std::vector<c10::IValue>> run_iterations(Node* node, int64_t trips);
   std::string signature(const c10::IValue& v, bool approx) const;
   bool same_signature(Value* in, Value* out) const;
   void widen(Value* in, Value* out);

@@ -415,7 +415,7 @@ Values dsplit(GraphContext& g, const Args& a) {
 }
 
 // aten::unbind.int(Tensor self, int dim=0) -> Tensor[]  ⇒  Split into ones, Squeeze each
-// static shape: one output per element of the dim.
+// static shape: one output per element of the dim; a dim of unknown size: a sequence (11+).
 Values unbind(GraphContext& g, const Args& a) {
   if (!is_int_type(a.jit(1))) g.fail("unbind with a named dim is not supported");
   const int64_t rank = a.require_rank(0);
@@ -423,6 +423,13 @@ Values unbind(GraphContext& g, const Args& a) {
   // A dim of unknown size (computed from data) whose list is unpacked (x, y = t.unbind(1)) has
   // as many elements as the unpacking takes: any other size fails in PyTorch.
   std::optional<int64_t> unpacked = unpacked_length(a.node()->output());
+  if (!dim_known(a, 0, dim) && !unpacked && g.opset() >= 11) {
+    // Any other list of a dim of unknown size (`for row in x.unbind(0)` after a loop's stack):
+    // a sequence of the slices, their dim dropped (SplitToSequence without split, keepdims 0).
+    Value seq = g.op("SplitToSequence", {a.tensor(0)}, {{"axis", dim}, {"keepdims", int64_t{0}}});
+    g.bind_sequence(a.node()->output(), seq);
+    return {seq};
+  }
   int64_t n = !dim_known(a, 0, dim) && unpacked ? *unpacked : dim_size(g, a, 0, dim);
   Values out;
   for (const Value& piece : split_pieces(g, a.tensor(0), Ints(n, 1), dim)) {
