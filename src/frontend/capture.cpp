@@ -458,6 +458,16 @@ CapturedGraph capture_module(const torch::jit::Module& module,
     input->replaceAllUsesWith(out.graph->insertConstant(*params[i].default_value()));
     out.graph->eraseInput(out.example_inputs.size());
   }
+  // Arguments given as None (an Optional left out by passing None, as torch.onnx's callers and
+  // _decide_input_format do) are constants too: torch.onnx drops None inputs from the graph.
+  for (size_t i = out.example_inputs.size(); i-- > 0;) {
+    if (!out.example_inputs[i].isNone()) continue;
+    auto* input = out.graph->inputs().at(i);
+    torch::jit::WithInsertPoint guard(out.graph->block()->nodes().front());
+    input->replaceAllUsesWith(out.graph->insertConstant(c10::IValue()));
+    out.graph->eraseInput(i);
+    out.example_inputs.erase(out.example_inputs.begin() + static_cast<std::ptrdiff_t>(i));
+  }
   flatten_container_inputs(*out.graph, out.example_inputs);
   return out;
 }

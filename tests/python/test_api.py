@@ -5,6 +5,7 @@ against eager PyTorch."""
 
 import io
 import warnings
+from typing import List, Optional
 
 import pytest
 import torch
@@ -98,6 +99,24 @@ def test_kwargs_of_torch2():
     f = io.BytesIO()
     torchonnx.export(M(), (x,), f, kwargs={"y": y})
     run_in_ort(f.getvalue(), [x, y], [x - y])
+
+
+def test_script_module_with_none_for_an_optional_argument():
+    # torch.onnx's callers pass None for an optional argument (and _decide_input_format fills
+    # defaults in): the argument is a constant, not an ONNX input (a typeless one failed onnx's
+    # checker). Here a List[List[Tensor]] state, as a transducer predictor takes.
+    class M(nn.Module):
+        def forward(self, x, state: Optional[List[List[torch.Tensor]]] = None):
+            if state is None:
+                return x * 2.0
+            return x + state[0][1]
+
+    m, x = torch.jit.script(M()), torch.randn(2, 3)
+    for args in ((x, None), (x,)):
+        f = io.BytesIO()
+        torchonnx.export(m, args, f)
+        assert len(OnnxModel(f.getvalue()).inputs) == 1
+        run_in_ort(f.getvalue(), [x], [x * 2.0])
 
 
 def test_number_arguments_become_inputs():
