@@ -23,6 +23,7 @@
 #include "torchonnx/export.h"
 #include "torchonnx/logging.h"
 #include "torchonnx/symbolic.h"
+#include "torchonnx/verify.h"
 #include "torchonnx/version.h"
 
 namespace py = pybind11;
@@ -98,6 +99,27 @@ py::object export_module(const torch::jit::Module& module, const py::sequence& a
     }
   }
   return bytes_or_none(bytes);
+}
+
+// torchonnx::verify of a module: (the result as JSON, the table `torchonnx verify` prints), for
+// torchonnx.verification. `more_args`: more argument sets (additional_test_inputs).
+std::pair<std::string, std::string> verify_module(const torch::jit::Module& module,
+                                                  const py::sequence& args,
+                                                  const ExportOptions& options, double rtol,
+                                                  double atol, bool find_mismatch,
+                                                  const std::vector<py::sequence>& more_args) {
+  std::vector<c10::IValue> inputs = module_args(module, args);
+  torchonnx::VerifyOptions verify_options;
+  verify_options.rtol = rtol;
+  verify_options.atol = atol;
+  verify_options.find_mismatch = find_mismatch;
+  for (size_t i = 0; i < more_args.size(); ++i) {
+    verify_options.more_inputs.emplace_back("additional_test_inputs[" + std::to_string(i) + "]",
+                                            module_args(module, more_args[i]));
+  }
+  py::gil_scoped_release no_gil;
+  const torchonnx::VerifyResult result = torchonnx::verify(module, inputs, options, verify_options);
+  return {torchonnx::verify_result_json(result), torchonnx::format_verify_result(result)};
 }
 
 torchonnx::PrettyFormat pretty_format(const std::string& format) {
@@ -342,6 +364,10 @@ PYBIND11_MODULE(_C, m) {
   m.def("unconvertible_ops", &unconvertible_ops, py::arg("module"), py::arg("args"),
         py::arg("options"));
 
+  m.def("verify_available", &torchonnx::verify_available,
+        "Whether this build runs ONNX Runtime in-process (Debian 13's libonnxruntime-dev).");
+  m.def("verify_module", &verify_module, py::arg("module"), py::arg("args"), py::arg("options"),
+        py::arg("rtol"), py::arg("atol"), py::arg("find_mismatch"), py::arg("more_args"));
   m.def("write_test_data", &torchonnx::write_test_data, py::arg("dir"), py::arg("inputs"),
         py::arg("outputs"),
         "Writes DIR/input_<i>.pb and DIR/output_<i>.pb (the ONNX test-data layout).");

@@ -12,11 +12,12 @@ The names, arguments and semantics are torch.onnx's (TorchScript exporter, torch
 functions: ``symbolic_helper``), ``select_model_mode_for_export``, ``is_in_onnx_export``,
 ``enable_log``/``disable_log``/``is_onnx_log_enabled``/``set_log_stream``/``log``,
 ``TrainingMode``, ``OperatorExportTypes``, ``utils.unconvertible_ops``,
-``operators.shape_as_tensor``, and the exceptions of ``errors``. The conversion is the C++
+``operators.shape_as_tensor``, the exceptions of ``errors``, and ``verification.verify`` /
+``verification.find_mismatch`` (on a build with ONNX Runtime's C++ API). The conversion is the C++
 library's (libtorchonnx), the same as its C++ API and its command line run.
 """
 
-from . import _C, errors, operators, symbolic_helper, utils
+from . import _C, errors, operators, symbolic_helper, utils, verification
 from ._patch import TorchOnnxPatch, patch_torch_onnx
 from .errors import CheckerError, OnnxExporterError, UnsupportedOperatorError
 from .symbolic_helper import SymbolicContext
@@ -44,6 +45,7 @@ __all__ = [
     "operators",
     "symbolic_helper",
     "utils",
+    "verification",
     # Enums
     "OperatorExportTypes",
     "TrainingMode",
