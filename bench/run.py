@@ -13,6 +13,8 @@ For each model: the write floor (3 runs), then --runs rounds of, in this order,
                          peak RSS)
   torch.onnx (module)    the same with --module (the nn.Module, traced by torch.onnx.export);
                          only in the first --module-runs rounds (default 1)
+  torchonnx (Python)     torch_onnx_export.py --module --exporter torchonnx: torchonnx.export
+                         (the Python package) on the same nn.Module, every round
   torch.onnx 2.6 (.pt)   torch_onnx_export.py --pt in the Debian 13 root (scripts/debian13.sh,
                          python3-torch 2.6): the modern anchor; only in the first
                          --modern-runs rounds (default 1), skipped where that root is not made
@@ -66,8 +68,9 @@ VERIFY_ATOL_SCALE = 1e-5
 ISSUE_TORCH_ONNX_SECONDS = {"resnet50": 2.4, "vit_b_16": 22, "bert_base": 13, "gpt_355m": 68,
                             "gpt_700m": 111}
 
-EXPORTERS = ["torchonnx", "torch_onnx", "torch_onnx_module", "torch_onnx_26"]
+EXPORTERS = ["torchonnx", "torch_onnx", "torch_onnx_module", "torch_onnx_26", "torchonnx_python"]
 LABEL = {"torchonnx": "torchonnx", "torch_onnx": "torch.onnx (.pt)",
+         "torchonnx_python": "torchonnx.export (Python, nn.Module)",
          "torch_onnx_module": "torch.onnx (nn.Module)",
          "torch_onnx_26": "torch.onnx 2.6 (.pt, Debian 13)"}
 # The Debian 13 root of scripts/debian13.sh, where torch.onnx 2.6 runs.
@@ -212,6 +215,12 @@ class Bench:
             libs = glob.glob(os.path.join(self.build, "libtorchonnx.so*"))
             for src in [self.cli, self.timer] + libs:
                 shutil.copy2(src, os.path.join(bindir, os.path.basename(src)))
+            # The Python package (its _C finds libtorchonnx.so through LD_LIBRARY_PATH too).
+            package = os.path.join(self.build, "python", "torchonnx")
+            if os.path.isdir(package):
+                shutil.rmtree(os.path.join(bindir, "python"), ignore_errors=True)
+                shutil.copytree(package, os.path.join(bindir, "python", "torchonnx"),
+                                ignore=shutil.ignore_patterns("__pycache__"))
         finally:
             if lock:
                 lock.close()
@@ -297,10 +306,13 @@ class Bench:
             except OSError as e:
                 log("memory limit: could not remove %s: %s" % (cg, e))
 
-    def run_torch_onnx(self, name, out_dir, module):
+    def run_torch_onnx(self, name, out_dir, module, python_api=False):
         out = os.path.join(fresh_dir(out_dir), "model.onnx")
         cmd = [PY, os.path.join(HERE, "torch_onnx_export.py")]
         cmd += ["--module", name] if module else ["--pt", self.pt(name)]
+        if python_api:  # torchonnx.export, the package the build made
+            cmd = ["env", "PYTHONPATH=" + os.path.join(os.path.dirname(self.cli), "python")] + cmd
+            cmd += ["--exporter", "torchonnx"]
         cmd += ["--inputs", self.inputs(name), "-o", out]
         rc, so, se, secs, rss = run(cmd, self.timeout, os.path.join(self.work, "time.txt"),
                                     warm=[self.pt(name)])
@@ -432,7 +444,8 @@ class Bench:
                 "torchonnx": os.path.join(mdir, "torchonnx"),
                 "torch_onnx": os.path.join(mdir, "torch_onnx"),
                 "torch_onnx_module": os.path.join(mdir, "torch_onnx_module"),
-                "torch_onnx_26": os.path.join(mdir, "torch_onnx_26")}
+                "torch_onnx_26": os.path.join(mdir, "torch_onnx_26"),
+                "torchonnx_python": os.path.join(mdir, "torchonnx_python")}
         for i in range(self.args.runs):
             t = self.run_timer(name, dirs["timer"])
             shutil.rmtree(dirs["timer"], ignore_errors=True)
@@ -441,6 +454,9 @@ class Bench:
             if "error" in c:
                 r["runs"]["torchonnx"][-1]["error"] = c["error"]
             self.show(name, i, "torchonnx", r["runs"]["torchonnx"][-1])
+            p = self.run_torch_onnx(name, dirs["torchonnx_python"], module=True, python_api=True)
+            r["runs"]["torchonnx_python"].append(p)
+            self.show(name, i, "torchonnx_python", p)
             if self.args.only_torchonnx:
                 continue
             o = self.run_torch_onnx(name, dirs["torch_onnx"], module=False)
@@ -488,6 +504,8 @@ class Bench:
                 continue  # counts only (torch_onnx_module: the same graph as torch_onnx's)
             if have_expected:
                 r["verify"][e] = self.verify(path, expected, atol)
+            if e == "torchonnx_python":
+                continue  # checked, no latency (the core's graph: the torchonnx column's)
             timed.append((e, path))
         if timed:
             for (e, _), lat in zip(timed, self.latency([p for _, p in timed], name)):
@@ -744,6 +762,21 @@ def write_markdown(path, report):
             fmt_x(ratio(S[n]["torch_onnx_26"]["export_seconds"],
                         S[n]["torchonnx"]["export_seconds"])),
             str(ISSUE_TORCH_ONNX_SECONDS.get(n, "-"))] for n in names])
+    table("Python API: `torchonnx.export` vs `torch.onnx.export` on the same nn.Module (each "
+          "traces it, in a fresh Python process; in-process export time and the process's peak "
+          "RSS)",
+          ["model", "torchonnx.export (s)", "torch.onnx.export (s)", "speed-up",
+           "torchonnx.export peak RSS (MB)", "torch.onnx.export peak RSS (MB)", "ratio",
+           "torchonnx.export matches libtorch"],
+          [[n, fmt(S[n]["torchonnx_python"]["export_seconds"]),
+            fmt(S[n]["torch_onnx_module"]["export_seconds"]),
+            fmt_x(ratio(S[n]["torch_onnx_module"]["export_seconds"],
+                        S[n]["torchonnx_python"]["export_seconds"])),
+            fmt(S[n]["torchonnx_python"]["peak_rss_kb"], "%.0f", 1 / 1024),
+            fmt(S[n]["torch_onnx_module"]["peak_rss_kb"], "%.0f", 1 / 1024),
+            fmt_x(ratio(S[n]["torch_onnx_module"]["peak_rss_kb"],
+                        S[n]["torchonnx_python"]["peak_rss_kb"])),
+            yes_no(S[n]["torchonnx_python"]["matches_libtorch"])] for n in names])
     version = base.get("version_seconds")
     table("Whole-process time (s): load, export, exit",
           ["model", "torchonnx CLI", "torch.onnx (.pt) script", "ratio",

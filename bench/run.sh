@@ -4,7 +4,7 @@
 #
 #   bash bench/run.sh [--quick] [--models a,b,...] [--runs N] [--module-runs M] [--keep]
 #
-# Builds the two programs it needs (torchonnx_cli, torchonnx_bench_export) in build/ first
+# Builds what it needs (torchonnx_cli, torchonnx_bench_export, the Python package) in build/ first
 # unless --no-build is given; everything else is bench/run.py's (--help lists the options).
 # bench/README.md tells what is measured and how long it takes.
 set -euo pipefail
@@ -35,9 +35,9 @@ if [[ "$build_first" == 1 ]]; then
   fi
   # Builds of several people on one machine take turns on this lock.
   if command -v flock >/dev/null; then
-    flock /tmp/torchonnx-build.lock ninja -C "$build" torchonnx_cli torchonnx_bench_export
+    flock /tmp/torchonnx-build.lock ninja -C "$build" torchonnx_cli torchonnx_bench_export torchonnx_python
   else
-    ninja -C "$build" torchonnx_cli torchonnx_bench_export
+    ninja -C "$build" torchonnx_cli torchonnx_bench_export torchonnx_python
   fi
 fi
 

@@ -4,12 +4,16 @@
 Usage:
   /usr/bin/python3 bench/torch_onnx_export.py --pt MODEL.pt --inputs DIR -o OUT.onnx
   /usr/bin/python3 bench/torch_onnx_export.py --module NAME --inputs DIR -o OUT.onnx
+  PYTHONPATH=build/python /usr/bin/python3 bench/torch_onnx_export.py --module NAME \
+      --exporter torchonnx --inputs DIR -o OUT.onnx
 
 --pt      loads the TorchScript file with torch.jit.load (the same .pt torchonnx exports;
           torch.onnx then skips tracing and converts the ScriptModule's graph).
 --module  rebuilds the nn.Module NAME of bench/make_models.py with its seeded weights
           (identical to the .pt's) and lets torch.onnx.export trace it, as torch.onnx
           users do; building the module is not timed.
+--exporter torchonnx  calls torchonnx.export (the Python package over torchonnx's C++ core, the
+          same arguments) instead of torch.onnx.export: the Python path, side by side.
 Only torch.onnx.export(module, args, path, opset_version=17) is timed, under
 torch.no_grad() (vit_b_16: grad on, see make_models.TRACE_WITH_GRAD). Models past
 2 GB are written with external data by torch.onnx itself (one file per tensor
@@ -40,8 +44,14 @@ def main():
     parser.add_argument("--inputs", required=True, help="folder with input_0.pb, ...")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--opset", type=int, default=17)
+    parser.add_argument("--exporter", choices=["torch.onnx", "torchonnx"], default="torch.onnx")
     args = parser.parse_args()
 
+    if args.exporter == "torchonnx":
+        import torchonnx
+        export = torchonnx.export
+    else:
+        export = torch.onnx.export
     t0 = time.monotonic()
     inputs = []
     while True:
@@ -65,7 +75,7 @@ def main():
     name = args.module or os.path.splitext(os.path.basename(args.pt))[0]
     with make_models.grad_mode(name):
         t1 = time.monotonic()
-        torch.onnx.export(module, tuple(inputs), args.output, opset_version=args.opset)
+        export(module, tuple(inputs), args.output, opset_version=args.opset)
         export_seconds = time.monotonic() - t1
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"export_seconds": export_seconds, "load_seconds": load_seconds,
