@@ -310,6 +310,14 @@ TEST_F(Spectral, ComplexReshapeSizeAndScaling) {
                     "  z = (y * z / 2).view(n[0] * n[1], n[2])\n"
                     "  return torch.view_as_real(z), z.size(-1) + z.size(0) + x.size(-1)\n"),
       {at::randn({2, 3, 4, 2}), at::randn({3, 1})}, kUnfolded);
+  // type_as of a complex value to another's (complex) type: the pair itself. Its complex form was
+  // written but not registered (the plain type_as converter ran on the pair).
+  expect_script_matches("aten::type_as",
+                        script_module("def forward(self, x, y):\n"
+                                      "  z = torch.view_as_complex(x)\n"
+                                      "  w = torch.view_as_complex(y)\n"
+                                      "  return torch.view_as_real(z.type_as(w) * 2.0)\n"),
+                        {at::randn({3, 4, 2}), at::randn({2, 2})}, kUnfolded);
 }
 
 TEST_F(Spectral, ComplexValuesReachingOtherOpsFailClearly) {

@@ -574,12 +574,11 @@ Converter complex_form(const torch::jit::Node* node, Converter fn) {
     reads_complex = reads_complex || at::isComplexType(dtype_of(in->type()));
   }
   if (!reads_complex) return fn;
-  static const std::map<std::string, Converter> forms{{"aten::abs", complex_abs},
-                                                      {"aten::reshape", complex_reshape},
-                                                      {"aten::view", complex_reshape},
-                                                      {"aten::size", complex_size},
-                                                      {"aten::mul", complex_by_real("Mul")},
-                                                      {"aten::div", complex_by_real("Div")}};
+  static const std::map<std::string, Converter> forms{
+      {"aten::abs", complex_abs},           {"aten::reshape", complex_reshape},
+      {"aten::view", complex_reshape},      {"aten::size", complex_size},
+      {"aten::type_as", complex_type_as},   {"aten::mul", complex_by_real("Mul")},
+      {"aten::div", complex_by_real("Div")}};
   auto form = forms.find(node->kind().toQualString());
   return form != forms.end() ? form->second : fn;
 }
