@@ -15,6 +15,8 @@ using torch::jit::Value;
 namespace {
 
 struct Lifter {
+  explicit Lifter(torch::jit::Graph& g) : graph(g) {}
+
   torch::jit::Graph& graph;
   std::unordered_map<Value*, c10::intrusive_ptr<c10::ivalue::Object>> objects;
   std::unordered_map<Value*, std::string> paths;
@@ -134,7 +136,7 @@ struct Lifter {
 std::vector<NamedParameter> LiftModuleAttributes(torch::jit::Graph& graph,
                                                  const torch::jit::Module& module) {
   Value* self = graph.inputs().at(0);
-  Lifter lifter{graph};
+  Lifter lifter(graph);
   lifter.objects[self] = module._ivalue();
   lifter.paths[self] = "";
   lifter.run_on_block(graph.block());

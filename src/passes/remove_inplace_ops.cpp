@@ -167,6 +167,8 @@ std::optional<std::vector<int64_t>> constant_ints(Value* v) {
 }
 
 struct Rewriter {
+  explicit Rewriter(Graph& g) : graph(g) {}
+
   Graph& graph;
   Node* anchor = nullptr;                 // the last node of the functional form of the write
   std::unordered_set<const Node*> added;  // nodes this rewrite inserted after the anchor
@@ -425,7 +427,7 @@ void RemoveInplaceOps(Graph& graph) {
   std::vector<Node*> writes;
   collect(graph.block(), writes);
   for (Node* node : writes) {
-    Rewriter r{graph};
+    Rewriter r(graph);
     r.rewrite(node);
   }
 }

@@ -229,7 +229,7 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     }
     if (graph_inputs.count(v) || taken.count(v) || renames.count(v)) {
       g.graph().nodes.push_back(
-          {"Identity", "", g.fresh_name("Identity"), {v}, {name}, {}, "", {}});
+          {"Identity", "", g.fresh_name("Identity"), {v}, {name}, {}, "", {}, {}});
     } else {
       renames[v] = name;
     }

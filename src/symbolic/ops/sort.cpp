@@ -281,18 +281,14 @@ Values sort_any(GraphContext& g, const Args& a) {
   return a.size() == 4 ? sort_stable(g, a) : sort(g, a);
 }
 
-// aten::argsort(Tensor self, int dim=-1, bool descending=False)  ⇒  the indices of sort's TopK
-Values argsort(GraphContext& g, const Args& a) {
-  return {sort(g, a)[1]};
-}
-
 // aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False)
 //   ⇒  the indices of sort's TopK
 Values argsort_stable(GraphContext& g, const Args& a) {
   return {sort_stable(g, a)[1]};
 }
 
-// aten::argsort for nodes without a schema: argsort.stable takes four arguments.
+// aten::argsort(Tensor self, int dim=-1, bool descending=False), and argsort for nodes without a
+// schema (argsort.stable takes four arguments)  ⇒  the indices of sort's TopK
 Values argsort_any(GraphContext& g, const Args& a) {
   return {sort_any(g, a)[1]};
 }
