@@ -822,30 +822,19 @@ struct Nest {
   std::vector<Nest> items;  // a tuple's
 };
 
-std::string nest_type(const Nest& n) {
+// Its TorchScript type (`type`), or a short name for the test's name.
+std::string nest_text(const Nest& n, bool type) {
   switch (n.kind) {
     case Nest::kTensor:
-      return "Tensor";
+      return type ? "Tensor" : "T";
     case Nest::kList:
-      return "List[Tensor]";
+      return type ? "List[Tensor]" : "L";
     case Nest::kListOfLists:
-      return "List[List[Tensor]]";
-    case Nest::kTuple:
-      return fmt::format("Tuple[{}, {}]", nest_type(n.items[0]), nest_type(n.items[1]));
-  }
-  return "";
-}
-
-std::string nest_name(const Nest& n) {
-  switch (n.kind) {
-    case Nest::kTensor:
-      return "T";
-    case Nest::kList:
-      return "L";
-    case Nest::kListOfLists:
-      return "LL";
-    case Nest::kTuple:
-      return fmt::format("Tup{}_{}end", nest_name(n.items[0]), nest_name(n.items[1]));
+      return type ? "List[List[Tensor]]" : "LL";
+    case Nest::kTuple: {
+      const std::string a = nest_text(n.items[0], type), b = nest_text(n.items[1], type);
+      return type ? fmt::format("Tuple[{}, {}]", a, b) : fmt::format("Tup{}_{}end", a, b);
+    }
   }
   return "";
 }
@@ -909,7 +898,7 @@ enum class NestSource { kHelper, kBranch };
 std::string nest_source(const Nest& n, NestSource from) {
   int k = 0;
   std::string src =
-      fmt::format("def make(self, x) -> {}:\n  return {}\n\n", nest_type(n), nest_expr(n, k));
+      fmt::format("def make(self, x) -> {}:\n  return {}\n\n", nest_text(n, true), nest_expr(n, k));
   src += "def forward(self, x):\n";
   if (from == NestSource::kHelper) {
     src += "  r = self.make(x)\n";
@@ -965,7 +954,7 @@ TEST_P(NestedContainers, ExportAndMatch) {
 
 INSTANTIATE_TEST_SUITE_P(Walked, NestedContainers, ::testing::ValuesIn(nest_cases()),
                          [](const ::testing::TestParamInfo<NestCase>& info) {
-                           return nest_name(info.param.nest) +
+                           return nest_text(info.param.nest, false) +
                                   (info.param.from == NestSource::kHelper ? "_helper" : "_branch");
                          });
 
