@@ -93,7 +93,7 @@ struct Propagator {
   // The example inputs' real values, by graph input (Note [Running on the example values]).
   std::unordered_map<const Value*, at::Tensor> examples{};
   // Node visits left for loops run iteration by iteration (Note [Loops of a known trip count]).
-  int64_t exact_loop_budget = 200000;
+  int64_t exact_loop_budget = 50000;
 
   // Complete tensor types by dtype, sizes and strides: most values share a few, and building
   // one (TensorType::create works out strides' order and contiguity) costs several allocations.
