@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# PyTorch 2.6's own ONNX tests (its TorchScript exporter's, from Debian 13's source package),
+# unmodified, run twice in the Debian 13 root: as they are (torch.onnx 2.6, the baseline) and with
+# torch.onnx's export entry points routed to torchonnx (tests/torch_tests/torchonnx_route.py, a
+# pytest plugin). Writes docs/torch-tests.md: per file, passed / failed / skipped for each
+# exporter, and the tests torch.onnx passes and torchonnx fails, grouped by their error (issue 36).
+#
+#   bash scripts/torch-tests.sh                        # the default files (below)
+#   bash scripts/torch-tests.sh test_custom_ops.py     # some of them
+#
+# The source tarball is fetched once into the root's /var/cache/torchonnx-pytorch-src (its
+# SHA-256 checked against Debian's Sources index), and only test/onnx is unpacked. Needs the
+# Debian 13 build (bash scripts/debian13.sh bash scripts/setup.sh). Not part of the test command:
+# the whole list takes long; CI does not run it.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+
+if [ "$(. /etc/os-release && echo "${VERSION_ID:-}")" != 13 ]; then
+  exec bash scripts/debian13.sh bash scripts/torch-tests.sh "$@"
+fi
+
+files=("$@")
+if [ ${#files[@]} -eq 0 ]; then
+  files=(test_utility_funs.py test_custom_ops.py test_symbolic_helper.py test_autograd_funs.py
+         test_onnx_opset.py test_pytorch_onnx_no_runtime.py test_verification.py
+         test_pytorch_onnx_shape_inference.py test_models.py test_models_onnxruntime.py
+         test_models_quantized_onnxruntime.py test_pytorch_onnx_onnxruntime.py)
+fi
+
+source scripts/install-packages.sh
+install_missing torch-tests python3-parameterized python3-expecttest python3-pytest \
+  python3-onnxruntime python3-onnx python3-torchvision python3-setuptools curl xz-utils
+
+cache=/var/cache/torchonnx-pytorch-src
+version=2.6.0+dfsg
+tarball=pytorch_${version}.orig.tar.xz
+mkdir -p "$cache"
+if [ ! -d "$cache/pytorch-v2.6.0/test/onnx" ]; then
+  mirror=${TORCHONNX_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+  curl -sSf -o "$cache/Sources.xz" "$mirror/dists/trixie/main/source/Sources.xz"
+  expected=$(xz -dc "$cache/Sources.xz" | awk '/^Package: pytorch$/,/^$/' |
+             awk -v f="$tarball" '$3 == f && length($1) == 64 {print $1; exit}')
+  [ -n "$expected" ] || { echo "torch-tests: $tarball is not in trixie's Sources" >&2; exit 2; }
+  [ -f "$cache/$tarball" ] || curl -sSf -o "$cache/$tarball" "$mirror/pool/main/p/pytorch/$tarball"
+  echo "$expected  $cache/$tarball" | sha256sum -c --quiet
+  tar -xJf "$cache/$tarball" -C "$cache" --wildcards '*/test/onnx/*'
+fi
+tests=$cache/pytorch-v2.6.0/test/onnx
+
+build=${TORCHONNX_BUILD_DIR:-build-debian13}
+out=$(mktemp -d /tmp/torch-tests.XXXXXX)
+cd "$tests"
+for f in "${files[@]}"; do
+  name=${f%.py}
+  echo "torch-tests: $f with torch.onnx 2.6"
+  python3 -m pytest -q -p no:cacheprovider "$f" --junitxml="$out/$name.base.xml" >/dev/null 2>&1 || true
+  echo "torch-tests: $f through torchonnx"
+  PYTHONPATH="$root/$build/python:$root/tests/torch_tests" \
+    python3 -m pytest -q -p no:cacheprovider -p torchonnx_route "$f" \
+    --junitxml="$out/$name.torchonnx.xml" >/dev/null 2>&1 || true
+done
+python3 "$root/tests/torch_tests/report.py" "$out" "$root/docs/torch-tests.md" "${files[@]}"
+echo "torch-tests: wrote docs/torch-tests.md (JUnit files in $out)"
