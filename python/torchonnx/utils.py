@@ -737,6 +737,7 @@ def unregister_custom_op_symbolic(symbolic_name: str, opset_version: int) -> Non
 # Arguments of other torch versions' export: the removed ones of 1.x, and torch 2's that only the
 # dynamo exporter reads.
 _IGNORED = {
+    "add_node_names",  # torch.onnx 1.x's (export_to_pretty_string, utils._export); 2.6 ignores it
     "example_outputs",
     "strip_doc_string",
     "enable_onnx_checker",

@@ -402,8 +402,10 @@ def test_verbose_prints_graph(capfd):
 def test_deprecated_arguments_are_accepted_with_warning():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        torchonnx.export(Linear(), torch.randn(2, 4), io.BytesIO(), strip_doc_string=True)
+        torchonnx.export(Linear(), torch.randn(2, 4), io.BytesIO(), strip_doc_string=True,
+                         add_node_names=False)
     assert any("strip_doc_string" in str(x.message) for x in w)
+    assert any("add_node_names" in str(x.message) for x in w)
     with pytest.raises(TypeError, match="no_such_option"):
         torchonnx.export(Linear(), torch.randn(2, 4), io.BytesIO(), no_such_option=1)
 
