@@ -11,6 +11,7 @@ code as the C++ API and the CLI run.
 import contextlib
 import copy
 import inspect
+import itertools
 import os
 import threading
 import warnings
@@ -419,6 +420,9 @@ class _Prepared:
         self.module, self.args = module, args
 
 
+_function_modules = itertools.count()
+
+
 def _function_module(function: torch.jit.ScriptFunction) -> torch.jit.ScriptModule:
     """A ScriptModule whose forward calls `function` with forward's arguments: the core exports
     modules, whose arguments become graph inputs (numbers too), and inlines the call with its
@@ -426,7 +430,11 @@ def _function_module(function: torch.jit.ScriptFunction) -> torch.jit.ScriptModu
     arguments = list(function.schema.arguments)
     params = ", ".join(f"{a.name}: {a.type.annotation_str}" for a in arguments)
     names = ", ".join(a.name for a in arguments)
-    module = torch.jit.ScriptModule()
+    # A class of its own per call: the TorchScript type is named after the Python class, and a
+    # second forward defined on one type fails ("Can't redefine method: forward").
+    cls = type(f"_FunctionModule{next(_function_modules)}", (torch.jit.ScriptModule,),
+               {"__module__": __name__})
+    module = cls()
     inner = module._actual_script_module
     inner._c._define(
         inner._concrete_type,

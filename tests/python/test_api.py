@@ -119,6 +119,24 @@ def test_script_module_with_none_for_an_optional_argument():
         run_in_ort(f.getvalue(), [x], [x * 2.0])
 
 
+def test_several_script_functions_in_one_process():
+    # Each ScriptFunction is exported through a module of its own: a second one (or the same one
+    # again) failed with "Can't redefine method: forward" (PyTorch's test_to__cpu_string).
+    @torch.jit.script
+    def plus_one(x):
+        return x + 1
+
+    @torch.jit.script
+    def twice(x):
+        return x * 2
+
+    x = torch.randn(3)
+    for fn, expected in ((plus_one, x + 1), (twice, x * 2), (plus_one, x + 1)):
+        f = io.BytesIO()
+        torchonnx.export(fn, (x,), f)
+        run_in_ort(f.getvalue(), [x], [expected])
+
+
 def test_number_arguments_become_inputs():
     class M(nn.Module):
         def forward(self, x, n: int, s: float):
