@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <queue>
 #include <unordered_map>
@@ -500,7 +501,19 @@ void extract_module_functions(ir::Model& model, const std::set<std::string>& typ
       missing.push_back(t);
     }
   }
-  if (!missing.empty()) {
+  // A type the graph has no call of, beside types it has, is what torch.onnx accepts in silence: a
+  // module whose ops all vanish at export (an eval Dropout, as in torch.onnx's own
+  // test_local_function) leaves no call. Only a request of which nothing is present (a misspelt
+  // type) is an error.
+  const size_t requested = types.size() - types.count(kAllModuleTypes);
+  if (!missing.empty() && missing.size() < requested) {
+    std::cerr << fmt::format(
+                     "torchonnx: warning: export_modules_as_functions: no call of module type{} "
+                     "{} in the graph (a module whose ops all vanish at export, as an eval "
+                     "Dropout, leaves none): no function for it\n",
+                     missing.size() == 1 ? "" : "s", fmt::join(missing, ", "))
+              << std::flush;
+  } else if (!missing.empty()) {
     throw ExportError(ErrorCode::kInvalidArgument,
                       fmt::format("export_modules_as_functions: no instance of module type{} {} "
                                   "in the model. Its module types are: {}. Remedy: name one of "

@@ -249,6 +249,19 @@ TEST(ModuleFunctions, UnknownTypeNamesTheModelsTypes) {
       {"no instance of module type Conv2d", "__torch__.Block", "Remedy: name one of them"}));
 }
 
+// Beside a type that is there, a type with no call in the graph makes no function and no error,
+// as in torch.onnx (an eval Dropout leaves no call of its module).
+TEST(ModuleFunctions, ATypeWithoutCallsBesideOnesWithCallsIsSkipped) {
+  Fixture f = load_fixture("blocks");
+  ASSERT_TRUE(f.error.empty()) << f.error;
+  auto m = export_and_run(f, function_options({"Block", "Conv2d"}));
+  auto block_only = export_and_run(f, function_options({"Block"}));
+  EXPECT_EQ(m.functions_size(), 1);
+  EXPECT_GT(calls_in(m.graph().node(), "__main__")["Block"], 0);
+  EXPECT_EQ(calls_in(m.graph().node(), "__main__")["Block"],
+            calls_in(block_only.graph().node(), "__main__")["Block"]);
+}
+
 TEST(ModuleFunctions, TracedCppFunctionsHaveNoModules) {
   at::Tensor w = at::randn({4, 3});
   TracedFunction fn = [&](const Inputs& in) { return at::relu(at::linear(in[0].toTensor(), w)); };
