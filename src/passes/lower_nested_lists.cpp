@@ -75,6 +75,18 @@ class Lowering {
   bool run() {
     torch::jit::Block* block = graph_.block();
     for (Node* node : block->nodes()) visit(node);
+    // A read may resolve to another read's output (`b = [a[0]]`, then `b[0]`): follow such
+    // values to the one that stays, since the reads' nodes go.
+    std::unordered_map<Value*, Value*> resolved;
+    for (const Read& read : reads_) {
+      if (read.family->escaped || read.node->kind() == kLen) continue;
+      for (size_t k = 0; k < read.values.size(); ++k)
+        resolved[read.node->output(k)] = read.values[k];
+    }
+    auto lasting = [&](Value* v) {
+      for (auto it = resolved.find(v); it != resolved.end(); it = resolved.find(v)) v = it->second;
+      return v;
+    };
     bool changed = false;
     for (const Read& read : reads_) {
       if (read.family->escaped) continue;
@@ -86,7 +98,7 @@ class Lowering {
         continue;
       }
       for (size_t k = 0; k < read.values.size(); ++k) {
-        read.node->output(k)->replaceAllUsesWith(read.values[k]);
+        read.node->output(k)->replaceAllUsesWith(lasting(read.values[k]));
       }
     }
     // The graph's outputs (read after the reads above resolved): a list of lists is its inner
@@ -95,7 +107,7 @@ class Lowering {
     for (Value* out : block->outputs()) {
       auto contents = tracked(out);
       if (contents && !contents->family->escaped) {
-        outputs.insert(outputs.end(), contents->items.begin(), contents->items.end());
+        for (Value* item : contents->items) outputs.push_back(lasting(item));
         changed = true;
       } else {
         outputs.push_back(out);

@@ -634,6 +634,18 @@ TEST_F(Prim, ListsOfListsInStraightLineCode) {
                         {at::randn({2, 3}), at::randn({2, 3})});
 }
 
+// A list of lists built from reads of another (`b = [a[0]]`): its reads resolve to the inner lists
+// themselves (they went to the reads of `a`, whose nodes are removed: an internal error before).
+TEST_F(Prim, ListsOfListsBuiltFromReadsOfAnother) {
+  expect_script_matches("aten::mul",
+                        "def forward(self, x, y):\n"
+                        "  a: List[List[Tensor]] = [[x, y]]\n"
+                        "  b: List[List[Tensor]] = [a[0]]\n"
+                        "  b.append(a[-1])\n"
+                        "  return b[0][1] * 2.0, b\n",
+                        {at::randn({2, 3}), at::randn({2, 3})});
+}
+
 // A list of lists that a loop carries has no ONNX form: refused by name.
 TEST_F(Prim, ListsOfListsCarriedByALoopAreRefused) {
   const std::string src =
