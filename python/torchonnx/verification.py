@@ -102,7 +102,7 @@ def verify_available() -> bool:
 def _tolerances(options: Optional[VerificationOptions], rtol, atol) -> Tuple[float, float]:
     if options is not None:
         rtol, atol = options.rtol, options.atol
-    return (1e-3 if rtol is None else rtol), (1e-5 if atol is None else max(atol, 1e-7))
+    return (1e-3 if rtol is None else rtol), (1e-5 if atol is None else atol)
 
 
 def _more_args(model, extra) -> List[List[Any]]:
