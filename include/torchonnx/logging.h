@@ -39,6 +39,10 @@ void log(const A& a, const B& b, const Rest&... rest) {
   log(os.str());
 }
 
+// Writes "torchonnx: warning: <message>" to std::cerr, whether or not the log is enabled (as
+// torch.onnx's warnings.warn). Lines from several threads do not interleave.
+void warn(const std::string& message);
+
 // True while torchonnx exports on the calling thread: during the capture (so a traced function
 // or a scripted call can branch on it, as torch.onnx documents for torch.onnx.is_in_onnx_export)
 // and the conversion. Thread-local: an export on another thread does not make it true here, and

@@ -40,6 +40,11 @@ void log(const std::string& message) {
   os << message << '\n' << std::flush;
 }
 
+void warn(const std::string& message) {
+  std::lock_guard<std::mutex> lock(g_log_mutex);
+  std::cerr << "torchonnx: warning: " << message << std::endl;
+}
+
 bool is_in_onnx_export() {
   return t_export_depth > 0;
 }

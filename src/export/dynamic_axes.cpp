@@ -11,6 +11,7 @@
 #include <set>
 
 #include "torchonnx/errors.h"
+#include "torchonnx/logging.h"
 
 namespace torchonnx {
 
@@ -38,27 +39,16 @@ int64_t checked_axis(const std::string& name, int64_t axis, size_t rank) {
   return axis < 0 ? axis + r : axis;
 }
 
-namespace {
-
-bool is_default_output_name(const std::string& name) {
-  return name.size() > 7 && name.rfind("output_", 0) == 0 &&
-         name.find_first_not_of("0123456789", 7) == std::string::npos;
-}
-
-}  // namespace
-
-// Which dims of which graph inputs are dynamic; ExportError for names that are no input or output.
+// Which dims of which graph inputs are dynamic; ExportError for an axis out of range.
 passes::DynamicDims dynamic_input_dims(const frontend::CapturedGraph& c,
                                        const std::vector<std::string>& input_names,
                                        const ExportOptions& options) {
   passes::DynamicDims dims;
   if (options.dynamic_axes.empty()) return dims;
-  std::set<std::string> matched;
   for (size_t i = 0; i < input_names.size(); ++i) {
     const std::string& name = input_names[i];
     auto found = options.dynamic_axes.find(name);
     if (found == options.dynamic_axes.end()) continue;
-    matched.insert(name);
     if (i >= c.example_inputs.size() || !c.example_inputs[i].isTensor()) {
       throw ExportError(ErrorCode::kInvalidArgument,
                         fmt::format("dynamic_axes names input '{}', which is not a tensor", name));
@@ -68,23 +58,7 @@ passes::DynamicDims dynamic_input_dims(const frontend::CapturedGraph& c,
       dims[i].push_back(checked_axis(name, axis, rank));
     }
   }
-  // A key that is no input, no given output name and no default output name (output_K) is an
-  // error (torch.onnx only warns, and the axes are silently lost). Outputs are checked again by
-  // name_dynamic_dims once their number is known.
-  for (const auto& [name, axes] : options.dynamic_axes) {
-    const bool is_output = std::find(options.output_names.begin(), options.output_names.end(),
-                                     name) != options.output_names.end() ||
-                           is_default_output_name(name);
-    if (!matched.count(name) && !is_output) {
-      throw ExportError(
-          ErrorCode::kInvalidArgument,
-          fmt::format("dynamic_axes names '{}', which is no input or output of the graph (inputs: "
-                      "{}; outputs: the output names given, or output_0, output_1, ...). Remedy: "
-                      "use the names of input_names/output_names (CLI --input-names, "
-                      "--output-names)",
-                      name, fmt::join(input_names, ", ")));
-    }
-  }
+  // A key that is no input and no output is warned about by name_dynamic_dims.
   return dims;
 }
 
@@ -94,13 +68,16 @@ void name_dynamic_dims(ir::Graph& graph, const DynamicAxes& dynamic_axes) {
     const auto named = [&name = name](const ir::ValueInfo& v) { return v.name == name; };
     if (std::none_of(graph.inputs.begin(), graph.inputs.end(), named) &&
         std::none_of(graph.outputs.begin(), graph.outputs.end(), named)) {
-      std::vector<std::string> outputs;
+      // Warned about and left out, as torch.onnx does (its own tests name keys that a variant of
+      // the model lacks); the CLI and the C++ API do the same.
+      std::vector<std::string> inputs, outputs;
+      for (const auto& v : graph.inputs) inputs.push_back(v.name);
       for (const auto& v : graph.outputs) outputs.push_back(v.name);
-      throw ExportError(ErrorCode::kInvalidArgument,
-                        fmt::format("dynamic_axes names '{}', which is no input or output of the "
-                                    "graph (outputs: {}). Remedy: use the names of "
-                                    "input_names/output_names",
-                                    name, fmt::join(outputs, ", ")));
+      warn(
+          fmt::format("dynamic_axes names '{}', which is no input or output of the graph "
+                      "(inputs: {}; outputs: {}): it is ignored. Remedy: use the names of "
+                      "input_names/output_names (CLI --input-names, --output-names)",
+                      name, fmt::join(inputs, ", "), fmt::join(outputs, ", ")));
     }
   }
   for (auto* values : {&graph.inputs, &graph.outputs}) {

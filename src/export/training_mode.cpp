@@ -16,13 +16,6 @@
 #include "torchonnx/logging.h"
 
 namespace torchonnx {
-namespace {
-
-void warn(const std::string& message) {
-  std::cerr << "torchonnx: warning: " << message << std::endl;
-}
-
-}  // namespace
 
 const char* mode_name(TrainingMode mode) {
   switch (mode) {

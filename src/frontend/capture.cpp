@@ -25,6 +25,7 @@
 #include "frontend/mapped_load.h"
 #include "passes/passes.h"
 #include "torchonnx/errors.h"
+#include "torchonnx/logging.h"
 
 // libtorch 1.13 declares this constructor in torch/csrc/jit/ir/scope.h but does not export it from
 // libtorch_cpu.so (no TORCH_API); the linear-time inliner below needs it to give inlined nodes the
@@ -569,10 +570,6 @@ void flatten_output(const c10::IValue& v, std::vector<c10::IValue>& out, TraceNo
   } else if (!v.isNone()) {
     out.push_back(v);  // tensors (the tracer rejects other values with a clear message)
   }
-}
-
-void warn(const std::string& message) {
-  std::cerr << "torchonnx: warning: " << message << std::endl;
 }
 
 void print_warnings(const TraceNotes& notes) {

@@ -437,14 +437,6 @@ TEST(BadInput, OptionsCli) {
       {"ops opset", "ops --opset 99", kArg, {"out of range"}},
       {"unknown option", two + "--frobnicate", kArg, {"frobnicate"}},
       {"unknown subcommand", "exprot x.pt", kArg, {"exprot"}},
-      {"dynamic axes: unknown name",
-       two + "--dynamic-axes nosuch:0",
-       kArg,
-       {"dynamic_axes names 'nosuch'", "Remedy"}},
-      {"dynamic axes: unknown output",
-       two + "--dynamic-axes output_9:0",
-       kArg,
-       {"dynamic_axes names 'output_9'", "output_0, output_1"}},
       {"dynamic axes: axis out of range",
        two + "--input-names a,b --dynamic-axes a:2",
        kArg,
@@ -489,6 +481,20 @@ TEST(BadInput, OptionsCli) {
        kArg,
        {"not a plain file name"}},
   });
+  // A dynamic_axes key that names no input or output is a warning, as in torch.onnx (whose own
+  // tests give keys that a variant of the model lacks); the export succeeds with static axes.
+  for (const std::string name : {"nosuch", "output_9"}) {
+    const std::string dir = temp_dir("unknown_dynamic_axis");
+    const CliResult r =
+        run_cli(fmt::format("export {} -o {}/out.onnx --input 2x3 --input 2x3 --dynamic-axes {}:0",
+                            m.two_inputs, dir, name));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("warning: dynamic_axes names '" + name + "'"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("Remedy"), std::string::npos) << r.output;
+    const auto proto = read_model_file(dir + "/out.onnx");
+    EXPECT_EQ(proto.graph().input(0).type().tensor_type().shape().dim(0).dim_value(), 2);
+  }
 }
 
 TEST(BadInput, OptionsApi) {
@@ -510,9 +516,6 @@ TEST(BadInput, OptionsApi) {
   ExportOptions o;
   o.opset_version = 8;
   expect_error(o, fmt::format("opsets 9 to {}", highest_opset()));
-  o = {};
-  o.dynamic_axes["nosuch"] = {{0, ""}};
-  expect_error(o, "dynamic_axes names 'nosuch'");
   o = {};
   o.input_names = {"a", "b"};
   o.dynamic_axes["a"] = {{7, "n"}};
