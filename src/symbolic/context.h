@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "common/jit_util.h"
@@ -55,6 +56,15 @@ class GraphContext {
   // inputs), bound to the output of a QuantizeLinear (ops/quantized.h).
   void mark_quantized(const torch::jit::Value* v) { quantized_.insert(v); }
   bool is_quantized(const torch::jit::Value* v) const { return quantized_.count(v) > 0; }
+  // The scale (float) and zero point of quantized ONNX value `q` that no QuantizeLinear made (a
+  // quantized graph input, Note [Quantized graph inputs and outputs] in ops/quantized.cpp).
+  void set_qparams(const Value& q, const Value& scale, const Value& zero_point) {
+    qparams_[q] = {scale, zero_point};
+  }
+  const std::pair<Value, Value>* qparams(const Value& q) const {
+    auto it = qparams_.find(q);
+    return it == qparams_.end() ? nullptr : &it->second;
+  }
 
   // Control flow (Note [Control flow] in ops/control.cpp): converts the nodes of `block` into the
   // current graph; inside a SubgraphScope that is a subgraph, whose nodes may read any value
@@ -83,6 +93,7 @@ class GraphContext {
   std::unordered_set<const torch::jit::Value*> sequences_;
   std::unordered_set<const torch::jit::Value*> optionals_;
   std::unordered_set<const torch::jit::Value*> quantized_;
+  std::unordered_map<Value, std::pair<Value, Value>> qparams_;
   // Bindings a subgraph made, undone when it is left: a list mutated in one branch keeps its
   // elements in the other branch and after the node (SubgraphScope).
   struct Binding {

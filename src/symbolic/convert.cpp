@@ -176,7 +176,12 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     const std::string& name = signature.input_names.at(i);
     g.bind(inputs[i], {name});
     if (i < num_user) {
-      out.inputs.push_back({name, value_type(inputs[i])});
+      // Note [Quantized graph inputs and outputs] (ops/quantized.cpp)
+      if (ops::is_quantized_tensor(inputs[i])) {
+        ops::add_quantized_input(g, inputs[i], name);
+      } else {
+        out.inputs.push_back({name, value_type(inputs[i])});
+      }
       continue;
     }
     if (!inputs[i]->hasUses()) continue;
@@ -227,14 +232,22 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
       }
       v = g.constant(c->isTensor() ? c->toTensor() : at::scalar_to_tensor(c->toScalar()));
     }
-    if (graph_inputs.count(v) || taken.count(v) || renames.count(v)) {
-      g.graph().nodes.push_back(
-          {"Identity", "", g.fresh_name("Identity"), {v}, {name}, {}, "", {}, {}});
-    } else {
-      renames[v] = name;
+    // A quantized output is three: its values, scale and zero point (Note [Quantized graph inputs
+    // and outputs] in ops/quantized.cpp).
+    std::vector<ir::ValueInfo> values{{v, value_type(outputs[k])}};
+    if (g.is_quantized(outputs[k])) values = ops::quantized_output(g, outputs[k], v);
+    for (size_t j = 0; j < values.size(); ++j) {
+      const std::string out_name = j == 0 ? name : name + (j == 1 ? "_scale" : "_zero_point");
+      v = values[j].name;
+      if (graph_inputs.count(v) || taken.count(v) || renames.count(v)) {
+        g.graph().nodes.push_back(
+            {"Identity", "", g.fresh_name("Identity"), {v}, {out_name}, {}, "", {}, {}});
+      } else {
+        renames[v] = out_name;
+      }
+      taken.insert(v);
+      out.outputs.push_back({out_name, values[j].type});
     }
-    taken.insert(v);
-    out.outputs.push_back({name, value_type(outputs[k])});
   }
   rename_values(out, renames);
   remove_dead_nodes(out);

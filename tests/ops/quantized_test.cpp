@@ -308,6 +308,61 @@ TEST_F(Quantized, UnfrozenPackedParams) {
                        output_scale(load("conv_relu")));
 }
 
+// Note [Quantized graph inputs and outputs]: a quantized tensor crosses the model's boundary as
+// three ONNX values, as torch.onnx passes it: an input as (int_repr, scale as double, zero point
+// as int64), what torch.onnx.verification feeds; an output as (int_repr, scale as float, zero point
+// as uint8/int8), what it compares with.
+std::vector<at::Tensor> boundary_values(const at::Tensor& t, bool input) {
+  if (!t.is_quantized()) return {t};
+  at::Tensor values = t.int_repr();
+  return {values, at::scalar_tensor(t.q_scale(), input ? at::kDouble : at::kFloat),
+          at::scalar_tensor(t.q_zero_point(), input ? at::kLong : values.scalar_type())};
+}
+
+// Expects each of `ops` among the converted nodes of `m`, then the export at opsets [first, last]
+// to give libtorch's outputs in ORT (integer values exactly) on `inputs`, quantized ones passed as
+// boundary_values.
+void expect_quantized_io_matches(const std::vector<std::string>& ops, const torch::jit::Module& m,
+                                 const Inputs& inputs, int first = 10, int last = highest_opset()) {
+  const auto kinds = converted_ops(frontend::capture_module(m, inputs), true);
+  for (const auto& op : ops) expect_has_op(op, kinds);
+  std::vector<at::Tensor> in, out;
+  for (const auto& v : inputs) {
+    for (const at::Tensor& t : boundary_values(v.toTensor(), true)) in.push_back(t);
+  }
+  for (const at::Tensor& y : frontend::run_module(m, cloned(inputs))) {
+    for (const at::Tensor& t : boundary_values(y, false)) out.push_back(t);
+  }
+  for (int opset = first; opset <= last; ++opset) {
+    SCOPED_TRACE(::testing::Message() << "opset " << opset);
+    const std::string dir = temp_dir("quantized_io");
+    ExportOptions options;
+    options.opset_version = opset;
+    export_model(m, inputs, dir + "/model.onnx", options);
+    torchonnx::write_test_data(dir, in, out);
+    OrtResult result = run_in_ort(dir + "/model.onnx", dir);
+    EXPECT_TRUE(result.ok) << result.report;
+  }
+}
+
+at::Tensor quantized(const at::Tensor& x, double scale, int64_t zero_point, at::ScalarType type) {
+  return at::quantize_per_tensor(x, scale, zero_point, type);
+}
+
+// Quantized graph inputs and outputs (PyTorch's test_quantized_flatten, test_dequantize,
+// test_quantize_per_tensor). Were: "ONNX has no element type for torch dtype QUInt8" and "a
+// quantized input does not come from aten::quantize_per_tensor or a quantized:: op".
+TEST(QuantizedGraphIo, InputsAndOutputsAreValueScaleZeroPoint) {
+  auto m = script_module(R"(
+def forward(self, x, y, z):  # 12: torch.qint8
+    return torch.dequantize(x), torch.flatten(y), torch.quantize_per_tensor(z, 0.2, -3, 12)
+)");
+  expect_quantized_io_matches(
+      {"aten::dequantize", "aten::flatten", "aten::quantize_per_tensor"}, m,
+      {quantized(at::randn({3, 4}), 0.2, 0, at::kQInt8),
+       quantized(at::randn({1, 2, 3, 4}), 0.1, 128, at::kQUInt8), at::randn({4, 6})});
+}
+
 // Fake quantization (quantization-aware training models): QuantizeLinear + DequantizeLinear.
 TEST(FakeQuantize, PerTensorUint8Int8AndNarrowRanges) {
   at::Tensor x = at::randn({2, 3, 4}) * 3;

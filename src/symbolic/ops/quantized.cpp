@@ -3,11 +3,12 @@
 // A quantized TorchScript tensor is bound to the uint8/int8 ONNX tensor of the QuantizeLinear that
 // made it (aten::quantize_per_tensor, or the QuantizeLinear ending a quantized:: op); its scale
 // and zero point are that node's inputs, found again in the ONNX graph when a consumer
-// dequantizes it. Packed weights (Conv{2,3}dPackedParamsBase, LinearPackedParamsBase) must be
-// constants (torch.jit.freeze) and are unpacked at export time into int8 constants dequantized in
-// the graph (per-channel with DequantizeLinear's axis from opset 13, by Sub/Mul before it). Biases
-// are requantized to int32 steps of input_scale * weight_scale as QNNPACK/FBGEMM do.
-// Type propagation cannot run quantized kernels on meta tensors: ranks of quantized values are
+// dequantizes it (for a quantized graph input, recorded in the GraphContext: Note [Quantized
+// graph inputs and outputs]). Packed weights (Conv{2,3}dPackedParamsBase, LinearPackedParamsBase)
+// must be constants (torch.jit.freeze) and are unpacked at export time into int8 constants
+// dequantized in the graph (per-channel with DequantizeLinear's axis from opset 13, by Sub/Mul
+// before it). Biases are requantized to int32 steps of input_scale * weight_scale as QNNPACK/FBGEMM
+// do. Type propagation cannot run quantized kernels on meta tensors: ranks of quantized values are
 // recovered from their producers (q_rank) and dequantize's output type is set here.
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -18,6 +19,7 @@
 
 #include "symbolic/ops/quantized.h"
 
+#include "onnx/dtype.h"
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
@@ -46,20 +48,45 @@ std::optional<at::Tensor> constant_of(GraphContext& g, const Value& name) {
   return std::nullopt;
 }
 
-// Scale and zero point of quantized input `i`: those of the QuantizeLinear that produced it.
-QParams qparams_of(GraphContext& g, const Value& q) {
+// The element type of ONNX value `v` where its producer states it: a Constant's tensor, a Cast's
+// `to`.
+std::optional<at::ScalarType> element_type_of(GraphContext& g, const Value& v) {
   const auto& nodes = g.graph().nodes;
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    if (it->outputs.size() != 1 || it->outputs[0] != v) continue;
+    if (it->op_type == "Constant") {
+      if (auto c = constant_of(g, v)) return c->scalar_type();
+    } else if (it->op_type == "Cast") {
+      for (const auto& attr : it->attributes) {
+        if (attr.name == "to") {
+          return from_onnx_dtype(static_cast<int32_t>(std::get<int64_t>(attr.value)));
+        }
+      }
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Scale and zero point of quantized ONNX value `q`: those of the QuantizeLinear that produced it,
+// or of the quantized graph input it is.
+QParams qparams_of(GraphContext& g, const Value& q) {
+  std::optional<std::pair<Value, Value>> found;
+  if (const auto* p = g.qparams(q)) found = *p;
+  const auto& nodes = g.graph().nodes;
+  for (auto it = nodes.rbegin(); !found && it != nodes.rend(); ++it) {
     if (it->outputs.size() != 1 || it->outputs[0] != q) continue;
     if (it->op_type != "QuantizeLinear" || it->inputs.size() < 3) break;
-    auto zp = constant_of(g, it->inputs[2]);
-    return {it->inputs[1], it->inputs[2], zp ? zp->scalar_type() : at::kByte};
+    found = {it->inputs[1], it->inputs[2]};
   }
-  g.fail(
-      "a quantized input does not come from aten::quantize_per_tensor or a quantized:: op "
-      "(quantized graph inputs and quantized tensors passed through other ops are not supported). "
-      "Remedy: quantize inside the model (QuantStub) and keep only quantized:: ops on quantized "
-      "tensors");
+  if (!found) {
+    g.fail(
+        "a quantized input does not come from aten::quantize_per_tensor, a quantized:: op or a "
+        "quantized graph input (quantized tensors passed through ops torchonnx does not convert "
+        "on their dequantized form are not supported). Remedy: quantize inside the model "
+        "(QuantStub) and keep only quantized:: ops on quantized tensors");
+  }
+  return {found->first, found->second, element_type_of(g, found->second).value_or(at::kByte)};
 }
 
 // ONNX's zero-point element type for a torch quantized dtype.
@@ -582,6 +609,49 @@ void mark_quantized_outputs(GraphContext& g, const torch::jit::Node* node) {
     if (out->type()->kind() != c10::TypeKind::TensorType) continue;
     if (quantizes || (passes_on && quantized_result(out))) g.mark_quantized(out);
   }
+}
+
+// Note [Quantized graph inputs and outputs]
+// A quantized tensor crosses the model's boundary as three ONNX values, as torch.onnx passes it
+// (its UnpackQuantizedTensorInputs and quantize_helper's tuple, flattened): an input `x` is the
+// inputs x_value (uint8/int8, x's shape), x_scale (double, 0-d) and x_zero_point (int64, 0-d),
+// what torch.onnx.verification feeds for a quantized tensor (utils.unpack_quantized_tensor); a
+// quantized output is the outputs value, scale (float, 0-d) and zero point (uint8/int8, 0-d).
+//
+//   graph(%x : QUInt8(2, 3)):               x_value : uint8[2, 3], x_scale : double,
+//     %y = aten::relu(%x)            ⇒      x_zero_point : int64
+//     return (%y)                           s = Cast<float>(x_scale); z = Cast<uint8>(x_zero_point)
+//                                           y = QuantizeLinear(Relu(DequantizeLinear(x_value, s,
+//                                               z)), s, z)
+//                                           outputs: y, y_scale = s, y_zero_point = z
+bool is_quantized_tensor(const torch::jit::Value* v) {
+  auto t = v->type()->cast<c10::TensorType>();
+  return t && t->scalarType() && c10::isQIntType(*t->scalarType());
+}
+
+void add_quantized_input(GraphContext& g, const torch::jit::Value* input, const std::string& name) {
+  const at::ScalarType zp_type =
+      zero_point_type(g, *input->type()->expect<c10::TensorType>()->scalarType());
+  ir::TypeInfo type = value_type(input);
+  type.dtype = zp_type;
+  ir::Graph& graph = g.graph();
+  const Value value = name + "_value", scale = name + "_scale", zero_point = name + "_zero_point";
+  graph.inputs.push_back({value, type});
+  graph.inputs.push_back({scale, ir::TypeInfo(at::kDouble, std::vector<int64_t>{})});
+  graph.inputs.push_back({zero_point, ir::TypeInfo(at::kLong, std::vector<int64_t>{})});
+  g.set_qparams(value, g.cast(scale, at::kFloat), g.cast(zero_point, zp_type));
+  g.bind(input, {value});
+  g.mark_quantized(input);
+}
+
+std::vector<ir::ValueInfo> quantized_output(GraphContext& g, const torch::jit::Value* output,
+                                            const Value& q) {
+  QParams p = qparams_of(g, q);
+  ir::TypeInfo type = value_type(output);
+  type.dtype = p.zp_type;
+  return {{q, type},
+          {p.scale, ir::TypeInfo(at::kFloat, std::vector<int64_t>{})},
+          {p.zero_point, ir::TypeInfo(p.zp_type, std::vector<int64_t>{})}};
 }
 
 // QuantizeLinear/DequantizeLinear exist from opset 10: every converter here starts there.

@@ -18,4 +18,17 @@ Values convert_dequantized(GraphContext& g, const torch::jit::Node* node, const 
 // Marks the outputs of a quantize_per_tensor or quantized:: node as quantized tensors.
 void mark_quantized_outputs(GraphContext& g, const torch::jit::Node* node);
 
+// Note [Quantized graph inputs and outputs] in quantized.cpp: whether `v` is a tensor of a
+// quantized dtype (QUInt8, QInt8, ...).
+bool is_quantized_tensor(const torch::jit::Value* v);
+
+// Adds quantized graph input `input` to g's graph as the inputs <name>_value, <name>_scale and
+// <name>_zero_point, and binds it to the first.
+void add_quantized_input(GraphContext& g, const torch::jit::Value* input, const std::string& name);
+
+// The graph outputs quantized output `output`, bound to `q`, becomes: q, its scale and its zero
+// point, each with its type.
+std::vector<ir::ValueInfo> quantized_output(GraphContext& g, const torch::jit::Value* output,
+                                            const Value& q);
+
 }  // namespace torchonnx::symbolic::ops
