@@ -363,6 +363,24 @@ def forward(self, x, y, z):  # 12: torch.qint8
        quantized(at::randn({1, 2, 3, 4}), 0.1, 128, at::kQUInt8), at::randn({4, 6})});
 }
 
+// sigmoid, hardsigmoid and tanh of a quantized tensor have the output scale and zero point
+// libtorch's kernels fix (1/256 over [0, 1], 2/256 over [-1, 1]), not the input's (PyTorch's
+// test_quantized_unary_ops_sigmoid/_tanh/_hardsigmoid). Was: the input's scale and zero point.
+TEST(QuantizedGraphIo, SigmoidTanhHardsigmoidHaveFixedOutputQParams) {
+  auto m = ir_module(R"IR(
+graph(%x : Tensor):
+  %a : Tensor = aten::sigmoid(%x)
+  %b : Tensor = aten::tanh(%x)
+  %c : Tensor = aten::hardsigmoid(%x)
+  return (%a, %b, %c)
+)IR");
+  for (auto [type, zero_point] : {std::pair{at::kQUInt8, 128}, {at::kQInt8, 3}}) {
+    SCOPED_TRACE(c10::toString(type));
+    expect_quantized_io_matches({"aten::sigmoid", "aten::tanh", "aten::hardsigmoid"}, m,
+                                {quantized(at::randn({1, 4, 2, 3}), 0.26, zero_point, type)});
+  }
+}
+
 // Fake quantization (quantization-aware training models): QuantizeLinear + DequantizeLinear.
 TEST(FakeQuantize, PerTensorUint8Int8AndNarrowRanges) {
   at::Tensor x = at::randn({2, 3, 4}) * 3;

@@ -16,6 +16,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <optional>
+#include <unordered_map>
 
 #include "symbolic/ops/quantized.h"
 
@@ -572,6 +573,26 @@ bool quantized_result(const torch::jit::Value* v) {
   return t && (!t->scalarType() || c10::isQIntType(*t->scalarType()));
 }
 
+// The output scale and zero point libtorch's quantized kernels of sigmoid, hardsigmoid and tanh
+// fix, whatever the input's: their range [0, 1] or [-1, 1] in 256 steps (qsigmoid.cpp, ...; the
+// zero point by the element type, uint8 / int8). torch.onnx's quantized_args gives the same for
+// uint8.
+struct FixedQParams {
+  double scale;
+  int64_t zero_point_uint8, zero_point_int8;
+};
+
+std::optional<FixedQParams> fixed_output_qparams(const torch::jit::Node* node) {
+  static const std::unordered_map<c10::Symbol, FixedQParams> kFixed{
+      {c10::aten::sigmoid, {1.0 / 256, 0, -128}},
+      {c10::aten::hardsigmoid, {1.0 / 256, 0, -128}},
+      {c10::aten::tanh, {2.0 / 256, 128, 0}},
+  };
+  auto it = kFixed.find(node->kind());
+  if (it == kFixed.end()) return std::nullopt;
+  return it->second;
+}
+
 Values convert_dequantized(GraphContext& g, const torch::jit::Node* node, const Converter& fn) {
   std::optional<QParams> first;
   std::vector<std::pair<const torch::jit::Value*, Values>> saved;
@@ -592,6 +613,12 @@ Values convert_dequantized(GraphContext& g, const torch::jit::Node* node, const 
   }
   for (auto& [v, values] : saved) g.bind(v, values);
   if (!first || out.size() != node->outputs().size()) return out;
+  if (auto fixed = fixed_output_qparams(node)) {
+    const int64_t zp =
+        first->zp_type == at::kChar ? fixed->zero_point_int8 : fixed->zero_point_uint8;
+    first = QParams{g.constant_scalar(fixed->scale, at::kFloat),
+                    g.constant_scalar(static_cast<double>(zp), first->zp_type), first->zp_type};
+  }
   for (size_t k = 0; k < out.size(); ++k) {
     if (!quantized_result(node->output(k))) continue;
     out[k] = g.op("QuantizeLinear", {out[k], first->scale, first->zero_point});
