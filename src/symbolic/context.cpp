@@ -364,10 +364,17 @@ std::optional<std::vector<int64_t>> value_sizes(const torch::jit::Value* v) {
   return std::nullopt;
 }
 
+// A converter meets a quantized tensor only in its dequantized form, float (the quantized::
+// converters, and Note [Quantized tensors through float ops] in ops/quantized.cpp): its constants
+// and casts are made in float, not in a quantized dtype ONNX lacks.
+at::ScalarType as_converted(at::ScalarType type) {
+  return c10::isQIntType(type) ? at::kFloat : type;
+}
+
 }  // namespace
 
 at::ScalarType Args::dtype(size_t i) const {
-  return dtype_of(jit(i)->type());
+  return as_converted(dtype_of(jit(i)->type()));
 }
 
 std::optional<std::vector<int64_t>> Args::sizes(size_t i) const {
@@ -404,7 +411,7 @@ int64_t Args::require_rank(size_t i) const {
 }
 
 at::ScalarType Args::output_dtype(size_t k) const {
-  return dtype_of(node_->output(k)->type());
+  return as_converted(dtype_of(node_->output(k)->type()));
 }
 
 std::optional<std::vector<int64_t>> Args::output_sizes(size_t k) const {
@@ -483,7 +490,7 @@ Values Args::tensor_list_as(size_t i, at::ScalarType dtype) const {
   const torch::jit::Node* list = jit(i)->node();
   if (list->kind() != c10::prim::ListConstruct) return items;
   for (size_t k = 0; k < items.size() && k < list->inputs().size(); ++k) {
-    at::ScalarType t = dtype_of(list->input(k)->type());
+    at::ScalarType t = as_converted(dtype_of(list->input(k)->type()));
     if (t != at::ScalarType::Undefined && t != dtype) items[k] = g_.cast(items[k], dtype);
   }
   return items;

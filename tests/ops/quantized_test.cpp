@@ -381,6 +381,23 @@ graph(%x : Tensor):
   }
 }
 
+// Float ops of a quantized tensor make their constants in float, the dequantized tensor's type
+// (PyTorch's test_quantized_unary_ops_hardtanh/_leaky_relu/_hardsigmoid). Was: libtorch's
+// "fill_out not implemented for 'QUInt8'" (a Clip bound made as a QUInt8 constant).
+TEST(QuantizedGraphIo, FloatOpConstantsAreFloat) {
+  auto m = ir_module(R"IR(
+graph(%x : Tensor):
+  %lo : float = prim::Constant[value=-1.]()
+  %hi : float = prim::Constant[value=1.]()
+  %slope : float = prim::Constant[value=0.01]()
+  %a : Tensor = aten::hardtanh(%x, %lo, %hi)
+  %b : Tensor = aten::leaky_relu(%x, %slope)
+  return (%a, %b)
+)IR");
+  expect_quantized_io_matches({"aten::hardtanh", "aten::leaky_relu"}, m,
+                              {quantized(at::randn({1, 4, 2, 3}), 0.26, 128, at::kQUInt8)});
+}
+
 // Fake quantization (quantization-aware training models): QuantizeLinear + DequantizeLinear.
 TEST(FakeQuantize, PerTensorUint8Int8AndNarrowRanges) {
   at::Tensor x = at::randn({2, 3, 4}) * 3;
