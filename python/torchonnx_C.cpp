@@ -339,6 +339,8 @@ PYBIND11_MODULE(_C, m) {
       .def_readwrite("verbose", &ExportOptions::verbose)
       .def_readwrite("do_constant_folding", &ExportOptions::do_constant_folding)
       .def_readwrite("keep_initializers_as_inputs", &ExportOptions::keep_initializers_as_inputs)
+      .def_readwrite("drop_unused_inputs", &ExportOptions::drop_unused_inputs)
+      .def_readwrite("strip_doc_string", &ExportOptions::strip_doc_string)
       .def_readwrite("dynamic_axes", &ExportOptions::dynamic_axes)
       .def_readwrite("operator_export_type", &ExportOptions::operator_export_type)
       .def_readwrite("training", &ExportOptions::training)

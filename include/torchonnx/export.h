@@ -106,10 +106,20 @@ struct ExportOptions {
   bool export_params = true;
   // Print the exported graph to the log stream (stderr by default) in torch.onnx's format.
   bool verbose = false;
+  // Leave out each node's doc_string (the TorchScript op and source line it came from, which
+  // `torchonnx print`, Netron and verification reports show). torch.onnx writes them only with
+  // verbose=True; the Python package sets this to `not verbose`.
+  bool strip_doc_string = false;
   // Fold subgraphs whose inputs are all constants (shape arithmetic, casts of constants, ...).
   bool do_constant_folding = true;
   // Also list the initializers among the graph inputs (needed by some old runtimes).
   bool keep_initializers_as_inputs = false;
+  // Remove the graph inputs that no node reads once the graph is optimized (an input used only for
+  // its static shape, or not at all), as torch.onnx does; the names given by input_names stay
+  // with the inputs that remain. Off by default in C++ and the CLI (--drop-unused-inputs), so
+  // that the model's inputs are forward()'s flattened arguments whatever it computes; on in the
+  // Python package (torchonnx.export, torch.onnx's semantics).
+  bool drop_unused_inputs = false;
   // Axes of inputs and outputs whose size is known only at run time: the graph computes every
   // shape that depends on them (Shape/Gather/...) instead of baking the example's sizes.
   DynamicAxes dynamic_axes;

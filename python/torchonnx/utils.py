@@ -378,9 +378,18 @@ def _export_options(
     export_modules_as_functions=False,
     use_external_data_format=False,
 ) -> "_C.ExportOptions":
+    if isinstance(model, torch.nn.DataParallel):
+        # torch.onnx's own words (its tests match them), with the remedy.
+        raise errors.InvalidArgumentError(
+            "torch.nn.DataParallel is not supported by ONNX exporter, please use 'attribute' "
+            "module to unwrap model from torch.nn.DataParallel. Try torchonnx.export(model.module, "
+            "...)"
+        )
     o = _C.ExportOptions()
     o.export_params = bool(export_params)
     o.verbose = bool(verbose)
+    # torch.onnx writes the nodes' doc_strings (op and source line) only with verbose=True.
+    o.strip_doc_string = not o.verbose
     o.training = _C.TrainingMode.__members__[_training_mode(training).name]
     for what, names in (("input_names", input_names), ("output_names", output_names)):
         if names is None:
@@ -396,6 +405,9 @@ def _export_options(
         # torch.onnx: initializers are inputs too for every export type but ONNX.
         keep_initializers_as_inputs = o.operator_export_type != _C.OperatorExportType.ONNX
     o.keep_initializers_as_inputs = bool(keep_initializers_as_inputs)
+    # torch.onnx removes the inputs the exported graph does not read (one used only for its static
+    # shape); callers feed the remaining ones (PyTorch's tests say which remain).
+    o.drop_unused_inputs = True
     if custom_opsets is not None:
         if not isinstance(custom_opsets, Mapping) or not all(
             isinstance(k, str) and isinstance(v, int) for k, v in custom_opsets.items()

@@ -126,6 +126,8 @@ def _run_verify(model, input_args, input_kwargs, find, rtol, atol, additional_te
                 **export_kwargs) -> VerificationResult:
     training = export_kwargs.pop("training", TrainingMode.EVAL)
     options = utils._export_options(model, training=training, **export_kwargs)
+    options.drop_unused_inputs = False  # verify feeds one input per flattened argument
+    options.strip_doc_string = False  # the report names the source line of a node that differs
     _C.check_export_options(options)
     args = utils._args_tuple(input_args, input_kwargs)
     more = _more_args(model, additional_test_inputs)

@@ -16,6 +16,7 @@
 #include "export/signature.h"
 #include "export/training_mode.h"
 #include "frontend/frontend.h"
+#include "onnx/dead_code.h"
 #include "onnx/dot.h"
 #include "onnx/model_proto.h"
 #include "onnx/module_functions.h"
@@ -82,6 +83,14 @@ ExportedModel finish(ir::Model& model, const ExportOptions& options, bool traini
                      const ProgressSink& progress) {
   progress.report("optimize", 0, 0);
   optimize_model(model, {options.do_constant_folding, !training});
+  if (options.drop_unused_inputs) {
+    if (int dropped = remove_unused_inputs(model.graph)) {
+      log(
+          fmt::format("torchonnx: {} graph inputs are read by no node: dropped "
+                      "(drop_unused_inputs)",
+                      dropped));
+    }
+  }
   if (int shared = share_duplicate_initializers(model.graph, !training)) {
     log(
         fmt::format("torchonnx: {} initializers hold the same tensor as another (tied weights{}): "
@@ -92,6 +101,7 @@ ExportedModel finish(ir::Model& model, const ExportOptions& options, bool traini
   name_dynamic_dims(model.graph, options.dynamic_axes);
   model.producer_version = kVersion;
   ExportedModel exported = to_exported_model(model);
+  if (options.strip_doc_string) strip_doc_strings(exported.proto);
   if (const char* dump = std::getenv("TORCHONNX_DEBUG_DUMP")) {
     // For torchonnx developers: the model as converted, before validation can reject it.
     write_model(exported, dump, options);

@@ -52,18 +52,40 @@ std::string default_input_name(const torch::jit::Value* v, size_t i) {
   return fmt::format("input_{}", i);
 }
 
-}  // namespace
+// The graph inputs' names: the given ones, then made-up ones for the other user inputs, then the
+// parameters' own. A name made up here (a debug name, output_K) steps aside for the names given
+// and the ones made before it (output_names=["output_1"] on a model of 4 outputs names them
+// output_1, output_1_1, output_2, output_3); only names given twice are an error.
+struct Names {
+  std::vector<std::string> inputs;
+  std::unordered_set<std::string> taken;
+  std::string made_up(std::string name) {
+    const std::string base = name;
+    for (int k = 1; !taken.insert(name).second; ++k) name = fmt::format("{}_{}", base, k);
+    return name;
+  }
+};
 
-std::vector<std::string> user_input_names(const frontend::CapturedGraph& c,
-                                          const ExportOptions& options) {
+Names input_names(const frontend::CapturedGraph& c, const ExportOptions& options) {
   const auto inputs = c.graph->inputs();
-  std::vector<std::string> names;
-  for (size_t i = 0; i + c.parameters.size() < inputs.size(); ++i) {
-    names.push_back(i < options.input_names.size() ? options.input_names[i]
-                                                   : default_input_name(inputs[i], i));
+  const size_t num_user = inputs.size() - c.parameters.size();
+  Names names;
+  names.taken.insert(options.input_names.begin(), options.input_names.end());
+  names.taken.insert(options.output_names.begin(), options.output_names.end());
+  for (const auto& p : c.parameters) names.taken.insert(p.name);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i < options.input_names.size()) {
+      names.inputs.push_back(options.input_names[i]);
+    } else if (i < num_user) {
+      names.inputs.push_back(names.made_up(default_input_name(inputs[i], i)));
+    } else {
+      names.inputs.push_back(c.parameters[i - num_user].name);
+    }
   }
   return names;
 }
+
+}  // namespace
 
 symbolic::GraphSignature make_signature(const frontend::CapturedGraph& c,
                                         const ExportOptions& options) {
@@ -83,18 +105,12 @@ symbolic::GraphSignature make_signature(const frontend::CapturedGraph& c,
   }
   symbolic::GraphSignature sig;
   sig.parameters = c.parameters;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (i < options.input_names.size()) {
-      sig.input_names.push_back(options.input_names[i]);
-    } else if (i < num_user) {
-      sig.input_names.push_back(default_input_name(inputs[i], i));
-    } else {
-      sig.input_names.push_back(c.parameters[i - num_user].name);
-    }
-  }
+  Names made = input_names(c, options);
+  sig.input_names = made.inputs;
   for (size_t k = 0; k < c.graph->outputs().size(); ++k) {
-    sig.output_names.push_back(k < options.output_names.size() ? options.output_names[k]
-                                                               : fmt::format("output_{}", k));
+    sig.output_names.push_back(k < options.output_names.size()
+                                   ? options.output_names[k]
+                                   : made.made_up(fmt::format("output_{}", k)));
   }
   for (const auto* names : {&options.input_names, &options.output_names}) {
     for (const auto& name : *names) check_value_name(name);
@@ -112,6 +128,13 @@ symbolic::GraphSignature make_signature(const frontend::CapturedGraph& c,
     }
   }
   return sig;
+}
+
+std::vector<std::string> user_input_names(const frontend::CapturedGraph& c,
+                                          const ExportOptions& options) {
+  std::vector<std::string> names = input_names(c, options).inputs;
+  names.resize(names.size() - c.parameters.size());
+  return names;
 }
 
 }  // namespace torchonnx

@@ -1,5 +1,6 @@
 #include "onnx/dead_code.h"
 
+#include <algorithm>
 #include <memory>
 #include <variant>
 
@@ -52,6 +53,17 @@ void remove_dead_nodes(ir::Graph& graph) {
     if (liveness.live.count(init.name)) inits.push_back(std::move(init));
   }
   graph.initializers = std::move(inits);
+}
+
+int remove_unused_inputs(ir::Graph& graph) {
+  std::unordered_set<std::string> reads;
+  collect_reads(graph, reads);
+  for (const auto& out : graph.outputs) reads.insert(out.name);
+  const size_t before = graph.inputs.size();
+  graph.inputs.erase(std::remove_if(graph.inputs.begin(), graph.inputs.end(),
+                                    [&](const ir::ValueInfo& v) { return !reads.count(v.name); }),
+                     graph.inputs.end());
+  return static_cast<int>(before - graph.inputs.size());
 }
 
 }  // namespace torchonnx

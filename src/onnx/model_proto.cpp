@@ -178,6 +178,27 @@ const char* onnx_library_version() {
   return onnx::LAST_RELEASE_VERSION;
 }
 
+namespace {
+void strip_doc_strings(onnx::GraphProto& graph);
+void strip_node_doc_strings(onnx::NodeProto& node) {
+  node.clear_doc_string();
+  for (auto& attr : *node.mutable_attribute()) {
+    if (attr.has_g()) strip_doc_strings(*attr.mutable_g());
+    for (auto& g : *attr.mutable_graphs()) strip_doc_strings(g);
+  }
+}
+void strip_doc_strings(onnx::GraphProto& graph) {
+  for (auto& node : *graph.mutable_node()) strip_node_doc_strings(node);
+}
+}  // namespace
+
+void strip_doc_strings(onnx::ModelProto& model) {
+  strip_doc_strings(*model.mutable_graph());
+  for (auto& f : *model.mutable_functions()) {
+    for (auto& node : *f.mutable_node()) strip_node_doc_strings(node);
+  }
+}
+
 onnx::ModelProto to_model_proto(const ir::Model& model) {
   return build_model_proto(model, nullptr);
 }

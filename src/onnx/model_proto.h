@@ -11,6 +11,9 @@ namespace torchonnx {
 
 onnx::ModelProto to_model_proto(const ir::Model& model);
 
+// Clears the doc_string of every node (in subgraphs and local functions too).
+void strip_doc_strings(onnx::ModelProto& model);
+
 // The highest opset of the default ONNX domain that the onnx library this build links knows (its
 // checker and shape inference reject models of later opsets), and its version ("1.12.0").
 int onnx_library_max_opset();

@@ -77,6 +77,44 @@ TEST(Export, DuplicateNamesAreRejected) {
        "Remedy: choose other --input-names/--output-names"}));
 }
 
+TEST(Export, UnusedInputsStayUnlessDropUnusedInputs) {
+  // forward(x, y) reads only x's static size: by default the graph keeps both inputs (one per
+  // flattened argument); drop_unused_inputs removes x, as torch.onnx does, and strip_doc_string
+  // leaves the nodes without their "aten::add, <source>" doc_string.
+  torch::jit::Module m("shape_of_x");
+  m.define("def forward(self, x, y):\n  return y + x.size(0)\n");
+  const std::vector<c10::IValue> args = {at::randn({2}), at::randn({2})};
+  ExportOptions options;
+  options.input_names = {"a", "b"};
+  auto kept = parse_model(export_model_to_bytes(m, args, options));
+  ASSERT_EQ(kept.graph().input_size(), 2);
+  EXPECT_FALSE(kept.graph().node(0).doc_string().empty());
+  options.drop_unused_inputs = true;
+  options.strip_doc_string = true;
+  auto dropped = parse_model(export_model_to_bytes(m, args, options));
+  ASSERT_EQ(dropped.graph().input_size(), 1);
+  EXPECT_EQ(dropped.graph().input(0).name(), "b");
+  for (const auto& node : dropped.graph().node()) EXPECT_TRUE(node.doc_string().empty());
+  std::string dir = temp_dir("drop_unused");
+  export_model(m, args, dir + "/model.onnx", options);
+  write_test_data(dir, {args[1]}, {args[1].toTensor() + 2});
+  OrtResult r = run_in_ort(dir + "/model.onnx", dir);
+  EXPECT_TRUE(r.ok) << r.report;
+}
+
+TEST(Export, MadeUpNamesStepAsideForGivenOnes) {
+  // Only output 0 is named, "output_1": the others get output_K names that differ from it.
+  torch::jit::Module m("three");
+  m.define("def forward(self, x):\n  return x + 1, x + 2, x + 3\n");
+  ExportOptions options;
+  options.output_names = {"output_1"};
+  auto proto = parse_model(export_model_to_bytes(m, {at::randn({2})}, options));
+  ASSERT_EQ(proto.graph().output_size(), 3);
+  EXPECT_EQ(proto.graph().output(0).name(), "output_1");
+  EXPECT_EQ(proto.graph().output(1).name(), "output_1_1");
+  EXPECT_EQ(proto.graph().output(2).name(), "output_2");
+}
+
 TEST(Export, ConstantFoldingFoldsStaticShapeArithmetic) {
   // In C++, x.size(0) is a plain int the tracer cannot see; a scripted module records aten::size.
   torch::jit::Module m("flatten_view");

@@ -209,6 +209,7 @@ class OnnxModel:
                 "inputs": [x.decode() for x in _all(nf, 1)],
                 "outputs": [x.decode() for x in _all(nf, 2)],
                 "attributes": dict(_attribute(a) for a in _all(nf, 5)),
+                "doc_string": _first(nf, 6, b"").decode(),
             })
         self.opsets = {}
         for o in _all(model, 8):

@@ -361,6 +361,9 @@ void add_graph_options(CLI::App* sub, Request& r) {
   sub->add_flag("--keep-initializers-as-inputs", r.options.keep_initializers_as_inputs,
                 "Also list the initializers among the graph inputs, so that a runtime may "
                 "override them (keep_initializers_as_inputs=True; some old runtimes need it)");
+  sub->add_flag("--drop-unused-inputs", r.options.drop_unused_inputs,
+                "Remove the graph inputs no node reads (one used only for its static shape), as "
+                "torch.onnx does (not with --save-test-data, whose files are one per argument)");
 }
 
 using Command = Request::Command;
@@ -568,6 +571,12 @@ int run(int argc, const char* const* argv) {
     }
     // Test data first (the forward runs there), removed again when the export fails: a failed
     // command leaves no file behind.
+    if (!r.save_dir.empty() && r.options.drop_unused_inputs) {
+      throw ExportError(ErrorCode::kInvalidArgument,
+                        "--save-test-data writes one input file per argument, and "
+                        "--drop-unused-inputs may remove some of the model's inputs. Remedy: "
+                        "use one of them");
+    }
     std::vector<std::string> test_files;
     if (!r.save_dir.empty()) test_files = save_test_data(model, inputs, r.save_dir);
     try {
