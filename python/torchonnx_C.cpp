@@ -253,6 +253,7 @@ void bind_symbolic_call(py::module_& m) {
       .def("bool_arg", [](const SymbolicCall& c, size_t i) { return c.args().bool_arg(i); })
       .def("str_arg", [](const SymbolicCall& c, size_t i) { return c.args().str_arg(i); })
       .def("int_list", [](const SymbolicCall& c, size_t i) { return c.args().int_list(i); })
+      .def("tensor_list", [](const SymbolicCall& c, size_t i) { return c.args().tensor_list(i); })
       .def("dtype",
            [](const SymbolicCall& c, size_t i) -> py::object {
              const at::ScalarType t = c.args().dtype(i);

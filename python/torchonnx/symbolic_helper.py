@@ -16,8 +16,10 @@ internals — only ``op``, ``at``, ``opset`` and ``constant``. The objects are v
 call only.
 """
 
+import contextlib
 import functools
 import inspect
+import threading
 import traceback
 from typing import Any, List, Optional
 
@@ -223,7 +225,10 @@ def _parse_arg(value, desc: str, arg_name: Optional[str] = None, node_name: Opti
             f"'{desc}'): it is computed at run time. Make it a constant, or read it with 'v'"
         )
     if desc == "i":
-        return call.int_arg(i)
+        try:
+            return call.int_arg(i)
+        except errors.OnnxExporterError:
+            return int(call.bool_arg(i))  # torch.onnx reads a bool as 0/1 (roi_align's aligned)
     if desc == "f":
         return call.float_arg(i)
     if desc == "b":
@@ -315,6 +320,88 @@ def parse_args(*arg_descriptors: str):
     return decorator
 
 
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, Value) and not _is_none(x)
+
+
+def _is_packed_list(x: Any) -> bool:
+    node = x.node() if isinstance(x, Value) else None
+    return node is not None and node.kind() == "prim::ListConstruct"
+
+
+def _unpack_list(x: Value) -> List[Value]:
+    """The elements of a list input, one value each (torch.onnx's _unpack_list)."""
+    if not _is_packed_list(x):
+        raise errors.OnnxExporterError(f"_unpack_list: {x!r} is no list built in the model")
+    return [Value(x._call, name=n) for n in x._call.tensor_list(x._index)]
+
+
+# Symbolic functions written for torch.onnx (torchvision's, a model's own) are decorated with
+# torch.onnx.symbolic_helper.parse_args and call its helpers, which look up these names in their
+# module when they run: while torchonnx calls a Python symbolic, each of them is replaced by one
+# that gives torchonnx's values to the function above and anything else to torch's.
+_TORCH_HELPERS = (
+    "_parse_arg",
+    "_is_value",
+    "_is_none",
+    "_is_constant",
+    "_is_tensor",
+    "_maybe_get_const",
+    "_get_const",
+    "_maybe_get_scalar",
+    "_get_tensor_sizes",
+    "_get_tensor_rank",
+    "_get_tensor_dim_size",
+    "_is_packed_list",
+    "_unpack_list",
+)
+_torch_helpers_depth = threading.local()
+
+
+def _dispatching(ours, theirs):
+    @functools.wraps(theirs)
+    def helper(value, *args, **kwargs):
+        if isinstance(value, Value):
+            return ours(value, *args, **kwargs)
+        return theirs(value, *args, **kwargs)
+
+    helper._torchonnx_theirs = theirs
+    return helper
+
+
+@contextlib.contextmanager
+def _torch_helpers_for_our_values():
+    import torch.onnx.symbolic_helper as theirs
+
+    depth = getattr(_torch_helpers_depth, "n", 0)
+    saved = {}
+    if depth == 0:
+        for name in _TORCH_HELPERS:
+            original = getattr(theirs, name, None)
+            if original is not None and not hasattr(original, "_torchonnx_theirs"):
+                saved[name] = original
+                setattr(theirs, name, _dispatching(globals()[name], original))
+    _torch_helpers_depth.n = depth + 1
+    try:
+        yield
+    finally:
+        _torch_helpers_depth.n = depth
+        for name, original in saved.items():
+            setattr(theirs, name, original)
+
+
+# The exception a Python symbolic raised (other than torchonnx's own), re-raised as it is by
+# torchonnx.export once the C++ core has stopped (torch.onnx lets it through, and callers match
+# its type and words); torchonnx's message becomes a note on it.
+_raised = threading.local()
+
+
+def _take_raised() -> Optional[BaseException]:
+    e = getattr(_raised, "error", None)
+    _raised.error = None
+    return e
+
+
 # --------------------------------------------------------------------------------------------
 # torch.autograd.Function (prim::PythonOp)
 
@@ -350,8 +437,9 @@ _python_op_symbolics = {}
 def _python_op(g: GraphContext, *inputs):
     """The symbolic of prim::PythonOp (a torch.autograd.Function in a traced model), as torch.onnx
     converts it: the Function's own static `symbolic` method, called with the node's tensor and
-    non-tensor arguments in order; else the function registered for "prim::PythonOp" (with the
-    SymbolicContext when it asks for it, else the node), with name= the Function's name."""
+    non-tensor arguments in order; else the function registered for "prim::PythonOp", called as
+    torch.onnx calls it: fn(g, *inputs, name=<the Function's name>, module=...), with the
+    SymbolicContext first when it asks for it."""
     call = g._call
     node = call.node()
     function_class = getattr(node.pyobj(), "__self__", None)
@@ -372,7 +460,7 @@ def _python_op(g: GraphContext, *inputs):
     kwargs = {"name": node.pyname(), "module": getattr(function_class, "__module__", "")}
     if _wants_context(fn):
         return fn(SymbolicContext(node), g, *inputs, **kwargs)
-    return fn(g, node, *inputs, **kwargs)
+    return fn(g, *inputs, **kwargs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -385,10 +473,11 @@ def _call_symbolic(fn, name: str, call):
     try:
         g = GraphContext(call)
         inputs = [Value(call, index=i) for i in range(call.size())]
-        if fn is not _python_op and _wants_context(fn):
-            out = fn(SymbolicContext(call.node()), g, *inputs)
-        else:
-            out = fn(g, *inputs)
+        with _torch_helpers_for_our_values():
+            if fn is not _python_op and _wants_context(fn):
+                out = fn(SymbolicContext(call.node()), g, *inputs)
+            else:
+                out = fn(g, *inputs)
         if out is None:
             return None, (
                 f"the Python symbolic function {getattr(fn, '__qualname__', fn)!r} registered "
@@ -396,7 +485,17 @@ def _call_symbolic(fn, name: str, call):
             )
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         names = []
-        for o in outs:
+        node = call.node()
+        for k, o in enumerate(outs):
+            if o is None and k > 0:
+                # torch.onnx lets a symbolic return None for an output nothing reads (torchvision's
+                # roi_pool for its argmax): a placeholder the dead-code pass removes.
+                if node is not None and k < node.outputsSize() and node.outputsAt(k).uses():
+                    raise errors.OnnxExporterError(
+                        f"the symbolic returned None for output {k} of {name}, which the model "
+                        "reads: return a value for it"
+                    )
+                o = torch.zeros(0)
             if not isinstance(o, Value):
                 o = GraphContext(call).constant(o)
             names.append(o._onnx_name())
@@ -407,7 +506,8 @@ def _call_symbolic(fn, name: str, call):
             f"the Python symbolic function {getattr(fn, '__qualname__', fn)!r} registered for "
             f"{name} failed: {e}"
         )
-    except Exception:
+    except Exception as e:
+        _raised.error = e
         return None, (
             f"the Python symbolic function {getattr(fn, '__qualname__', fn)!r} registered for "
             f"{name} raised:\n{traceback.format_exc().rstrip()}"

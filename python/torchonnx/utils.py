@@ -558,7 +558,18 @@ def _run(model, args, training, fn):
     training = _training_mode(training)
     with _exporting(), select_model_mode_for_export(model, training):
         prepared = _prepare(model, args, training)
-        return fn(prepared)
+        symbolic_helper._take_raised()
+        try:
+            return fn(prepared)
+        except errors.OnnxExporterError as e:
+            # A Python symbolic raised: its exception goes to the caller as it is (as torch.onnx
+            # lets it through), with torchonnx's account of the node as a note.
+            raised = symbolic_helper._take_raised()
+            if raised is None:
+                raise
+            if hasattr(raised, "add_note"):
+                raised.add_note(f"torchonnx: {e}")
+            raise raised from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -727,8 +738,8 @@ def register_custom_op_symbolic(symbolic_name: str, symbolic_fn, opset_version: 
     "::op" for an aten op) from `opset_version` up, as torch.onnx.register_custom_op_symbolic.
     It is called during conversion as ``symbolic_fn(g, *inputs)`` (torchonnx.symbolic_helper
     describes `g` and the values) and takes precedence over torchonnx's built-in converter. A
-    Python exception inside it fails the export with a SymbolicValueError naming the node, its
-    source location and the traceback."""
+    Python exception inside it stops the export and reaches the caller as it is (as in
+    torch.onnx), with a note naming the node, its source location and the traceback."""
     if symbolic_name.startswith("::"):
         symbolic_name = f"aten{symbolic_name}"
     if not callable(symbolic_fn):

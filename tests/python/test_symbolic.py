@@ -182,18 +182,54 @@ def test_g_at_makes_an_aten_node(registered):
         ("org.pytorch.aten", "ATen", {"operator": "foo_forward", "overload_name": ""})]
 
 
-def test_python_exception_becomes_export_error(registered):
+def test_python_exception_reaches_the_caller_with_a_note(registered):
+    # As in torch.onnx, the symbolic's own exception reaches the caller (its type and words, which
+    # callers match); torchonnx's account of the node (op, source line, traceback) is its note.
     def broken(g, input1, input2, attr1, attr2):
         raise KeyError("no such thing")
 
     torchonnx.register_custom_op_symbolic("custom_ops::foo_forward", broken, 9)
     registered.append(("custom_ops::foo_forward", 9))
-    with pytest.raises(torchonnx.errors.SymbolicValueError) as e:
+    with pytest.raises(KeyError) as e:
         torchonnx.export(FooModel(1.0, 1), (torch.randn(2), torch.randn(2)), io.BytesIO())
-    msg = str(e.value)
+    assert str(e.value) == "'no such thing'"
+    msg = "\n".join(e.value.__notes__)
     assert "custom_ops::foo_forward" in msg
     assert "Traceback" in msg and "KeyError: 'no such thing'" in msg and "in broken" in msg
     assert "test_symbolic.py" in msg  # the model's source line
+
+    # torch.onnx's parse_args finding more arguments than descriptors: its AssertionError.
+    @torch.onnx.symbolic_helper.parse_args("v")
+    def too_few_descriptors(g, input1, input2, attr1, attr2):
+        return input1
+
+    torchonnx.register_custom_op_symbolic("custom_ops::foo_forward", too_few_descriptors, 9)
+    with pytest.raises(AssertionError, match="number of arguments"):
+        torchonnx.export(FooModel(1.0, 1), (torch.randn(2), torch.randn(2)), io.BytesIO())
+
+
+def test_symbolics_written_with_torch_onnx_helpers(registered):
+    # A symbolic decorated with torch.onnx.symbolic_helper.parse_args (as torchvision's are) gets
+    # its constants parsed, and torch's helpers read torchonnx's values.
+    from torch.onnx import symbolic_helper as torch_helper
+
+    @torch_helper.parse_args("v", "v", "f", "i")
+    def foo(g, input1, input2, attr1, attr2):
+        assert isinstance(attr1, float) and isinstance(attr2, int)
+        assert torch_helper._get_tensor_rank(input1) == 2
+        assert torch_helper._is_value(input1) and not torch_helper._is_none(input1)
+        scaled = g.op("Mul", input2, g.op("Constant", value_t=torch.tensor([attr1])))
+        return g.op("Add", g.op("Add", input1, scaled), g.op("Constant", value_t=torch.tensor(float(attr2))))
+
+    torchonnx.register_custom_op_symbolic("custom_ops::foo_forward", foo, 9)
+    registered.append(("custom_ops::foo_forward", 9))
+    model = FooModel(0.5, 2)
+    a, b = torch.randn(2, 3), torch.randn(2, 3)
+    f = io.BytesIO()
+    torchonnx.export(model, (a, b), f)
+    run_in_ort(f.getvalue(), [a, b], [model(a, b)])
+    # Outside an export, torch's helpers are torch's again.
+    assert not hasattr(torch_helper._parse_arg, "_torchonnx_theirs")
 
 
 def test_invalid_node_is_a_checker_error(registered):
@@ -307,6 +343,20 @@ def test_python_op_symbolic_with_context(capsys):
         assert "original node: " in capsys.readouterr().out
         m = OnnxModel(f.getvalue())
         assert "Clip" in m.op_types and "Relu" in m.op_types
+        run_in_ort(f.getvalue(), [x, low], [M()(x, low)])
+    finally:
+        torchonnx.unregister_custom_op_symbolic("prim::PythonOp", 1)
+
+    # Without the context, as PyTorch's test_auto_grad writes it: fn(g, *inputs, name=...).
+    def plain_python_op(g, *args, **kwargs):
+        if kwargs["name"] == "MyClip":
+            return g.op("Clip", args[0], args[1])
+        return g.op("Relu", args[0])
+
+    torchonnx.register_custom_op_symbolic("prim::PythonOp", plain_python_op, 1)
+    try:
+        f = io.BytesIO()
+        torchonnx.export(M(), (x, low), f)
         run_in_ort(f.getvalue(), [x, low], [M()(x, low)])
     finally:
         torchonnx.unregister_custom_op_symbolic("prim::PythonOp", 1)
