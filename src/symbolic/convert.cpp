@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "onnx/dead_code.h"
+#include "onnx/dtype.h"
 #include "symbolic/context.h"
 #include "symbolic/export_types.h"
 #include "symbolic/functions.h"
@@ -214,13 +215,32 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     const std::string& name = signature.output_names.at(k);
     Value v;
     if (const Values* bound = g.lookup(outputs[k])) {
-      if (bound->size() != 1) {
+      if (is_tensor_list(outputs[k]) && !g.is_sequence(outputs[k])) {
+        // A List[Tensor] of a length known at export is returned as an ONNX sequence, as
+        // torch.onnx returns a scripted model's list (a traced model's lists are flattened
+        // before, passes/flatten_outputs.cpp).
+        if (g.opset() < 11) {
+          throw ExportError(ErrorCode::kConversion,
+                            fmt::format("output {} is a list of {} tensors, which ONNX returns "
+                                        "as a sequence, new in opset 11. Remedy: export with "
+                                        "opset_version >= 11, or return a tuple of tensors",
+                                        k, bound->size()));
+        }
+        if (bound->empty()) {
+          at::ScalarType dtype = value_type(outputs[k]).dtype;
+          if (dtype == at::ScalarType::Undefined) dtype = at::kFloat;
+          v = g.op("SequenceEmpty", {}, {{"dtype", static_cast<int64_t>(to_onnx_dtype(dtype))}});
+        } else {
+          v = g.op("SequenceConstruct", *bound);
+        }
+      } else if (bound->size() != 1) {
         throw ExportError(ErrorCode::kConversion,
-                          fmt::format("output {} is a list of {} tensors; return a tuple of "
-                                      "tensors instead",
+                          fmt::format("output {} is {} values; return a tensor, a tuple of "
+                                      "tensors or a list of tensors",
                                       k, bound->size()));
+      } else {
+        v = bound->front();
       }
-      v = bound->front();
     } else {
       // A constant output: a tensor, or an int/float/bool as a 0-d Long/Double/Bool tensor.
       auto c = torch::jit::toIValue(outputs[k]);

@@ -414,6 +414,23 @@ TEST_F(Prim, AppendToTensorList) {
                         {at::randn({2, 3}), at::randn({2, 3})});
 }
 
+TEST_F(Prim, ConcatenatingAKnownListToAListOfRunTimeLength) {
+  // `res += [x]` and `res = [x] + res` in a loop of a run-time trip count: the list is an ONNX
+  // sequence (carried by Loop from opset 13) and the known elements are inserted at its end or
+  // front (PyTorch's test_list_append, test_loop_with_list).
+  ScriptOptions so;
+  so.first = 13;
+  expect_script_matches(std::vector<std::string>{"aten::add_", "aten::add"},
+                        script_module("def forward(self, x, y, n: int):\n"
+                                      "  res = [y]\n"
+                                      "  front: List[Tensor] = []\n"
+                                      "  for i in range(n):\n"
+                                      "    res += [torch.matmul(x[i], y)]\n"
+                                      "    front = [x[i].sum(0) * i] + front\n"
+                                      "  return torch.stack(res), torch.cat(front)\n"),
+                        {at::randn({4, 3, 3}), at::randn({3, 3}), c10::IValue(int64_t{4})}, so);
+}
+
 TEST_F(Prim, AppendToIntList) {
   expect_script_matches("aten::append",
                         "def forward(self, x):\n"

@@ -417,6 +417,90 @@ def test_verbose_prints_graph(capfd):
     assert "onnx::Gemm" in printed.err + printed.out
 
 
+def test_doc_strings_only_with_verbose():
+    # torch.onnx writes each node's doc_string (the op and its source line) only with verbose=True.
+    f = io.BytesIO()
+    torchonnx.export(Linear(), torch.randn(2, 4), f)
+    assert [n["doc_string"] for n in OnnxModel(f.getvalue()).nodes] == ["", ""]
+    f = io.BytesIO()
+    torchonnx.export(Linear(), torch.randn(2, 4), f, verbose=True)
+    docs = [n["doc_string"] for n in OnnxModel(f.getvalue()).nodes]
+    assert len(docs) == 2 and all("aten::" in d for d in docs), docs
+
+
+def test_unused_inputs_are_dropped_as_in_torch_onnx():
+    # An input the exported graph does not read (used for its static shape only) is removed, as
+    # torch.onnx removes it; input_names stay with the inputs they named.
+    class ShapeOfX(nn.Module):
+        def forward(self, x, y):
+            return y + x.shape[0]
+
+    class ZerosLike(nn.Module):
+        def forward(self, x):
+            return x.new_zeros(x.shape)
+
+    x, y = torch.randn(2), torch.randn(2)
+    for model in (ShapeOfX(), torch.jit.script(ShapeOfX())):
+        f = io.BytesIO()
+        torchonnx.export(model, (x, y), f, input_names=["a", "b"])
+        assert OnnxModel(f.getvalue()).input_names == ["b"]
+        run_in_ort(f.getvalue(), [y], [y + 2])
+        # With a dynamic axis the graph reads x's shape at run time: x stays.
+        f = io.BytesIO()
+        torchonnx.export(model, (x, y), f, input_names=["a", "b"], dynamic_axes={"a": [0]})
+        assert OnnxModel(f.getvalue()).input_names == ["a", "b"]
+        run_in_ort(f.getvalue(), [torch.randn(5), y], [y + 5])
+    f = io.BytesIO()
+    torchonnx.export(ZerosLike(), torch.randn(2, 3), f)
+    assert OnnxModel(f.getvalue()).input_names == []
+
+
+def test_made_up_names_step_aside_for_given_ones():
+    # output_names=["output_1"] for a model of 3 outputs: the unnamed ones get output_K names that
+    # differ from it (torch.onnx's test_slice_dynamic names only its first output).
+    class Three(nn.Module):
+        def forward(self, x):
+            return x + 1, x + 2, x + 3
+
+    x = torch.randn(2, 3)
+    f = io.BytesIO()
+    torchonnx.export(Three(), x, f, input_names=["output_0"], output_names=["output_1"],
+                     dynamic_axes={"output_0": [0], "output_1": [0]})
+    m = OnnxModel(f.getvalue())
+    assert m.input_names == ["output_0"]
+    assert m.output_names == ["output_1", "output_1_1", "output_2"]
+    x5 = torch.randn(5, 3)
+    run_in_ort(f.getvalue(), [x5], [x5 + 1, x5 + 2, x5 + 3])
+
+
+def test_scripted_list_output_is_a_sequence():
+    # A scripted model's List[Tensor] output is an ONNX sequence, as torch.onnx returns it (a
+    # traced model's lists are flattened). ONNX Runtime's Node binding returns no sequences: the
+    # Python one (Debian 13) runs it.
+    ort = pytest.importorskip("onnxruntime")
+
+    class Listed(nn.Module):
+        def forward(self, x):
+            return (x + 1).split(1)  # a List[Tensor] of 2 (a ListConstruct's are flattened)
+
+    x = torch.randn(2, 3)
+    f = io.BytesIO()
+    torchonnx.export(torch.jit.script(Listed()), (x,), f, opset_version=13)
+    session = ort.InferenceSession(f.getvalue())
+    (listed,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+    assert isinstance(listed, list) and len(listed) == 2
+    torch.testing.assert_close(torch.from_numpy(listed[0]), x[:1] + 1)
+    torch.testing.assert_close(torch.from_numpy(listed[1]), x[1:] + 1)
+    with pytest.raises(torchonnx.errors.SymbolicValueError, match="opset 11"):
+        torchonnx.export(torch.jit.script(Listed()), (x,), io.BytesIO(), opset_version=10)
+
+
+def test_data_parallel_is_refused_with_torch_onnx_words():
+    model = nn.DataParallel(nn.ReLU())
+    with pytest.raises(ValueError, match="torch.nn.DataParallel is not supported by ONNX exporter"):
+        torchonnx.export(model, torch.randn(2), io.BytesIO())
+
+
 def test_deprecated_arguments_are_accepted_with_warning():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")

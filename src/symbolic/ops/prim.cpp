@@ -266,15 +266,41 @@ Values list_slice(GraphContext& g, const Args& a) {
   return out;
 }
 
-// aten::add.t(t[] a, t[] b) -> t[]  ⇒  the elements of both (lists of tensors: `[q] + kv.chunk(2)`
-// in nn.MultiheadAttention's cross-attention), Concat of the 1-D tensors of two scalar lists
+// aten::add.t(t[] a, t[] b) -> t[] (and add_.t)  ⇒  the elements of both (lists of tensors: `[q] +
+// kv.chunk(2)` in nn.MultiheadAttention's cross-attention), Concat of the 1-D tensors of two scalar
+// lists
 Values list_concat(GraphContext& g, const Args& a) {
   if (!is_tensor_list(a.jit(0))) {
     const at::ScalarType type = list_dtype(a.node()->output());
     return {g.op("Concat", {a.tensor_as(0, type), a.tensor_as(1, type)}, {{"axis", 0}})};
   }
+  if (a.is_sequence(0) && a.is_sequence(1)) {
+    g.fail(
+        "concatenating two lists whose lengths are both known only at run time is not supported. "
+        "Remedy: append the elements of one to the other in a loop");
+  }
   if (a.is_sequence(0) || a.is_sequence(1)) {
-    g.fail("concatenating lists of run-time length is not supported; build one list with append");
+    // A list of run-time length and one of known length (`res += [x]`, `res = [x] + res` in a
+    // loop): the known elements inserted at the end or the front of the sequence. In place
+    // (aten::add_), the left list is the result too.
+    const at::ScalarType dtype = sequence_dtype(a.node()->output());
+    Value seq;
+    if (a.is_sequence(0)) {
+      seq = a.sequence(0, dtype);
+      for (const Value& v : a.tensor_list_as(1, dtype)) seq = g.op("SequenceInsert", {seq, v});
+    } else {
+      seq = a.sequence(1, dtype);
+      const Values front = a.tensor_list_as(0, dtype);
+      for (size_t j = 0; j < front.size(); ++j) {
+        Value pos = g.constant(at::scalar_tensor(static_cast<int64_t>(j), at::kLong));
+        seq = g.op("SequenceInsert", {seq, front[j], pos});
+      }
+    }
+    if (a.node()->kind() == c10::Symbol::fromQualString("aten::add_")) {
+      return rebind_sequence(g, a, seq);
+    }
+    g.bind_sequence(a.node()->output(), seq);
+    return {seq};
   }
   Values items = a.tensor_list(0);
   Values more = a.tensor_list(1);
