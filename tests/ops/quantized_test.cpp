@@ -398,6 +398,23 @@ graph(%x : Tensor):
                               {quantized(at::randn({1, 4, 2, 3}), 0.26, 128, at::kQUInt8)});
 }
 
+// Values on a 0.5 grid, quantized with scale 0.5 and zero point 128 (make_quantized.py's
+// ON_QUANTIZED_INPUT models are exact on them).
+at::Tensor on_half_grid(std::vector<int64_t> sizes, uint64_t seed) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  return quantized(at::randint(-6, 7, sizes, gen, at::kFloat) * 0.5, 0.5, 128, at::kQUInt8);
+}
+
+// quantized::linear and quantized::conv2d on a quantized graph input: the bias is requantized with
+// the input's scale known only at run time, in the graph (PyTorch's test_quantized_linear,
+// test_quantized_conv2d). Was: "the input's quantization scale is not a constant".
+TEST_F(Quantized, LinearConvOnQuantizedGraphInput) {
+  expect_quantized_io_matches({"quantized::linear"}, load("linear_on_quantized_input"),
+                              {on_half_grid({4, 4}, 1)});
+  expect_quantized_io_matches({"quantized::conv2d"}, load("conv2d_on_quantized_input"),
+                              {on_half_grid({2, 4, 9, 9}, 2)});
+}
+
 // Fake quantization (quantization-aware training models): QuantizeLinear + DequantizeLinear.
 TEST(FakeQuantize, PerTensorUint8Int8AndNarrowRanges) {
   at::Tensor x = at::randn({2, 3, 4}) * 3;

@@ -177,28 +177,41 @@ Value dequantized_weight(GraphContext& g, const at::Tensor& w) {
 }
 
 // The bias as the quantized kernels use it: int32 steps of input_scale * weight_scale, zero point
-// 0, computed at export time (both scales are constants). A DequantizeLinear of the int32 bias
-// (scalar scale, or axis 0 from opset 13; the zero point shaped like the scale, as ORT requires);
-// per-channel below 13 the dequantized float constant.
+// 0. A DequantizeLinear of the int32 bias (scalar scale, or axis 0 from opset 13; the zero point
+// shaped like the scale, as ORT requires); per-channel below 13 the dequantized float bias.
+// Computed at export time when the input's scale is a constant; in the graph when it is known
+// only at run time (a quantized graph input, Note [Quantized graph inputs and outputs]).
 // (Keeping it a DequantizeLinear also stops ORT's own bias quantization of QDQ Conv/Gemm, which
 // inserts Round even at opset 10 where Round does not exist.)
 Value requantized_bias(GraphContext& g, const at::Tensor& bias, const Value& in_scale,
                        const at::Tensor& w) {
-  auto s = constant_of(g, in_scale);
-  if (!s || s->numel() != 1) g.fail("the input's quantization scale is not a constant");
   at::Tensor w_scale = w.qscheme() == at::kPerTensorAffine
                            ? at::scalar_tensor(w.q_scale(), at::kFloat)
                            : w.q_per_channel_scales().to(at::kFloat);
-  at::Tensor step = w_scale * s->to(at::kFloat).reshape({});
-  at::Tensor q = at::round(bias.to(at::kFloat) / step).to(at::kInt);
-  if (step.dim() == 0 || g.opset() >= 13) {
-    ir::Attributes attrs;
-    if (step.dim() == 1) attrs.push_back({"axis", int64_t{0}});
-    return g.op("DequantizeLinear",
-                {g.constant(q), g.constant(step), g.constant(at::zeros_like(step, at::kInt))},
-                attrs);
+  const bool per_channel = w_scale.dim() == 1;
+  Value step_v, q_v;
+  if (auto s = constant_of(g, in_scale)) {
+    if (s->numel() != 1) g.fail("the input's quantization scale is not a scalar");
+    at::Tensor step = w_scale * s->to(at::kFloat).reshape({});
+    at::Tensor q = at::round(bias.to(at::kFloat) / step).to(at::kInt);
+    if (per_channel && g.opset() < 13) return g.constant(q.to(at::kFloat) * step);
+    step_v = g.constant(step);
+    q_v = g.constant(q);
+  } else {
+    step_v = g.op("Mul", {g.constant(w_scale), in_scale});
+    Value x = g.op("Div", {g.constant(bias.to(at::kFloat)), step_v});
+    // Round is opset 11; before, floor(x + 0.5) (which differs from rounding half to even only
+    // on exact halves).
+    Value rounded = g.opset() >= 11
+                        ? g.op("Round", {x})
+                        : g.op("Floor", {g.op("Add", {x, g.constant_scalar(0.5, at::kFloat)})});
+    q_v = g.cast(rounded, at::kInt);
+    if (per_channel && g.opset() < 13) return g.op("Mul", {g.cast(q_v, at::kFloat), step_v});
   }
-  return g.constant(q.to(at::kFloat) * step);
+  ir::Attributes attrs;
+  if (per_channel) attrs.push_back({"axis", int64_t{0}});
+  return g.op("DequantizeLinear", {q_v, step_v, g.constant(at::zeros_like(w_scale, at::kInt))},
+              attrs);
 }
 
 c10::Stack call_op(GraphContext& g, const char* name, const c10::IValue& packed) {
