@@ -65,4 +65,5 @@ chroot "$chroot_dir" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-
   TORCHONNX_BUILD_DIR="${TORCHONNX_BUILD_DIR:-build-debian13}" \
   TORCHONNX_SKIP_SANITIZE="${TORCHONNX_SKIP_SANITIZE:-0}" \
   TORCHONNX_TARGETS="${TORCHONNX_TARGETS:-}" \
+  TORCHONNX_TORCH_TESTS="${TORCHONNX_TORCH_TESTS:-1}" \
   bash -c "cd $(printf '%q' "$root") && $quoted"

@@ -2,6 +2,11 @@
 """Writes docs/torch-tests.md from the JUnit files of scripts/torch-tests.sh.
 
 Usage: report.py JUNIT_DIR OUT.md FILE.py ...
+       report.py --check JUNIT_DIR PASSING.txt [--record]
+
+--check: every test named in PASSING.txt (one pytest id per line, "file::class::test") must have
+passed in the *.torchonnx.xml files of JUNIT_DIR; exit 1 naming those that did not. --record
+rewrites PASSING.txt with the tests that passed.
 For each FILE, JUNIT_DIR holds FILE.base.xml (torch.onnx 2.6) and FILE.torchonnx.xml (routed to
 torchonnx). The report has per file the passed / failed / skipped counts of each exporter, the
 tests torch.onnx passes and torchonnx fails grouped by the first line of their error (numbers
@@ -35,11 +40,42 @@ def load(path):
 def reason(message):
     line = message.strip().split("\n")[0]
     line = re.sub(r"/[\w./+-]+\.py:\d+", "FILE:LINE", line)
+    line = re.sub(r"0x[0-9a-fA-F]+", "0xADDR", line)
     line = re.sub(r"\d+", "N", line)
     return line[:140].replace("|", "\\|")
 
 
+def check(argv):
+    junit, listed = argv[2], argv[3]
+    passed = set()
+    ran = 0
+    for name in sorted(os.listdir(junit)):
+        if not name.endswith(".torchonnx.xml"):
+            continue
+        file = name[: -len(".torchonnx.xml")] + ".py"
+        for test, (status, _) in load(os.path.join(junit, name)).items():
+            ran += 1
+            if status == "passed":
+                # junit's classname is "module.Class": the id is "file.py::Class::test".
+                passed.add("%s::%s" % (file, test.split(".", 1)[-1]))
+    if "--record" in argv:
+        with open(listed, "w") as fh:
+            fh.write("".join(t + "\n" for t in sorted(passed)))
+        print("torch-tests: recorded %d passing tests of %d in %s" % (len(passed), ran, listed))
+        return 0
+    with open(listed) as fh:
+        expected = [t.strip() for t in fh if t.strip()]
+    lost = [t for t in expected if t not in passed]
+    print("torch-tests: %d of the %d tests that passed when recorded pass (%d ran)" %
+          (len(expected) - len(lost), len(expected), ran))
+    for t in lost:
+        print("torch-tests: no longer passes: %s" % t)
+    return 1 if lost else 0
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--check":
+        sys.exit(check(argv))
     junit, out_path, files = argv[1], argv[2], argv[3:]
     lines = ["# PyTorch 2.6's ONNX tests through torchonnx", "",
              "Written by `scripts/torch-tests.sh` (do not edit by hand), %s UTC. Each file of "
