@@ -196,25 +196,33 @@ std::optional<Value> stft_window(GraphContext& g, const Args& a, const StftArgs&
 // PyTorch's windows (aten/src/ATen/native/TensorFactories.cpp): length 0 gives [], length 1 gives
 // [1]; a longer window is a formula of k / D for k < n, D = n - 1 (symmetric) or n (periodic: the
 // first n points of the symmetric window of n + 1). Computed here in double, then cast.
+//
+// The cosines are written with Sin (cos(2x) = 1 - 2·sin²(x)), as torch.onnx writes hann_window
+// (sin²(πk/D)): ONNX Runtime's CPU kernels of Cos are float only up to at least 1.21 (Debian 13's),
+// while Sin has a double kernel.
 
 // A window's formula, of k = 0, ..., n - 1 and D (both double).
 using WindowFormula =
     std::function<Value(GraphContext& g, const Args& a, const Value& k, const Value& d)>;
 
-// 2π·k / D
-Value window_angle(GraphContext& g, const Value& k, const Value& d) {
-  return g.op("Div", {g.op("Mul", {k, g.constant_scalar(2 * M_PI, at::kDouble)}), d});
+// sin²(m·πk / D): cos(2m·πk / D) = 1 - 2·sin²(m·πk / D).
+Value sin_squared(GraphContext& g, const Value& k, const Value& d, double m) {
+  Value s =
+      g.op("Sin", {g.op("Div", {g.op("Mul", {k, g.constant_scalar(m * M_PI, at::kDouble)}), d})});
+  return g.op("Mul", {s, s});
 }
 
-// alpha - beta·cos(2πk / D), for 0-d double alpha and beta.
+// alpha - beta·cos(2πk / D) = (alpha - beta) + 2·beta·sin²(πk / D), for 0-d double alpha and beta.
 Value cosine_window(GraphContext& g, const Value& k, const Value& d, const Value& alpha,
                     const Value& beta) {
-  return g.op("Sub", {alpha, g.op("Mul", {beta, g.op("Cos", {window_angle(g, k, d)})})});
+  Value twice_beta = g.op("Mul", {beta, g.constant_scalar(2, at::kDouble)});
+  return g.op("Add",
+              {g.op("Sub", {alpha, beta}), g.op("Mul", {twice_beta, sin_squared(g, k, d, 1)})});
 }
 
+// 0.5 - 0.5·cos(2πk / D) = sin²(πk / D)
 Value hann_formula(GraphContext& g, const Args&, const Value& k, const Value& d) {
-  Value half = g.constant_scalar(0.5, at::kDouble);
-  return cosine_window(g, k, d, half, half);
+  return sin_squared(g, k, d, 1);
 }
 
 // alpha and beta from the periodic_alpha(_beta) overloads (0.54 and 0.46 when absent).
@@ -226,13 +234,11 @@ Value hamming_formula(GraphContext& g, const Args& a, const Value& k, const Valu
   return cosine_window(g, k, d, coefficient("alpha", 0.54), coefficient("beta", 0.46));
 }
 
-// 0.42 - 0.5·cos(2πk / D) + 0.08·cos(4πk / D)
+// 0.42 - 0.5·cos(2πk / D) + 0.08·cos(4πk / D) = sin²(πk / D) - 0.16·sin²(2πk / D) (the constant
+// terms cancel: 0.42 - 0.5 + 0.08 = 0)
 Value blackman_formula(GraphContext& g, const Args&, const Value& k, const Value& d) {
-  Value angle = window_angle(g, k, d);
-  Value twice = g.op("Mul", {angle, g.constant_scalar(2, at::kDouble)});
-  Value c1 = g.op("Mul", {g.constant_scalar(0.5, at::kDouble), g.op("Cos", {angle})});
-  Value c2 = g.op("Mul", {g.constant_scalar(0.08, at::kDouble), g.op("Cos", {twice})});
-  return g.op("Add", {g.op("Sub", {g.constant_scalar(0.42, at::kDouble), c1}), c2});
+  Value c2 = g.op("Mul", {g.constant_scalar(0.16, at::kDouble), sin_squared(g, k, d, 2)});
+  return g.op("Sub", {sin_squared(g, k, d, 1), c2});
 }
 
 // x = 2k / D up to the middle, 2 - x after it: PyTorch takes 2 - x from k = D / 2 + 1 (integer
@@ -278,7 +284,7 @@ Values window_of(GraphContext& g, const Args& a, const char* name, const WindowF
 }
 
 // aten::hann_window(int window_length, *, dtype, ...) / hann_window.periodic(int window_length,
-//   bool periodic, *, dtype, ...)  ⇒  0.5 - 0.5·cos(2πk/D) (9-16); HannWindow (17+, float and
+//   bool periodic, *, dtype, ...)  ⇒  sin²(πk/D) (9-16); HannWindow (17+, float and
 //   double; the formula for other dtypes)
 Values hann_window(GraphContext& g, const Args& a) {
   return window_of(g, a, "hann_window", hann_formula);
