@@ -313,6 +313,16 @@ TEST_F(Linear, EinsumInt64) {
   expect_einsum_matches("bij,bjk->bik", {ints({2, 3, 4}), ints({2, 4, 5})});
 }
 
+// Bool operands (no ONNX op of einsum takes bool): a transpose and a product stay bool, a label
+// summed out gives int64 as in PyTorch, a batch diagonal (Einsum only: 12+).
+TEST_F(Linear, EinsumOfBools) {
+  auto bools = [](at::IntArrayRef sizes) { return at::randn(sizes) > 0; };
+  expect_einsum_matches("ij->ji", {bools({3, 4})});
+  expect_einsum_matches("ij,ij->ij", {bools({3, 4}), bools({3, 4})});
+  expect_einsum_matches("ij->j", {bools({3, 4})});
+  expect_einsum_matches("...ii->...i", {bools({3, 5, 5})}, 12);
+}
+
 TEST_F(Linear, EinsumDiagonalFromOpset12) {
   expect_einsum_matches("ii->i", {at::randn({4, 4})}, 12);
   expect_einsum_matches("ii", {at::randn({4, 4})}, 12);

@@ -326,11 +326,19 @@ Values tensordot(GraphContext& g, const Args& a) {
   return {g.op("Reshape", {product, shape})};
 }
 
-// einsum's equation (spaces removed) and operands, checked.
+// einsum's equation (spaces removed) and operands, checked. Bool operands are cast to int64, as
+// torch.onnx does (neither Einsum nor Mul/ReduceSum take bool); `result` casts the sum to
+// PyTorch's result dtype: bool (nonzero is true) where PyTorch multiplies, but int64 where it
+// sums out a label ("ij->j").
 struct EinsumArgs {
   std::string equation;
   Values tensors;
   const torch::jit::Node* list;
+  at::ScalarType bool_result = at::ScalarType::Undefined;  // set for bool operands
+
+  Value result(GraphContext& g, const Value& sum) const {
+    return bool_result == at::ScalarType::Undefined ? sum : g.cast(sum, bool_result);
+  }
 };
 
 EinsumArgs einsum_args(GraphContext& g, const Args& a) {
@@ -347,6 +355,11 @@ EinsumArgs einsum_args(GraphContext& g, const Args& a) {
   e.list = a.jit(1)->node();
   if (e.list->kind() != c10::prim::ListConstruct) {
     g.fail("einsum needs its operands as a list built in the graph (prim::ListConstruct)");
+  }
+  if (!e.tensors.empty() && Args(g, e.list).dtype(0) == at::kBool) {
+    const at::ScalarType out = a.output_dtype(0);
+    e.bool_result = out == at::ScalarType::Undefined ? at::kBool : out;
+    for (Value& t : e.tensors) t = g.cast(t, at::kLong);
   }
   return e;
 }
@@ -365,7 +378,7 @@ std::vector<int64_t> operand_ranks(GraphContext& g, const torch::jit::Node* list
 Values einsum_9(GraphContext& g, const Args& a) {
   EinsumArgs e = einsum_args(g, a);
   std::vector<int64_t> ranks = operand_ranks(g, e.list);
-  return {einsum_by_mul(g, e.equation, e.tensors, ranks)};
+  return {e.result(g, einsum_by_mul(g, e.equation, e.tensors, ranks))};
 }
 
 // aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
@@ -375,7 +388,7 @@ Values einsum_12(GraphContext& g, const Args& a) {
   if (e.equation.find("...") != std::string::npos) {
     align_ellipsis(g, e.equation, e.tensors, operand_ranks(g, e.list));
   }
-  return {g.op("Einsum", e.tensors, {{"equation", e.equation}})};
+  return {e.result(g, g.op("Einsum", e.tensors, {{"equation", e.equation}}))};
 }
 
 // ----- bilinear --------------------------------------------------------------------------------
