@@ -186,6 +186,25 @@ TEST_F(Linear, BaddbmmInt64) {
       {ints({2, 3, 5}), ints({2, 3, 4}), ints({2, 4, 5})});
 }
 
+// beta and alpha computed in the graph: tensors given to forward() as a Python trace records them
+// (aten::ScalarImplicit of an int64 and a float tensor), and float arguments of a scripted addmm
+// (Gemm takes constants only: MatMul, Mul, Add).
+TEST_F(Linear, BaddbmmAndAddmmWithComputedBetaAndAlpha) {
+  auto m = ir_module(R"IR(
+graph(%x : Tensor, %b1 : Tensor, %b2 : Tensor, %alpha : Tensor, %beta : Tensor):
+  %beta_s : Scalar = aten::ScalarImplicit(%beta)
+  %alpha_s : Scalar = aten::ScalarImplicit(%alpha)
+  %y : Tensor = aten::baddbmm(%x, %b1, %b2, %beta_s, %alpha_s)
+  return (%y))IR");
+  expect_script_matches("aten::baddbmm", m,
+                        {at::randn({10, 3, 5}), at::randn({10, 3, 4}), at::randn({10, 4, 5}),
+                         at::scalar_tensor(5, at::kLong), at::scalar_tensor(3.5)});
+  expect_script_matches("aten::addmm",
+                        "def forward(self, x, m1, m2, beta: float, alpha: float):\n"
+                        "  return torch.addmm(x, m1, m2, beta=beta, alpha=alpha)\n",
+                        {at::randn({3, 5}), at::randn({3, 4}), at::randn({4, 5}), 0.5, -2.0});
+}
+
 // ----- mv / dot / outer -------------------------------------------------------------------------
 
 TEST_F(Linear, Mv) {

@@ -35,14 +35,36 @@ at::ScalarType result_type(const Args& a, size_t i) {
   return out != at::ScalarType::Undefined ? out : a.dtype(i);
 }
 
-// beta * self + alpha * product (PyTorch's addmm/baddbmm): self is ignored when beta is 0, so its
-// nan/inf do not propagate; multiplications by 1 are skipped.
-Value add_scaled(GraphContext& g, const Value& self, const Value& product, double beta,
-                 double alpha, at::ScalarType type) {
-  Value p = alpha == 1.0 ? product : g.op("Mul", {product, g.constant_scalar(alpha, type)});
-  if (beta == 0.0) return p;
-  Value s = beta == 1.0 ? self : g.op("Mul", {self, g.constant_scalar(beta, type)});
-  return g.op("Add", {s, p});
+// The beta or alpha of addmm and its kin (argument `i`, 1 when absent): its value when it is a
+// constant, else the number computed in the graph (`computed`, in the result's dtype, as
+// torch.onnx casts it).
+struct Coefficient {
+  std::optional<double> value;
+  Value computed;
+
+  bool is(double v) const { return value && *value == v; }
+};
+
+Coefficient coefficient(const Args& a, size_t i, at::ScalarType type) {
+  if (a.size() <= i) return {1.0, {}};
+  if (a.is_constant(i)) return {a.float_arg(i), {}};
+  return {std::nullopt, a.tensor_as(i, type)};
+}
+
+// v * c (v itself for a constant 1).
+Value scaled(GraphContext& g, const Value& v, const Coefficient& c, at::ScalarType type) {
+  if (!c.value) return g.op("Mul", {v, c.computed});
+  return *c.value == 1.0 ? v : g.op("Mul", {v, g.constant_scalar(*c.value, type)});
+}
+
+// beta * self + alpha * product (PyTorch's addmm/baddbmm): self is ignored when beta is a constant
+// 0, so its nan/inf do not propagate (a beta computed in the graph multiplies it, as torch.onnx
+// does); multiplications by a constant 1 are skipped.
+Value add_scaled(GraphContext& g, const Value& self, const Value& product, const Coefficient& beta,
+                 const Coefficient& alpha, at::ScalarType type) {
+  Value p = scaled(g, product, alpha, type);
+  if (beta.is(0.0)) return p;
+  return g.op("Add", {scaled(g, self, beta, type), p});
 }
 
 // ----- einsum ---------------------------------------------------------------------------------
@@ -220,13 +242,12 @@ Values linear_of(GraphContext& g, const Args& a, bool gemm_without_c) {
 // addmm: Gemm for float/double when beta ≠ 0, or when Gemm's C is optional (`gemm_without_c`,
 // opset 11+); MatMul, Mul, Add otherwise.
 Values addmm_of(GraphContext& g, const Args& a, bool gemm_without_c) {
-  double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
-  double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
   at::ScalarType type = result_type(a, 1);
-  if (gemm_type(type) && (beta != 0.0 || gemm_without_c)) {
+  const Coefficient beta = coefficient(a, 3, type), alpha = coefficient(a, 4, type);
+  if (gemm_type(type) && beta.value && alpha.value && (!beta.is(0.0) || gemm_without_c)) {
     Values inputs{a.tensor(1), a.tensor(2)};
-    if (beta != 0.0) inputs.push_back(a.tensor(0));
-    return {g.op("Gemm", inputs, {{"alpha", alpha}, {"beta", beta}})};
+    if (!beta.is(0.0)) inputs.push_back(a.tensor(0));
+    return {g.op("Gemm", inputs, {{"alpha", *alpha.value}, {"beta", *beta.value}})};
   }
   Value product = g.op("MatMul", {a.tensor(1), a.tensor(2)});
   return {add_scaled(g, a.tensor(0), product, beta, alpha, type)};
@@ -260,12 +281,13 @@ Values addmm_11(GraphContext& g, const Args& a) {
 }
 
 // aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)
-//   -> Tensor  ⇒  beta * self + alpha * MatMul(batch1, batch2) (self dropped when beta is 0)
+//   -> Tensor  ⇒  beta * self + alpha * MatMul(batch1, batch2) (self dropped when beta is 0;
+//   beta and alpha may be computed in the graph)
 Values baddbmm(GraphContext& g, const Args& a) {
-  double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
-  double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
+  const at::ScalarType type = result_type(a, 1);
+  const Coefficient beta = coefficient(a, 3, type), alpha = coefficient(a, 4, type);
   Value product = g.op("MatMul", {a.tensor(1), a.tensor(2)});
-  return {add_scaled(g, a.tensor(0), product, beta, alpha, result_type(a, 1))};
+  return {add_scaled(g, a.tensor(0), product, beta, alpha, type)};
 }
 
 // aten::matmul / mm / bmm(Tensor self, Tensor other), aten::mv(Tensor self, Tensor vec),
@@ -486,16 +508,14 @@ Values cross(GraphContext& g, const Args& a) {
 // aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)
 //   ⇒  beta * self + alpha * ReduceSum(MatMul(batch1, batch2), axis 0)
 Values addmv(GraphContext& g, const Args& a) {
-  double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
-  double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
   at::ScalarType type = result_type(a, 1);
+  const Coefficient beta = coefficient(a, 3, type), alpha = coefficient(a, 4, type);
   Value product = g.op("MatMul", {a.tensor_as(1, type), a.tensor_as(2, type)});
   return {add_scaled(g, a.tensor_as(0, type), product, beta, alpha, type)};
 }
 Values addbmm(GraphContext& g, const Args& a) {
-  double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
-  double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
   at::ScalarType type = result_type(a, 1);
+  const Coefficient beta = coefficient(a, 3, type), alpha = coefficient(a, 4, type);
   Value product = g.op("MatMul", {a.tensor_as(1, type), a.tensor_as(2, type)});
   product = reduce(g, "ReduceSum", product, {0}, /*keepdims=*/false);
   return {add_scaled(g, a.tensor_as(0, type), product, beta, alpha, type)};
@@ -504,15 +524,19 @@ Values addbmm(GraphContext& g, const Args& a) {
 // aten::addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 //   ⇒  beta * self + alpha * outer(vec1, vec2); for bool, (beta and self) or (alpha and outer)
 Values addr(GraphContext& g, const Args& a) {
-  double beta = a.size() > 3 ? a.float_arg(3) : 1.0;
-  double alpha = a.size() > 4 ? a.float_arg(4) : 1.0;
   at::ScalarType type = result_type(a, 0);
+  const Coefficient beta = coefficient(a, 3, type), alpha = coefficient(a, 4, type);
   Value col = unsqueeze(g, a.tensor_as(1, type), {1});
   if (type == at::kBool) {
+    if (!beta.value || !alpha.value) {
+      g.fail(
+          "addr of bools needs beta and alpha known at export (they choose which terms are kept). "
+          "Remedy: pass them as Python numbers");
+    }
     Value product = g.op("And", {col, a.tensor_as(2, type)});
     Value self = a.tensor_as(0, type);
-    if (alpha == 0.0) product = g.op("And", {product, g.constant_scalar(0, type)});
-    if (beta == 0.0)
+    if (alpha.is(0.0)) product = g.op("And", {product, g.constant_scalar(0, type)});
+    if (beta.is(0.0))
       return {g.op("Or", {product, g.op("And", {self, g.constant_scalar(0, type)})})};
     return {g.op("Or", {self, product})};
   }
