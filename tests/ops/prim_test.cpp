@@ -157,6 +157,28 @@ TEST_F(Prim, FloatOfADataDependentTensor) {
                         {at::randn({3, 4})});
 }
 
+// int(t) and float(t) of a one-element tensor that is not 0-d (torch.zeros(x, 1) for x =
+// tensor([2]), as a Python trace records it: aten::Int of the 1-D input) are numbers: the size
+// list is Concat of 1-D parts.
+TEST_F(Prim, IntAndFloatOfAOneElementTensor) {
+  auto m = ir_module(R"IR(
+graph(%x : Tensor, %y : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %none : NoneType = prim::Constant()
+  %n : int = aten::Int(%x)
+  %shape : int[] = prim::ListConstruct(%n, %1)
+  %z : Tensor = aten::zeros(%shape, %none, %none, %none, %none)
+  %o : Tensor = aten::ones(%shape, %none, %none, %none, %none)
+  %f : float = aten::Float(%y)
+  %of : Tensor = aten::mul(%o, %f)
+  %out : (Tensor, Tensor) = prim::TupleConstruct(%z, %of)
+  return (%out))IR");
+  for (const char* op : {"aten::Int", "aten::Float"}) {
+    SCOPED_TRACE(op);
+    expect_script_matches(op, m, {at::tensor({2}, at::kLong), at::tensor({{1.5}})}, kUnfolded);
+  }
+}
+
 TEST_F(Prim, SizeWithNegativeDim) {
   expect_script_matches("aten::size", "def forward(self, x):\n  return x.view(-1, x.size(-1))\n",
                         {at::randn({2, 3, 4})}, kUnfolded);

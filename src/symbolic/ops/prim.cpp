@@ -175,9 +175,16 @@ Values same_value(GraphContext&, const Args& a) {
   return {a.tensor(0)};
 }
 
-// aten::Int/Float/Bool(Tensor) and their implicit forms  ⇒  Cast to Long/Double/Bool
+// aten::Int/Float/Bool(Tensor) and their implicit forms  ⇒  Cast to Long/Double/Bool. Int, Float
+// and Bool take any tensor of one element (int(torch.tensor([2])); torch.zeros(x, 1) for
+// x = tensor([2]) traces aten::Int of x), and a number is 0-d here: a tensor not known to be 0-d
+// is reshaped to [] (else a list of such numbers would Concat rank-2 parts).
 Converter cast_to(at::ScalarType type) {
-  return [type](GraphContext&, const Args& a) -> Values { return {a.tensor_as(0, type)}; };
+  return [type](GraphContext& g, const Args& a) -> Values {
+    Value v = a.tensor_as(0, type);
+    if (a.jit(0)->type()->kind() != c10::TypeKind::TensorType || a.rank(0) == 0) return {v};
+    return {g.op("Reshape", {v, g.constant_ints({})})};
+  };
 }
 
 // aten::size.int(Tensor self, int dim) -> int  ⇒  Gather(Shape(self), dim)
