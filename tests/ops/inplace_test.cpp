@@ -80,6 +80,17 @@ TEST_F(Inplace, ScriptedSteppedSliceAdd) {
                         {at::randn({3, 5}), at::randn({2, 3})}, {10, highest_opset()});
 }
 
+// The slice's end and step computed in the graph (ints given to forward(), PyTorch's
+// x[:y:z, 0::z, :] = 1): the write back scatters at start + step * arange (opset 11: Slice with
+// steps computed in the graph reads the view).
+TEST_F(Inplace, ScriptedSliceFillWithComputedStep) {
+  expect_script_matches("aten::slice_scatter",
+                        "def forward(self, x, y: int, z: int):\n"
+                        "  x[:y:z, 0::z, :] = 1.0\n"
+                        "  return x\n",
+                        {at::zeros({9, 6, 4}), int64_t{5}, int64_t{2}}, {11, highest_opset()});
+}
+
 TEST_F(Inplace, ScriptedChainedViewsReturnBaseAndView) {
   expect_script_matches("aten::select_scatter",
                         "def forward(self, x, v):\n  s = x[0]\n  s[1:] += v\n  return x, s\n",

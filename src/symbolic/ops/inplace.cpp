@@ -30,12 +30,19 @@ struct Start {
   Value computed;                // when !known: may be negative
 };
 
+// The step of a write: a constant (positive), or a value computed in the graph (int64, 0-d; PyTorch
+// requires it positive).
+struct Step {
+  std::optional<int64_t> known;
+  Value computed;
+};
+
 // `self` with `src` (of self's rank) written along `dim` from `start` every `step` elements.
 Value write_along(GraphContext& g, const Value& self, const Value& src,
                   const std::optional<std::vector<int64_t>>& src_sizes, int64_t dim, int64_t rank,
-                  const Start& start, int64_t step) {
+                  const Start& start, const Step& step) {
   const bool static_run = src_sizes.has_value() && (*src_sizes)[dim] >= 0;
-  if (step == 1 && start.known && (static_run || g.opset() >= 10)) {
+  if (step.known == 1 && start.known && (static_run || g.opset() >= 10)) {
     const int64_t s = *start.known;
     Values parts;
     if (s > 0) parts.push_back(slice(g, self, {dim}, {0}, {s}));
@@ -61,7 +68,11 @@ Value write_along(GraphContext& g, const Value& self, const Value& src,
     first = g.op("Where", {g.op("Less", {wrapped, zero}), zero, wrapped});
   }
   Value offsets = arange(g, dim_size(g, src, dim));
-  if (step != 1) offsets = g.op("Mul", {offsets, g.constant_ints({step})});
+  if (!step.known) {
+    offsets = g.op("Mul", {offsets, step.computed});
+  } else if (*step.known != 1) {
+    offsets = g.op("Mul", {offsets, g.constant_ints({*step.known})});
+  }
   std::vector<int64_t> along(rank, 1);
   along[dim] = -1;
   Value index = g.op("Reshape", {g.op("Add", {offsets, first}), g.constant_ints(along)});
@@ -111,17 +122,23 @@ Values select_scatter(GraphContext& g, const Args& a) {
     src_sizes->insert(src_sizes->begin() + dim, 1);
   }
   Start start = read_start(g, a, 0, 3, dim, 0);
-  return {write_along(g, a.tensor(0), src, src_sizes, dim, rank, start, 1)};
+  return {write_along(g, a.tensor(0), src, src_sizes, dim, rank, start, Step{1, {}})};
 }
 
 // aten::slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None,
 //   int step=1) -> Tensor  ⇒  Concat(Slice before, src, Slice after) for step 1 and a known
-//   start; Scatter(Elements) at start + step * arange otherwise (the end follows from src's size)
+//   start; Scatter(Elements) at start + step * arange otherwise (the end follows from src's size;
+//   start and step may be computed in the graph)
 Values slice_scatter(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
   const int64_t dim = normalize_dim(a.int_arg(2), rank);
-  const int64_t step = a.int_arg(5);
-  if (step < 1) g.fail("slice_scatter takes a positive step");
+  Step step;
+  if (a.is_constant(5)) {
+    step.known = a.int_arg(5);
+    if (*step.known < 1) g.fail("slice_scatter takes a positive step");
+  } else {
+    step.computed = a.tensor_as(5, at::kLong);
+  }
   Value src = a.tensor_as(1, a.dtype(0));
   Start start = read_start(g, a, 0, 3, dim, 0);
   return {write_along(g, a.tensor(0), src, a.sizes(1), dim, rank, start, step)};
