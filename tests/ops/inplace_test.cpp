@@ -214,6 +214,62 @@ TEST_F(Inplace, TracedCopyCastsAndBroadcasts) {
                     {at::randint(-9, 9, {2, 3}), at::randn({3}) * 5});
 }
 
+// x[:, n:] = v with n = x.size(0), as Python traces it: v is expanded to the example's slice
+// sizes (constants) before copy_. The copy broadcasts v to the slice's shape itself, so another
+// shape of the dynamic axes writes the right sizes: v an input (the expand stays in the graph),
+// and v made in the graph (arange(1, 4): the expand is folded to a constant of stride-0 dims).
+TEST_F(Inplace, TracedCopyOfAnExpandIntoADynamicSlice) {
+  const std::string body = R"IR(
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %2 : int = prim::Constant[value=2]()
+  %3 : int = prim::Constant[value=3]()
+  %4 : int = prim::Constant[value=4]()
+  %none : NoneType = prim::Constant()
+  %end : int = prim::Constant[value=9223372036854775807]()
+  %false : bool = prim::Constant[value=0]()
+)IR";
+  const std::string rest = R"IR(
+  %n : int = aten::size(%x, %0)
+  %nt : Tensor = prim::NumToTensor(%n)
+  %ni : int = aten::Int(%nt)
+  %s0 : Tensor = aten::slice(%x, %0, %0, %end, %1)
+  %s1 : Tensor = aten::slice(%s0, %1, %ni, %end, %1)
+  %sizes : int[] = prim::ListConstruct(%2, %3, %3)
+  %e : Tensor = aten::expand(%v, %sizes, %false)
+  %c : Tensor = aten::copy_(%s1, %e, %false)
+  return (%x))IR";
+  const at::Tensor v = longs({1, 2, 3});
+  for (bool v_input : {true, false}) {
+    SCOPED_TRACE(v_input ? "v an input" : "v made in the graph");
+    auto m = ir_module(v_input ? "graph(%x : Tensor, %v : Tensor):" + body + rest
+                               : "graph(%x : Tensor):" + body +
+                                     "  %v : Tensor = aten::arange(%1, %4, %none, %none, %none, "
+                                     "%none)" +
+                                     rest);
+    auto inputs = [&](const at::Tensor& x) { return v_input ? Inputs{x, v} : Inputs{x}; };
+    ExportOptions options;
+    options.input_names = {"x"};
+    options.dynamic_axes = {{"x", {{0, "a"}, {1, "b"}, {2, "c"}}}};
+    for (int opset : {11, 14, highest_opset()}) {
+      SCOPED_TRACE(opset);
+      options.opset_version = opset;
+      const std::string dir = temp_dir("copy_of_expand");
+      export_model(m, inputs(at::ones({2, 5, 3})), dir + "/model.onnx", options);
+      for (const at::Tensor& x : {at::ones({2, 5, 3}), at::randn({3, 4, 3})}) {
+        const std::string data = dir + "/case" + std::to_string(x.size(0));
+        std::filesystem::create_directories(data);
+        // The trace holds the example's sizes: PyTorch on x itself is the reference.
+        at::Tensor expected = x.clone();
+        expected.slice(1, x.size(0)).copy_(v);
+        write_test_data(data, inputs(x), {expected});
+        OrtResult r = run_in_ort(dir + "/model.onnx", data);
+        EXPECT_TRUE(r.ok) << "x of " << x.sizes() << ": " << r.report;
+      }
+    }
+  }
+}
+
 TEST_F(Inplace, TracedIndexPutThroughSelect) {
   expect_op_matches("aten::index_put",
                     [](const Inputs& in) {

@@ -97,9 +97,32 @@ Start read_start(GraphContext& g, const Args& a, size_t self_i, size_t i, int64_
 // aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor (copy_, and
 //   copy_.Tensor/.int/.float(Tensor self, Tensor|int|float other))
 //   ⇒  Expand(Cast(src, self's dtype), Shape(self))
+// Python's `x[:, n:] = v` traces v expanded to the sizes of the example's slice (constants), which
+// another shape of a dynamic axis contradicts; the Expand to self's shape broadcasts v as that
+// expand did, so the expand is skipped: an aten::expand src is read before it, and a constant src
+// (the expand folded) is cut to one element along its broadcast dims (stride 0).
+Value copy_source(GraphContext& g, const Args& a, at::ScalarType type) {
+  const torch::jit::Node* producer = a.jit(1)->node();
+  if (producer->kind() == c10::aten::expand && a.rank(1) && a.rank(0) && *a.rank(1) <= *a.rank(0)) {
+    return Args(g, producer).tensor_as(0, type);
+  }
+  if (a.is_constant(1) && a.constant(1).isTensor()) {
+    at::Tensor t = a.constant(1).toTensor();
+    bool broadcast = false;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (t.stride(d) == 0 && t.size(d) > 1) {
+        t = t.narrow(d, 0, 1);
+        broadcast = true;
+      }
+    }
+    if (broadcast) return g.constant(t.to(type).contiguous());
+  }
+  return a.tensor_as(1, type);
+}
+
 Values copy(GraphContext& g, const Args& a) {
   at::ScalarType type = a.dtype(0);
-  return {g.op("Expand", {a.tensor_as(1, type), g.op("Shape", {a.tensor(0)})})};
+  return {g.op("Expand", {copy_source(g, a, type), g.op("Shape", {a.tensor(0)})})};
 }
 
 // aten::zero(Tensor self) -> Tensor (zero_)  ⇒  ConstantOfShape(Shape(self), 0 of self's dtype)
