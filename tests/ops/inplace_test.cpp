@@ -149,6 +149,38 @@ TEST_F(Inplace, ScriptedViewMadeBeforeALoopWrittenInIt) {
 
 // ----- C++ traces -------------------------------------------------------------------------------
 
+// A write in a branch that the example does not take (PyTorch's test_index_put_if_2): with the
+// condition's size declared dynamic the branch is exported, but type propagation, which follows
+// the example, gives its nodes no types; the write's type_as takes its dtype from the view
+// written (state, made outside the branch).
+TEST_F(Inplace, ScriptedWriteInABranchTheExampleDoesNotTake) {
+  const torch::jit::Module m = script_module(R"(
+def forward(self, x, p):
+  state = torch.zeros([2, x.size(0)])
+  if p.size(0) == 1:
+    s = state[:]
+    state[:] = p + s
+  return state * 2.0
+)");
+  ExportOptions options;
+  options.input_names = {"x", "p"};
+  options.dynamic_axes = {{"p", {{0, "n"}}}};
+  for (int opset : {11, 13, highest_opset()}) {
+    SCOPED_TRACE(opset);
+    options.opset_version = opset;
+    const std::string dir = temp_dir("write_in_branch");
+    const at::Tensor x = at::randn({3});
+    export_model(m, {x, at::zeros({0, 3})}, dir + "/model.onnx", options);
+    for (const at::Tensor& p : {at::zeros({0, 3}), at::randn({1, 3})}) {
+      const std::string data = dir + "/case" + std::to_string(p.size(0));
+      std::filesystem::create_directories(data);
+      write_test_data(data, {x, p}, frontend::run_module(m, {x, p}));
+      OrtResult r = run_in_ort(dir + "/model.onnx", data);
+      EXPECT_TRUE(r.ok) << "p of " << p.sizes() << ": " << r.report;
+    }
+  }
+}
+
 TEST_F(Inplace, TracedSelectCopy) {
   expect_op_matches("aten::select_scatter",
                     [](const Inputs& in) {

@@ -225,9 +225,24 @@ Converter shift(bool left) {
 // aten::to(Tensor self, [Device device,] ScalarType dtype | Tensor other | Device? device,
 //   int? dtype, bool non_blocking, bool copy, MemoryFormat?) / aten::type_as(Tensor self,
 //   Tensor other)  ⇒  Cast to the result dtype (nothing when it is unchanged)
+// The result dtype is type propagation's, or else the one the arguments name: `other`'s dtype
+// (type_as, to.other), or a constant dtype argument (type propagation may not reach a node whose
+// input has no static type, e.g. after a data-dependent write in a branch).
 Values to(GraphContext& g, const Args& a) {
   at::ScalarType out = a.output_dtype();
-  if (out == kUndefined) g.fail("the target dtype is unknown");
+  if (out == kUndefined && a.size() > 1) {
+    if (a.jit(1)->type()->kind() == c10::TypeKind::TensorType) {
+      out = a.dtype(1);
+    } else if (auto i = arg_index(a, "dtype"); i && a.is_constant(*i) && !a.is_none(*i)) {
+      out = static_cast<at::ScalarType>(a.int_arg(*i));
+    }
+  }
+  if (out == kUndefined) {
+    g.fail(
+        "the target dtype is unknown (type propagation found none for the result or the "
+        "arguments). Remedy: give the tensors static dtypes, e.g. cast the input explicitly "
+        "with .to(dtype) before this op");
+  }
   return {a.tensor_as(0, out)};
 }
 
