@@ -302,6 +302,32 @@ TEST_F(Inplace, TracedCopyOfAnExpandIntoADynamicSlice) {
   }
 }
 
+// x[:y, 0, :] = y with y = tensor([5]), as Python traces it: the slice's length is read from data
+// (aten::Int of y), so type propagation's placeholder slice disagrees with y expanded to the
+// example's (5, 4); copy takes self's sizes there, and the graph's output its type.
+TEST_F(Inplace, TracedWriteIntoASliceOfALengthReadFromData) {
+  auto m = ir_module(R"IR(
+graph(%x : Tensor, %y : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %4 : int = prim::Constant[value=4]()
+  %5 : int = prim::Constant[value=5]()
+  %end : int = prim::Constant[value=9223372036854775807]()
+  %false : bool = prim::Constant[value=0]()
+  %n : int = aten::Int(%y)
+  %s0 : Tensor = aten::slice(%x, %0, %0, %n, %1)
+  %s1 : Tensor = aten::select(%s0, %1, %0)
+  %s2 : Tensor = aten::slice(%s1, %1, %0, %end, %1)
+  %empty : int[] = prim::ListConstruct()
+  %v : Tensor = aten::view(%y, %empty)
+  %sizes : int[] = prim::ListConstruct(%5, %4)
+  %e : Tensor = aten::expand(%v, %sizes, %false)
+  %c : Tensor = aten::copy_(%s2, %e, %false)
+  return (%x))IR");
+  expect_script_matches("aten::slice_scatter", m, {at::zeros({8, 3, 4}), longs({5})},
+                        {10, highest_opset()});
+}
+
 TEST_F(Inplace, TracedIndexPutThroughSelect) {
   expect_op_matches("aten::index_put",
                     [](const Inputs& in) {

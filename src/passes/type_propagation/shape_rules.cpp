@@ -174,9 +174,18 @@ bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
 // to sizes that the placeholder has too few or many elements for (a key padding mask of
 // `arange(int(lengths.max()))` viewed as (bsz, 1, 1, src_len)): the sizes asked for, -1 as 1;
 // expand: the sizes asked for, -1 as the input's dim; a list of another length than it is unpacked
-// into (chunk(x, n) with n read from data, then `a, b = ...`): each output as its first element.
+// into (chunk(x, n) with n read from data, then `a, b = ...`): each output as its first element;
+// copy (copy_ made functional) of a src that does not broadcast to a placeholder self (`x[:y] = v`
+// traced with y read from data: v is expanded to the example's slice sizes): self's sizes.
 bool split_placeholders(const Node* node, const torch::jit::Stack& inputs,
                         torch::jit::Stack& outputs) {
+  static const c10::Symbol kCopy = c10::Symbol::fromQualString("aten::copy");
+  if (node->kind() == kCopy && !inputs.empty() && inputs[0].isTensor() &&
+      inputs[0].toTensor().defined()) {
+    const at::Tensor& self = inputs[0].toTensor();
+    outputs.assign(1, c10::IValue(at::empty(self.sizes(), self.options().device(at::kMeta))));
+    return true;
+  }
   if (node->kind() == c10::prim::ListUnpack && inputs.size() == 1 && inputs[0].isList()) {
     auto list = inputs[0].toListRef();
     if (list.empty()) return false;
