@@ -368,6 +368,21 @@ TEST_F(Shape, UnsqueezeAtADimGivenAsArgument) {
   expect_module_export_fails(m, {x, d(1)}, 11, "opset 13");
 }
 
+// squeeze(x, d) with d an argument of forward() (a traced int input): d made non-negative in the
+// graph, the dim squeezed when its size is 1 and kept otherwise, as in PyTorch (opset 13+).
+TEST_F(Shape, SqueezeAtADimGivenAsArgument) {
+  torch::jit::Module m =
+      script_module("def forward(self, x, d: int):\n  return x.squeeze(d) * 2.0\n");
+  auto d = [](int64_t v) { return at::scalar_tensor(v, at::kLong); };
+  const at::Tensor x = at::randn({2, 1, 4});
+  expect_exported_generalizes(m, {{x, d(1)}, {x, d(-2)}, {x, d(0)}, {x, d(-1)}}, {}, {13, 17},
+                              "squeeze_dim_argument");
+  expect_module_export_fails(m, {x, d(1)}, 12, "opset 13");
+  // A static shape without size-1 dims: nothing to squeeze, at any opset.
+  expect_exported_generalizes(m, {{at::randn({2, 3}), d(1)}, {at::randn({2, 3}), d(0)}}, {}, {9},
+                              "squeeze_dim_argument_none");
+}
+
 // chunk(x, n) with n computed in the graph, unpacked into two pieces (the slicing family's test
 // helper for dynamic exports is this file's): the piece size ceil(size / n) computed in the graph,
 // as torch.onnx does from opset 11; 4 columns in 3 chunks are 2 pieces of 2.

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
+#include <functional>
 #include <numeric>
 
 #include "symbolic/context.h"
@@ -463,6 +465,23 @@ Values squeeze_all(GraphContext& g, const Args& a) {
   return {squeeze(g, x, axes)};
 }
 
+// If(Shape(x)[dim] == 1, Squeeze(x, dim), x) for a 0-d int64 `dim` (non-negative) computed in
+// the graph: the branches differ in rank (allowed from opset 11). `squeezed` builds the Squeeze.
+Value squeeze_at_run_time(GraphContext& g, const Args& a, const Value& x, const Value& dim,
+                          const std::function<Value(GraphContext&)>& squeezed) {
+  std::shared_ptr<ir::Graph> branches[2];
+  for (int b = 0; b < 2; ++b) {
+    branches[b] = std::make_shared<ir::Graph>();
+    branches[b]->name = g.fresh_name(b == 0 ? "squeezed" : "kept");
+    SubgraphScope scope(g, *branches[b]);
+    Value out = b == 0 ? squeezed(g) : g.op("Identity", {x});
+    branches[b]->outputs.push_back({out, {a.dtype(0)}});
+  }
+  Value size = g.op("Gather", {shape_of(g, x), dim}, {{"axis", int64_t{0}}});
+  Value one = g.op("Equal", {size, g.constant_scalar(1, at::kLong)});
+  return g.op("If", {one}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}});
+}
+
 // Squeeze of `dim` of argument 0 when its size is 1. A static size decides at export; a dynamic
 // one (dynamic axes) at run time, as torch.onnx does from opset 11: If(Shape(x)[dim] == 1,
 // Squeeze(x, dim), x), whose branches differ in rank (allowed from opset 11).
@@ -478,25 +497,40 @@ Value squeeze_if_one(GraphContext& g, const Args& a, const Value& x, int64_t dim
                     "of the wanted shape",
                     dim));
   }
-  std::shared_ptr<ir::Graph> branches[2];
-  for (int b = 0; b < 2; ++b) {
-    branches[b] = std::make_shared<ir::Graph>();
-    branches[b]->name = g.fresh_name(b == 0 ? "squeezed" : "kept");
-    SubgraphScope scope(g, *branches[b]);
-    Value out = b == 0 ? squeeze(g, x, {dim}) : g.op("Identity", {x});
-    branches[b]->outputs.push_back({out, {a.dtype(0)}});
+  return squeeze_at_run_time(g, a, x, g.constant_scalar(static_cast<double>(dim), at::kLong),
+                             [&](GraphContext& b) { return squeeze(b, x, {dim}); });
+}
+
+// squeeze(x, dim) of a dim computed in the graph (an int argument of forward()): made
+// non-negative in the graph, then squeezed at run time when its size is 1 (Squeeze's axes as an
+// input: opset 13+). torch.onnx squeezes it unconditionally; PyTorch keeps a dim whose size is not
+// 1, and so does the If. Without any dim that can be 1 (a static shape without 1s), x itself.
+Value squeeze_computed_dim(GraphContext& g, const Args& a, const Value& x, int64_t rank) {
+  if (auto sizes = a.sizes(0); sizes && std::count(sizes->begin(), sizes->end(), 1) == 0) {
+    return x;
   }
-  Value one = g.op("Equal", {dim_size(g, x, dim), g.constant_scalar(1, at::kLong)});
-  return g.op("If", {one}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}});
+  if (g.opset() < 13) {
+    g.fail(
+        "squeeze at a dim computed in the graph needs opset 13 (Squeeze's axes as an input). "
+        "Remedy: export with opset >= 13, or make the dim a constant");
+  }
+  Value d = a.tensor_as(1, at::kLong);
+  Value wrapped = g.op("Add", {d, g.constant_scalar(static_cast<double>(rank), at::kLong)});
+  d = g.op("Where", {g.op("Less", {d, g.constant_scalar(0, at::kLong)}), wrapped, d});
+  return squeeze_at_run_time(g, a, x, d, [&](GraphContext& b) {
+    return b.op("Squeeze", {x, unsqueeze(b, d, {0})});
+  });
 }
 
 // aten::squeeze.dim(Tensor self, int dim)
-//   ⇒  Squeeze of the dim if its size is 1, else identity (If on its size when it is dynamic)
+//   ⇒  Squeeze of the dim if its size is 1, else identity (If on its size when it is dynamic or
+//      the dim is computed in the graph)
 Values squeeze_dim(GraphContext& g, const Args& a) {
   Value x = a.tensor(0);
   if (!is_int_type(a.jit(1))) g.fail("squeeze with a named dim is not supported");
   const int64_t rank = a.require_rank(0);
   if (rank == 0) return {x};
+  if (!a.is_constant(1)) return {squeeze_computed_dim(g, a, x, rank)};
   return {squeeze_if_one(g, a, x, normalize_dim(a.int_arg(1), rank))};
 }
 
