@@ -368,6 +368,24 @@ TEST_F(Shape, UnsqueezeAtADimGivenAsArgument) {
   expect_module_export_fails(m, {x, d(1)}, 11, "opset 13");
 }
 
+// repeat_interleave by a constant tensor of one count (torch.tensor(4) in a trace) along a dim
+// declared dynamic: the count repeats every element whatever the dim's size (Tile); both dims,
+// counted from either end.
+TEST_F(Shape, RepeatInterleaveByAOneElementTensorAlongADynamicDim) {
+  for (const char* dim : {"1", "-1"}) {
+    SCOPED_TRACE(dim);
+    const torch::jit::Module m = script_module(fmt::format(
+        "def forward(self, x):\n  return torch.repeat_interleave(x, torch.tensor(4), dim={})\n",
+        dim));
+    ExportOptions options;
+    options.input_names = {"x"};
+    options.dynamic_axes = {{"x", {{1, "w"}}}};
+    expect_exported_generalizes(
+        m, {{longs({1, 2, 4, 3, 4, 7}).reshape({2, 3})}, {longs({7, 8, 5, 6}).reshape({2, 2})}},
+        options, {9, 13, 17}, "repeat_interleave_dynamic");
+  }
+}
+
 // squeeze(x, d) with d an argument of forward() (a traced int input): d made non-negative in the
 // graph, the dim squeezed when its size is 1 and kept otherwise, as in PyTorch (opset 13+).
 TEST_F(Shape, SqueezeAtADimGivenAsArgument) {

@@ -618,8 +618,8 @@ Values repeat_interleave_indices(GraphContext& g, const Args& a) {
 // aten::repeat_interleave.self_int(Tensor self, int repeats, int? dim, *, int? output_size)
 //   ⇒  Unsqueeze, Tile, Reshape (all opsets);
 // aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim, *, int? output_size)
-//   ⇒  Gather of the repeated indices: constants for constant repeats, else computed with
-//      CumSum/Range (opset 11)
+//   ⇒  Gather of the repeated indices: constants for constant repeats (Tile as for an int for a
+//      single count along a dynamic dim), else computed with CumSum/Range (opset 11)
 Values repeat_interleave_self(GraphContext& g, const Args& a) {
   Value x = a.tensor(0);
   int64_t rank = a.require_rank(0);
@@ -641,8 +641,17 @@ Values repeat_interleave_self(GraphContext& g, const Args& a) {
     }
     dim = normalize_dim(*dim_arg, rank);
   }
+  // One repeat count for every element (an int, or a constant tensor of one element along a dim
+  // whose size is dynamic): Tile.
+  std::optional<int64_t> one_count;
   if (is_int_type(a.jit(1)) && a.is_constant(1)) {
-    int64_t reps = a.int_arg(1);
+    one_count = a.int_arg(1);
+  } else if (a.is_constant(1) && a.constant(1).toTensor().numel() == 1 &&
+             (!sizes || (*sizes)[dim] < 0)) {
+    one_count = a.constant(1).toTensor().item<int64_t>();
+  }
+  if (one_count) {
+    const int64_t reps = *one_count;
     Ints tiles(rank + 1, 1);
     tiles[dim + 1] = reps;
     Value tiled = g.op("Tile", {unsqueeze(g, x, {dim + 1}), g.constant_ints(tiles)});
@@ -658,8 +667,7 @@ Values repeat_interleave_self(GraphContext& g, const Args& a) {
     at::Tensor reps = a.constant(1).toTensor().to(at::kLong).reshape({-1});
     int64_t n = reps.numel();
     if (n == 1) {
-      // static shape: one repeat count for every element of the dim.
-      if (!sizes) g.fail("repeat_interleave needs the input's static shape");
+      // static size (a dynamic one took the Tile above): one count for every element of the dim.
       n = (*sizes)[dim];
       reps = reps.expand({n}).contiguous();
     }
