@@ -403,6 +403,19 @@ TEST_F(Creation, OneHotInfersTheNumberOfClasses) {
                     {longs({0, 3, 1, 5, 2, 2}).reshape({3, 2})});
 }
 
+// num_classes computed in the graph: an int argument, and an element of a float tensor cast to
+// int32 as PyTorch's test_one_hot computes it.
+TEST_F(Creation, OneHotOfAComputedNumberOfClasses) {
+  expect_script_matches("aten::one_hot",
+                        "def forward(self, x, n: int):\n"
+                        "  return torch.one_hot(x, n)\n",
+                        {longs({0, 3, 1, 4}), int64_t{6}});
+  expect_script_matches("aten::one_hot",
+                        "def forward(self, x, n):\n"
+                        "  return torch.one_hot(x, int(n.to(3)[0]))\n",
+                        {at::arange(10, at::kLong), at::full({1}, 15.0)});
+}
+
 TEST_F(Creation, Bucketize) {
   at::Tensor x = at::tensor({-1.0f, 1.0f, 2.5f, 3.0f, 7.0f, 3.1f}).reshape({2, 3});
   at::Tensor b = at::tensor({1.0f, 3.0f, 5.0f});

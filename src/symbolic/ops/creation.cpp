@@ -398,12 +398,14 @@ Values as_tensor(GraphContext& g, const Args& a) {
 }
 
 // aten::one_hot(Tensor self, int num_classes=-1)  ⇒  OneHot(self, depth, [0, 1], axis=-1);
-// num_classes=-1 takes depth = max(self) + 1 in the graph
+// num_classes=-1 takes depth = max(self) + 1 in the graph; a num_classes computed in the graph is
+// the depth (as torch.onnx: its value must not be -1 at run time)
 Values one_hot(GraphContext& g, const Args& a) {
   Value indices = a.tensor_as(0, at::kLong);
   Value depth;
-  const int64_t n = a.int_arg(1);
-  if (n >= 0) {
+  if (!a.is_constant(1)) {
+    depth = a.tensor_as(1, at::kLong);
+  } else if (const int64_t n = a.int_arg(1); n >= 0) {
     depth = g.constant_scalar(static_cast<double>(n), at::kLong);
   } else {
     depth =
