@@ -61,8 +61,24 @@ TEST_F(Creation, ArangeOfComputedValues) {
                         {at::randn({7, 3})}, kUnfolded);
 }
 
-// arange(n, out=t) writes into an existing tensor: refused with a remedy (issue 24), not "unknown
-// arange overload".
+// arange(..., out=t) whose result is used (PyTorch's test_arange_out and kin, traced: the
+// tracer reads the result where the model reads t): the arange in t's dtype, for bounds from
+// tensor values and from sizes.
+TEST_F(Creation, ArangeIntoAnOutTensor) {
+  expect_script_matches("aten::arange",
+                        "def forward(self, x, end):\n"
+                        "  out = torch.zeros([1])\n"
+                        "  a = torch.arange(float(end), out=out)\n"
+                        "  out2 = torch.zeros([1], dtype=4)\n"
+                        "  b = torch.arange(x.size(0), x.size(1) * 3, out=out2)\n"
+                        "  out3 = torch.zeros([1], dtype=7)\n"
+                        "  c = torch.arange(x.size(0), 8.5, 1.5, out=out3)\n"
+                        "  return a, b, c\n",
+                        {at::randn({2, 3}), at::scalar_tensor(8.5)});
+}
+
+// arange(n, out=t) with t read afterwards writes into an existing tensor: refused with a remedy
+// (issue 24), not "unknown arange overload".
 TEST_F(Creation, ArangeIntoAnOutTensorIsRefusedWithARemedy) {
   expect_script_fails(R"(
 def forward(self, x):

@@ -239,18 +239,29 @@ std::pair<Value, Value> randint_bounds(GraphContext& g, const Args& a, size_t hi
 // aten::arange(Scalar end, *, dtype, ...) / arange.start(start, end, ...) /
 // arange.start_step(start, end, step, ...)  ⇒  Range (11+); NonZero(ConstantOfShape) index
 // vector · step + start below 11. Long for integral arguments, the default dtype otherwise.
+// arange.out(Scalar end, *, Tensor(a!) out) / arange.start_out(start, end, step, *, out): the
+// same in the out tensor's dtype, as the result. A trace reads the result where the model reads
+// out afterwards (the tracer rebinds it); a scripted graph that reads out after the node would
+// read the old tensor: refused.
 Values arange_op(GraphContext& g, const Args& a) {
   auto dtype_i = arg_index(a, "dtype");
-  if (!dtype_i && arg_index(a, "out")) {
-    g.fail(
-        "arange with out= (writing into an existing tensor) is not supported. Remedy: use the "
-        "result instead, `t = torch.arange(n)`");
+  auto out_i = arg_index(a, "out");
+  if (!dtype_i && !out_i) g.fail("unknown arange overload");
+  if (out_i) {
+    for (const torch::jit::Use& use : a.jit(*out_i)->uses()) {
+      if (use.user != a.node() && use.user->isAfter(a.node())) {
+        g.fail(
+            "arange with out= whose out tensor is read afterwards (writing into an existing "
+            "tensor) is not supported. Remedy: use the result instead, `t = torch.arange(n)`");
+      }
+    }
   }
-  if (!dtype_i) g.fail("unknown arange overload");
-  const size_t positional = *dtype_i;  // end | start, end | start, end, step
+  // end | start, end | start, end, step
+  const size_t positional = dtype_i ? *dtype_i : *out_i;
   bool floating = false;
   for (size_t i = 0; i < positional; ++i) floating = floating || at::isFloatingType(a.dtype(i));
   at::ScalarType type = result_dtype(a, floating ? at::kFloat : at::kLong);
+  if (out_i && a.dtype(*out_i) != at::ScalarType::Undefined) type = a.dtype(*out_i);
   if (positional == 1) return {arange_values(g, a, std::nullopt, 0, std::nullopt, type)};
   if (positional == 2) return {arange_values(g, a, 0, 1, std::nullopt, type)};
   return {arange_values(g, a, 0, 1, 2, type)};
