@@ -796,6 +796,27 @@ TEST_F(Creation, BernoulliWithP) {
                    {at::randn({kDraws, 4}), at::tensor(ps, at::kFloat)});
 }
 
+// x.normal_(mean, std) (torch.nn.init.normal_): samples of N(mean, std²) in x's shape and dtype.
+// aten::normal's converter, reached for lack of an out-of-place twin, read x as the mean and the
+// mean as the std.
+TEST_F(Creation, NormalInPlaceTakesMeanAndStd) {
+  expect_random_op("aten::normal_",
+                   [](const Inputs& in) {
+                     return normal_properties(at::empty_like(arg(in, 0)).normal_(5.0, 10.0), {5.0},
+                                              {10.0});
+                   },
+                   {at::zeros({80, 50})});
+  // Scripted, a mean computed in the graph, a double tensor.
+  expect_random_script("aten::normal_",
+                       "def forward(self, x, m: float):\n"
+                       "  y = torch.zeros([x.size(0), 50], dtype=7)\n"
+                       "  y.normal_(m, 0.5)\n"
+                       "  f = y.flatten()\n"
+                       "  return y * 0, torch.isfinite(y).all(), " +
+                           script_moments("f", "m", 0.5, 3, 80 * 50) + "\n",
+                       {at::randn({80}), -3.0});
+}
+
 TEST_F(Creation, NormalWithZeroStdIsTheMean) {
   at::Tensor mean = at::randn({3, 4});
   expect_op_matches("aten::normal", [](const Inputs& in) { return at::normal(arg(in, 0), 0.0); },

@@ -556,6 +556,21 @@ Values normal_op(GraphContext& g, const Args& a) {
   return {g.op("Add", {mean, g.op("Mul", {std, eps})})};
 }
 
+// aten::normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator) (the form
+//   torch.nn.init.normal_ traces; RemoveInplaceOps finds no out-of-place twin with these
+//   arguments, and aten::normal's converter would read self as the mean and mean as the std)
+//   ⇒  mean + std · RandomNormalLike(self) in self's dtype (only self's shape and dtype count)
+Values normal_like_self(GraphContext& g, const Args& a) {
+  reject_generator(g, a);
+  const at::ScalarType type = a.dtype(0);
+  if (!at::isFloatingType(type)) {
+    g.fail(std::string("normal_ of a ") + c10::toString(type) +
+           " tensor: PyTorch draws normal samples into floating tensors only");
+  }
+  Value eps = random_like(g, a.tensor(0), type, /*normal=*/true);
+  return {g.op("Add", {a.tensor_as(1, type), g.op("Mul", {a.tensor_as(2, type), eps})})};
+}
+
 // aten::multinomial(Tensor self, int num_samples, bool replacement=False, *, generator)
 //   ⇒  Multinomial(Log(self)) with replacement (or one sample); without replacement the
 //   Gumbel-top-k trick: TopK(Log(self) + Gumbel noise, k), which draws exactly as sequential
@@ -616,6 +631,7 @@ void register_creation(Registry& r) {
   r.add("aten::randint_like", from(9), randint_like);
   r.add("aten::bernoulli", from(9), bernoulli);
   r.add("aten::normal", from(9), normal_op);
+  r.add("aten::normal_", from(9), normal_like_self);
   r.add("aten::multinomial", from(9), multinomial);
 }
 
