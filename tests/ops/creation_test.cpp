@@ -77,6 +77,19 @@ TEST_F(Creation, ArangeIntoAnOutTensor) {
                         {at::randn({2, 3}), at::scalar_tensor(8.5)});
 }
 
+// arange from a size to a bound read from data (PyTorch's test_dynamic_arange_start_out, scripted):
+// type propagation's placeholder for the bound (1) is below the start, where arange fails; the
+// result is still 1-D of arange's dtype (out's; int64 for int bounds; float for a float one).
+TEST_F(Creation, ArangeFromASizeToABoundReadFromData) {
+  expect_script_matches("aten::arange",
+                        "def forward(self, x, end):\n"
+                        "  out = torch.zeros([1], dtype=4)\n"
+                        "  return (torch.arange(x.size(0), end, out=out),\n"
+                        "          torch.arange(x.size(0), int(end)),\n"
+                        "          torch.arange(x.size(0), float(end), 1.5))\n",
+                        {at::randn({2, 3, 4}), at::scalar_tensor(8, at::kLong)});
+}
+
 // arange(n, out=t) with t read afterwards writes into an existing tensor: refused with a remedy
 // (issue 24), not "unknown arange overload".
 TEST_F(Creation, ArangeIntoAnOutTensorIsRefusedWithARemedy) {

@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <unordered_set>
 #include <vector>
@@ -176,9 +177,32 @@ bool apply_shape_rule(Node* node, torch::jit::Stack& stack) {
 // expand: the sizes asked for, -1 as the input's dim; a list of another length than it is unpacked
 // into (chunk(x, n) with n read from data, then `a, b = ...`): each output as its first element;
 // copy (copy_ made functional) of a src that does not broadcast to a placeholder self (`x[:y] = v`
-// traced with y read from data: v is expanded to the example's slice sizes): self's sizes.
+// traced with y read from data: v is expanded to the example's slice sizes): self's sizes;
+// arange whose bounds are in the wrong order for its step (arange(x.size(0), end) with end read
+// from data: its placeholder is 1): one element of arange's dtype (out's, the dtype argument's,
+// else the default float for a floating bound and int64 otherwise).
 bool split_placeholders(const Node* node, const torch::jit::Stack& inputs,
                         torch::jit::Stack& outputs) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (node->kind() == c10::aten::arange && schema != nullptr &&
+      inputs.size() == schema->arguments().size()) {
+    std::optional<at::ScalarType> dtype;
+    bool floating = false;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const std::string& name = schema->arguments()[i].name();
+      if (name == "out" && inputs[i].isTensor() && inputs[i].toTensor().defined()) {
+        dtype = inputs[i].toTensor().scalar_type();
+      } else if (name == "dtype" && inputs[i].isInt()) {
+        dtype = static_cast<at::ScalarType>(inputs[i].toInt());
+      } else if (name == "start" || name == "end" || name == "step") {
+        floating = floating || inputs[i].isDouble() ||
+                   (inputs[i].isScalar() && inputs[i].toScalar().isFloatingPoint());
+      }
+    }
+    if (!dtype) dtype = floating ? at::typeMetaToScalarType(at::get_default_dtype()) : at::kLong;
+    outputs.assign(1, c10::IValue(at::empty({1}, at::TensorOptions(at::kMeta).dtype(*dtype))));
+    return true;
+  }
   static const c10::Symbol kCopy = c10::Symbol::fromQualString("aten::copy");
   if (node->kind() == kCopy && !inputs.empty() && inputs[0].isTensor() &&
       inputs[0].toTensor().defined()) {
