@@ -254,6 +254,17 @@ void bind_symbolic_call(py::module_& m) {
       .def("str_arg", [](const SymbolicCall& c, size_t i) { return c.args().str_arg(i); })
       .def("int_list", [](const SymbolicCall& c, size_t i) { return c.args().int_list(i); })
       .def("tensor_list", [](const SymbolicCall& c, size_t i) { return c.args().tensor_list(i); })
+      // The traced forward of a torch.autograd.Function (prim::PythonOp's Subgraph) converted in
+      // place of the node (torch.onnx's autograd inlining); None when the node has none.
+      .def("inline_subgraph",
+           [](SymbolicCall& c) -> py::object {
+             const torch::jit::Node* node = c.args().node();
+             static const auto kSubgraph = c10::Symbol::attr("Subgraph");
+             if (!node->hasAttribute(kSubgraph)) return py::none();
+             torchonnx::Values inputs;
+             for (size_t i = 0; i < c.args().size(); ++i) inputs.push_back(c.args().tensor(i));
+             return py::cast(c.g().inline_graph(*node->g(kSubgraph), inputs));
+           })
       .def("dtype",
            [](const SymbolicCall& c, size_t i) -> py::object {
              const at::ScalarType t = c.args().dtype(i);

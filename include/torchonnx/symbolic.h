@@ -37,6 +37,7 @@
 #include "torchonnx/export.h"
 
 namespace torch::jit {
+struct Graph;
 struct Node;
 struct Value;
 }  // namespace torch::jit
@@ -99,6 +100,12 @@ class GraphContext {
   Value constant_scalar(double value, at::ScalarType type);  // 0-d
   // `v` cast to `to` (an ONNX Cast node).
   Value cast(const Value& v, at::ScalarType to);
+
+  // Converts the nodes of `graph` here, as if they stood in place of the node being converted, its
+  // inputs given by `inputs` (one per graph input); returns its outputs. For the traced forward of
+  // a torch.autograd.Function (prim::PythonOp's Subgraph), which torch.onnx inlines when the
+  // Function has no symbolic.
+  Values inline_graph(const torch::jit::Graph& graph, const Values& inputs);
 
   // Throws ExportError(kConversion) naming the node being converted, its source location and the
   // opset.

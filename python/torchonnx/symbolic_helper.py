@@ -437,7 +437,8 @@ _python_op_symbolics = {}
 def _python_op(g: GraphContext, *inputs):
     """The symbolic of prim::PythonOp (a torch.autograd.Function in a traced model), as torch.onnx
     converts it: the Function's own static `symbolic` method, called with the node's tensor and
-    non-tensor arguments in order; else the function registered for "prim::PythonOp", called as
+    non-tensor arguments in order; else, when no function is registered for "prim::PythonOp", the
+    Function's traced forward inlined; else the registered function, called as
     torch.onnx calls it: fn(g, *inputs, name=<the Function's name>, module=...), with the
     SymbolicContext first when it asks for it."""
     call = g._call
@@ -451,6 +452,11 @@ def _python_op(g: GraphContext, *inputs):
         return symbolic(g, *args)
     opsets = [o for o in _python_op_symbolics if o <= g.opset]
     if not opsets:
+        # As torch.onnx (autograd_inlining=True): the Function's forward, as traced, in its place.
+        names = call.inline_subgraph()
+        if names is not None:
+            outs = [Value(call, name=n) for n in names]
+            return outs[0] if len(outs) == 1 else tuple(outs)
         raise errors.OnnxExporterError(
             f"the torch.autograd.Function {node.pyname()} has no static symbolic method and no "
             "symbolic is registered for prim::PythonOp: add `def symbolic(g, ...)` to the "

@@ -87,8 +87,10 @@ void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Regist
     ops::mark_quantized_outputs(g, node);
     const auto outs = node->outputs();
     if (outs.size() == 1 && results.size() != 1 &&
-        outs[0]->type()->kind() == c10::TypeKind::ListType) {
-      g.bind(outs[0], std::move(results));  // a list: one ONNX value per element
+        (outs[0]->type()->kind() == c10::TypeKind::ListType ||
+         outs[0]->type()->kind() == c10::TypeKind::TupleType)) {
+      // A list or a tuple (a torch.autograd.Function's outputs): one ONNX value per element.
+      g.bind(outs[0], std::move(results));
       continue;
     }
     if (results.size() != outs.size()) {

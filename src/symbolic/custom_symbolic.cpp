@@ -62,6 +62,23 @@ Value GraphContext::constant_scalar(double value, at::ScalarType type) {
 Value GraphContext::cast(const Value& v, at::ScalarType to) {
   return impl_->cast(v, to);
 }
+Values GraphContext::inline_graph(const torch::jit::Graph& graph, const Values& inputs) {
+  if (inputs.size() != graph.inputs().size()) {
+    impl_->fail(fmt::format("inline_graph: the graph takes {} inputs but {} were given",
+                            graph.inputs().size(), inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) impl_->bind(graph.inputs()[i], {inputs[i]});
+  impl_->convert_block(graph.block());
+  Values outputs;
+  for (const torch::jit::Value* out : graph.outputs()) {
+    const Values* bound = impl_->lookup(out);
+    if (bound == nullptr || bound->size() != 1) {
+      impl_->fail("inline_graph: an output of the graph is no tensor");
+    }
+    outputs.push_back(bound->front());
+  }
+  return outputs;
+}
 void GraphContext::fail(const std::string& message) const {
   impl_->fail(message);
 }

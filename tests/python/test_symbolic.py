@@ -361,6 +361,28 @@ def test_python_op_symbolic_with_context(capsys):
     finally:
         torchonnx.unregister_custom_op_symbolic("prim::PythonOp", 1)
 
-    # Unregistered, and MyClip has no symbolic method: an error that says what to do.
-    with pytest.raises(torchonnx.errors.SymbolicValueError, match="MyClip has no static symbolic"):
-        torchonnx.export(M(), (x, low), io.BytesIO())
+    # Unregistered, and the Functions have no symbolic method: their traced forwards are inlined,
+    # as torch.onnx's autograd_inlining does.
+    f = io.BytesIO()
+    torchonnx.export(M(), (x, low), f)
+    run_in_ort(f.getvalue(), [x, low], [M()(x, low)])
+
+
+class ScaledSoftplus(torch.autograd.Function):  # two outputs, no symbolic method
+    @staticmethod
+    def forward(ctx, x, scale):
+        y = torch.nn.functional.softplus(x) * scale
+        return y, y.sum(dim=-1)
+
+
+def test_autograd_function_without_symbolic_is_inlined():
+    class M(nn.Module):
+        def forward(self, x, scale):
+            y, total = ScaledSoftplus.apply(x, scale)
+            return y - 1, total
+
+    x, scale = torch.randn(3, 4), torch.tensor(0.5)
+    f = io.BytesIO()
+    torchonnx.export(M(), (x, scale), f)
+    assert "Softplus" in OnnxModel(f.getvalue()).op_types
+    run_in_ort(f.getvalue(), [x, scale], list(M()(x, scale)))
