@@ -483,7 +483,7 @@ def _prepare(model, args: Tuple[Any, ...], training: "TrainingMode") -> _Prepare
     # flat tensors and flattens its outputs (the same parameters, submodules, hooks and class:
     # initializers keep their state_dict names and module types their names).
     flat = copy.copy(model)
-    flat.forward = _FlatForward(model.forward, template)
+    flat.forward = _FlatForward(flat.forward, template)
     traced = torch.jit.trace(flat, leaves, check_trace=False, strict=False)
     return _Prepared(traced._c, leaves)
 

@@ -512,6 +512,21 @@ def test_deprecated_arguments_are_accepted_with_warning():
         torchonnx.export(Linear(), torch.randn(2, 4), io.BytesIO(), no_such_option=1)
 
 
+def test_quantized_module_as_the_model():
+    # The model is a quantized conv itself: copying it for the trace re-packs its weights, so the
+    # traced forward must be the copy's (it was the original's: "Tried to trace
+    # <ConvNdPackedParamsBase> but it is not part of the active trace", PyTorch's
+    # test_quantized_conv2d).
+    import torch.ao.nn.quantized as nnq
+
+    torch.manual_seed(0)
+    conv = nnq.Conv2d(3, 4, 3)
+    x = torch.quantize_per_tensor(torch.randn(1, 3, 8, 8), 0.1, 128, torch.quint8)
+    f = io.BytesIO()
+    torchonnx.export(conv, (x,), f, opset_version=13)
+    assert "Conv" in OnnxModel(f.getvalue()).op_types
+
+
 def test_quantized_eager_model():
     # An eager model quantized with torch.ao.quantization traces and exports as
     # QuantizeLinear/DequantizeLinear; ONNX Runtime within one quantization step of the output.
