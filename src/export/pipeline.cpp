@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <unordered_set>
 
 #include "export/dynamic_axes.h"
 #include "export/export_log.h"
@@ -82,9 +83,15 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
 ExportedModel finish(ir::Model& model, const ExportOptions& options, bool training,
                      const ProgressSink& progress) {
   progress.report("optimize", 0, 0);
+  // drop_unused_inputs removes the inputs the converted graph does not read, as torch.onnx does:
+  // one whose sizes the TorchScript passes folded (x.new_zeros(x.size()) at static shapes) goes,
+  // one that a converter reads for its shape (view_as's Shape of `other`) stays, also when the
+  // optimizer folds that Shape, since torch.onnx keeps those.
+  std::unordered_set<std::string> read_by_converters;
+  if (options.drop_unused_inputs) collect_reads(model.graph, read_by_converters);
   optimize_model(model, {options.do_constant_folding, !training});
   if (options.drop_unused_inputs) {
-    if (int dropped = remove_unused_inputs(model.graph)) {
+    if (int dropped = remove_unused_inputs(model.graph, read_by_converters)) {
       log(
           fmt::format("torchonnx: {} graph inputs are read by no node: dropped "
                       "(drop_unused_inputs)",

@@ -55,8 +55,7 @@ void remove_dead_nodes(ir::Graph& graph) {
   graph.initializers = std::move(inits);
 }
 
-int remove_unused_inputs(ir::Graph& graph) {
-  std::unordered_set<std::string> reads;
+int remove_unused_inputs(ir::Graph& graph, std::unordered_set<std::string> reads) {
   collect_reads(graph, reads);
   for (const auto& out : graph.outputs) reads.insert(out.name);
   const size_t before = graph.inputs.size();

@@ -27,8 +27,8 @@ Liveness find_live_nodes(const std::vector<ir::Node>& nodes,
 // Drops the nodes whose outputs nothing reads, and the initializers nothing reads.
 void remove_dead_nodes(ir::Graph& graph);
 
-// Drops the graph inputs that no node (or subgraph) reads and that are no graph output
-// (ExportOptions::drop_unused_inputs); returns how many.
-int remove_unused_inputs(ir::Graph& graph);
+// Drops the graph inputs that no node (or subgraph) reads, that are no graph output and that are
+// not in `kept` (ExportOptions::drop_unused_inputs); returns how many.
+int remove_unused_inputs(ir::Graph& graph, std::unordered_set<std::string> kept = {});
 
 }  // namespace torchonnx

@@ -454,6 +454,18 @@ def test_unused_inputs_are_dropped_as_in_torch_onnx():
     torchonnx.export(ZerosLike(), torch.randn(2, 3), f)
     assert OnnxModel(f.getvalue()).input_names == []
 
+    # A converter that reads an input for its shape keeps it (as torch.onnx keeps view_as's
+    # `other`), also where the optimizer then folds that shape.
+    class ViewAs(nn.Module):
+        def forward(self, x, other):
+            return x.view_as(other)
+
+    x, other = torch.randn(2, 6), torch.randn(3, 4)
+    f = io.BytesIO()
+    torchonnx.export(ViewAs(), (x, other), f, input_names=["x", "other"])
+    assert OnnxModel(f.getvalue()).input_names == ["x", "other"]
+    run_in_ort(f.getvalue(), [x, other], [x.view_as(other)])
+
 
 def test_made_up_names_step_aside_for_given_ones():
     # output_names=["output_1"] for a model of 3 outputs: the unnamed ones get output_K names that
