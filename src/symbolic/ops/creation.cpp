@@ -528,10 +528,29 @@ Values bernoulli(GraphContext& g, const Args& a) {
   return {g.cast(g.op("Less", {u, p}), out)};
 }
 
+// aten::normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator) (the form
+//   torch.nn.init.normal_ traces; RemoveInplaceOps finds no out-of-place twin with these
+//   arguments, so aten::normal's converter gets it, as in-place forms get their out-of-place
+//   converter)  ⇒  mean + std · RandomNormalLike(self) in self's dtype (only self's shape and
+//   dtype count)
+Values normal_like_self(GraphContext& g, const Args& a) {
+  reject_generator(g, a);
+  const at::ScalarType type = a.dtype(0);
+  if (!at::isFloatingType(type)) {
+    g.fail(std::string("normal_ of a ") + c10::toString(type) +
+           " tensor: PyTorch draws normal samples into floating tensors only");
+  }
+  Value eps = random_like(g, a.tensor(0), type, /*normal=*/true);
+  return {g.op("Add", {a.tensor_as(1, type), g.op("Mul", {a.tensor_as(2, type), eps})})};
+}
+
 // aten::normal.Tensor_float / float_Tensor / Tensor_Tensor(mean, std)
 // aten::normal.float_float(float mean, float std, int[] size, *, generator, dtype, ...)
-//   ⇒  mean + std · RandomNormalLike (RandomNormal(mean, scale) for a constant size)
+//   ⇒  mean + std · RandomNormalLike (RandomNormal(mean, scale) for a constant size); normal_ as
+//   normal_like_self
 Values normal_op(GraphContext& g, const Args& a) {
+  static const c10::Symbol kNormalInPlace = c10::Symbol::fromQualString("aten::normal_");
+  if (a.node()->kind() == kNormalInPlace) return normal_like_self(g, a);
   reject_generator(g, a);
   const at::ScalarType type = result_dtype(a, at::kFloat);
   if (arg_index(a, "size")) {
@@ -554,21 +573,6 @@ Values normal_op(GraphContext& g, const Args& a) {
   Value like = mean_t && std_t ? g.op("Add", {mean, std}) : (mean_t ? mean : std);
   Value eps = random_like(g, like, type, /*normal=*/true);
   return {g.op("Add", {mean, g.op("Mul", {std, eps})})};
-}
-
-// aten::normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator) (the form
-//   torch.nn.init.normal_ traces; RemoveInplaceOps finds no out-of-place twin with these
-//   arguments, and aten::normal's converter would read self as the mean and mean as the std)
-//   ⇒  mean + std · RandomNormalLike(self) in self's dtype (only self's shape and dtype count)
-Values normal_like_self(GraphContext& g, const Args& a) {
-  reject_generator(g, a);
-  const at::ScalarType type = a.dtype(0);
-  if (!at::isFloatingType(type)) {
-    g.fail(std::string("normal_ of a ") + c10::toString(type) +
-           " tensor: PyTorch draws normal samples into floating tensors only");
-  }
-  Value eps = random_like(g, a.tensor(0), type, /*normal=*/true);
-  return {g.op("Add", {a.tensor_as(1, type), g.op("Mul", {a.tensor_as(2, type), eps})})};
 }
 
 // aten::multinomial(Tensor self, int num_samples, bool replacement=False, *, generator)
@@ -631,7 +635,6 @@ void register_creation(Registry& r) {
   r.add("aten::randint_like", from(9), randint_like);
   r.add("aten::bernoulli", from(9), bernoulli);
   r.add("aten::normal", from(9), normal_op);
-  r.add("aten::normal_", from(9), normal_like_self);
   r.add("aten::multinomial", from(9), multinomial);
 }
 
