@@ -558,6 +558,22 @@ def forward(self, x):
                             {{at::randn({2, 3}) * 3.0}}, {kMinOpset, 11, 13, highest_opset()});
 }
 
+// A branch that raises where the other returns a tuple: the tuple the raising branch leaves is
+// a prim::Uninitialized of a tuple type, unpacked in the branch; it is one placeholder per
+// element (an internal error before: "TupleUnpack: its converter produced 1 values for 2
+// outputs"; PyTorch's test_tuple_output_from_if_with_raised_exception).
+TEST(Control, RaiseInABranchThatLeavesATuple) {
+  const std::string src = R"(
+def forward(self, t):
+  if float(t.sum()) < 0:
+    assert False, "Negative input"
+  else:
+    return t * 2.0, t + 1.0
+)";
+  expect_script_generalizes("prim::Uninitialized", src, {at::rand({3})}, {{at::rand({3}) + 1.0}},
+                            {kMinOpset, 11, 13, highest_opset()});
+}
+
 // An If in a Loop body whose condition is computed from a buffer: the optimizer folds the
 // condition and keeps only the branch taken (Note [If of a constant condition]); ONNX Runtime
 // 1.30's own optimizer lost the If's output here ("Missing Input: If_0"; found by the fuzzer).

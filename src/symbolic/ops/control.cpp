@@ -196,14 +196,12 @@ const torch::jit::Node* appended_list(GraphContext& g, const torch::jit::Node* l
   return static_shape(value_type(append->input(1))) ? append : nullptr;
 }
 
-// prim::Uninitialized() -> Any  ⇒  a 0 of the type the value has where it is used (the
-// outputs of a branch that raises)
-Values uninitialized(GraphContext& g, const Args& a) {
+// A 0 of the type `v` has where it is used: the control-flow output it becomes (a branch's or
+// loop body's result, or a loop's initial carried value); 0-d Float when nothing tells.
+Value placeholder(GraphContext& g, const torch::jit::Value* v) {
   at::ScalarType type = at::kFloat;
   std::vector<int64_t> shape;  // 0-d unless the value's static shape is known
-  for (const auto& use : a.node()->output()->uses()) {
-    // The control-flow output it becomes: a branch's or loop body's result, or a loop's
-    // initial carried value.
+  for (const auto& use : v ? v->uses() : std::vector<torch::jit::Use>{}) {
     const torch::jit::Node* user = use.user;
     const torch::jit::Node* owner = user->owningBlock()->owningNode();
     const torch::jit::Value* becomes = nullptr;
@@ -218,7 +216,27 @@ Values uninitialized(GraphContext& g, const Args& a) {
     if (info.dtype != at::ScalarType::Undefined) type = info.dtype;
     if (static_shape(info)) shape = *info.shape;
   }
-  return {g.constant(at::zeros(shape, at::TensorOptions().dtype(type)))};
+  return g.constant(at::zeros(shape, at::TensorOptions().dtype(type)));
+}
+
+// prim::Uninitialized() -> Any  ⇒  a 0 of the type the value has where it is used (the outputs
+// of a branch that raises); a tuple (LowerBranchTuples unpacks it in the branch) is one per
+// element, each typed where that element goes.
+Values uninitialized(GraphContext& g, const Args& a) {
+  const torch::jit::Value* out = a.node()->output();
+  if (auto tuple = out->type()->cast<c10::TupleType>()) {
+    std::vector<const torch::jit::Value*> elements(tuple->elements().size(), nullptr);
+    for (const auto& use : out->uses()) {
+      if (use.user->kind() != c10::prim::TupleUnpack) continue;
+      for (size_t k = 0; k < elements.size() && k < use.user->outputs().size(); ++k) {
+        elements[k] = use.user->outputs()[k];
+      }
+    }
+    Values items;
+    for (const auto* element : elements) items.push_back(placeholder(g, element));
+    return items;
+  }
+  return {placeholder(g, out)};
 }
 
 // prim::If(bool cond) -> (...) with two blocks  ⇒  If(cond) then_branch/else_branch
