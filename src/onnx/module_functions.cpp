@@ -32,6 +32,7 @@
 #include <unordered_set>
 
 #include "torchonnx/errors.h"
+#include "torchonnx/logging.h"
 
 namespace torchonnx {
 
@@ -507,12 +508,10 @@ void extract_module_functions(ir::Model& model, const std::set<std::string>& typ
   // type) is an error.
   const size_t requested = types.size() - types.count(kAllModuleTypes);
   if (!missing.empty() && missing.size() < requested) {
-    std::cerr << fmt::format(
-                     "torchonnx: warning: export_modules_as_functions: no call of module type{} "
-                     "{} in the graph (a module whose ops all vanish at export, as an eval "
-                     "Dropout, leaves none): no function for it\n",
-                     missing.size() == 1 ? "" : "s", fmt::join(missing, ", "))
-              << std::flush;
+    warn(fmt::format(
+        "export_modules_as_functions: no call of module type{} {} in the graph (a module whose "
+        "ops all vanish at export, as an eval Dropout, leaves none): no function for it",
+        missing.size() == 1 ? "" : "s", fmt::join(missing, ", ")));
   } else if (!missing.empty()) {
     throw ExportError(ErrorCode::kInvalidArgument,
                       fmt::format("export_modules_as_functions: no instance of module type{} {} "

@@ -1,9 +1,8 @@
 #include <torch/csrc/jit/ir/ir.h>
 
-#include <iostream>
-
 #include "passes/passes.h"
 #include "torchonnx/errors.h"
+#include "torchonnx/logging.h"
 
 namespace torchonnx::passes {
 
@@ -54,14 +53,12 @@ void FlattenOutputs(torch::jit::Graph& graph) {
                       "Remedy: return the tensors to export from forward().");
   }
   if (f.flattened_dict) {
-    std::cerr << "torchonnx: warning: the model returns a dict: it is replaced by the flattened "
-                 "sequence of its values (keys removed), as torch.onnx does."
-              << std::endl;
+    warn(
+        "the model returns a dict: it is replaced by the flattened sequence of its values (keys "
+        "removed), as torch.onnx does.");
   }
   if (f.dropped_str) {
-    std::cerr << "torchonnx: warning: the model returns a str: str outputs have no ONNX value and "
-                 "are removed."
-              << std::endl;
+    warn("the model returns a str: str outputs have no ONNX value and are removed.");
   }
 }
 
