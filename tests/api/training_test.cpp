@@ -583,14 +583,25 @@ TEST(ExportFlags, CliFlags) {
   EXPECT_EQ(proto.graph().initializer_size(), 1);
   EXPECT_EQ(proto.graph().input_size(), 2);
 
+  EXPECT_FALSE(proto.graph().node(0).doc_string().empty());
+  r = run_cli("export " + base + "/stripped.onnx --strip-doc-string --drop-unused-inputs");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  proto = read_model_file(dir + "/stripped.onnx");
+  for (const auto& node : proto.graph().node()) EXPECT_TRUE(node.doc_string().empty());
+  EXPECT_EQ(proto.graph().input_size(), 1);  // the input is read: it stays
+  r = run_cli("export " + base + "/both.onnx --drop-unused-inputs --save-test-data " + dir +
+              "/data");
+  EXPECT_TRUE(CliFails(r, ErrorCode::kInvalidArgument, {"--save-test-data", "Remedy"}));
+
   r = run_cli("export " + base + "/bad.onnx --training SOMETIMES");
   EXPECT_TRUE(
       CliFails(r, ErrorCode::kInvalidArgument,
                {"--training: SOMETIMES not in {EVAL,PRESERVE,TRAINING}", "Run with --help"}));
 
   r = run_cli("export --help");
-  for (const char* flag : {"--training", "--no-constant-folding", "--no-export-params",
-                           "--keep-initializers-as-inputs"}) {
+  for (const char* flag :
+       {"--training", "--no-constant-folding", "--no-export-params",
+        "--keep-initializers-as-inputs", "--drop-unused-inputs", "--strip-doc-string"}) {
     EXPECT_NE(r.output.find(flag), std::string::npos) << flag << " missing from --help";
   }
 }

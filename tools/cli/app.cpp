@@ -391,6 +391,9 @@ std::unique_ptr<CLI::App> make_app(Request& r) {
   exp->add_option("-o,--output", r.out_path, "The .onnx file to write")->required();
   add_graph_options(exp, r);
   exp->add_flag("--verbose", r.options.verbose, "Print the exported graph");
+  exp->add_flag("--strip-doc-string", r.options.strip_doc_string,
+                "Leave out each node's doc_string (its TorchScript op and source line), as "
+                "torch.onnx does without verbose=True");
   exp->add_flag("--quiet", r.quiet,
                 "No progress bar (shown on a terminal for exports that take over 2 s)");
   exp->add_flag("--external-data", r.options.use_external_data_format,
