@@ -325,7 +325,7 @@ PYBIND11_MODULE(_C, m) {
   py::register_exception_translator(&translate_export_error);
 
   m.attr("__version__") = torchonnx::kVersion;
-  m.attr("MIN_OPSET") = torchonnx::kMinOpset;
+  m.attr("MIN_OPSET") = torchonnx::kLowestOpset;
   m.attr("MAX_OPSET") = torchonnx::kMaxOpset;
   m.attr("DEFAULT_OPSET") = torchonnx::kDefaultOpset;
   m.def("highest_opset", &torchonnx::highest_opset,

@@ -41,6 +41,10 @@ namespace torchonnx {
 // highest_opset(), the highest its onnx library's checker knows (onnx 1.12, Debian 12's: 17).
 // The default is torch.onnx's.
 inline constexpr int kMinOpset = 9;
+// Opsets kLowestOpset to kMinOpset - 1 (7 and 8, which torch.onnx also exports) are reached by
+// converting at kMinOpset and running ONNX's version converter down; a node it has no lower form
+// for is refused (kUnsupportedOp) with the node named.
+inline constexpr int kLowestOpset = 7;
 inline constexpr int kMaxOpset = 21;
 inline constexpr int kDefaultOpset = 17;
 

@@ -21,6 +21,7 @@
 #include "onnx/dot.h"
 #include "onnx/model_proto.h"
 #include "onnx/module_functions.h"
+#include "onnx/opset_down.h"
 #include "onnx/optimize.h"
 #include "onnx/share_initializers.h"
 #include "passes/pipeline.h"
@@ -34,7 +35,7 @@ namespace torchonnx::pipeline {
 
 void check_options(const ExportOptions& options) {
   const int highest = highest_opset();
-  if (options.opset_version < kMinOpset || options.opset_version > highest) {
+  if (options.opset_version < kLowestOpset || options.opset_version > highest) {
     std::string remedy;
     if (options.opset_version > highest && options.opset_version <= kMaxOpset) {
       // torchonnx converts at this opset, but the build's onnx library cannot check the model.
@@ -49,7 +50,7 @@ void check_options(const ExportOptions& options) {
         ErrorCode::kInvalidArgument,
         fmt::format("opset {} is out of range (--opset, ExportOptions::opset_version): "
                     "torchonnx exports opsets {} to {}{}",
-                    options.opset_version, kMinOpset, highest, remedy));
+                    options.opset_version, kLowestOpset, highest, remedy));
   }
   symbolic::check_modules_as_functions(options);
   check_external_data_options(options.external_data);
@@ -80,8 +81,8 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
 }
 
 // The ONNX stage of a converted model: rewrites, the serialized form, validation.
-ExportedModel finish(ir::Model& model, const ExportOptions& options, bool training,
-                     const ProgressSink& progress) {
+ExportedModel finish(ir::Model& model, const ExportOptions& options, int target_opset,
+                     bool training, const ProgressSink& progress) {
   progress.report("optimize", 0, 0);
   // drop_unused_inputs removes the inputs the converted graph does not read, as torch.onnx does:
   // one whose sizes the TorchScript passes folded (x.new_zeros(x.size()) at static shapes) goes,
@@ -108,6 +109,7 @@ ExportedModel finish(ir::Model& model, const ExportOptions& options, bool traini
   name_dynamic_dims(model.graph, options.dynamic_axes);
   model.producer_version = kVersion;
   ExportedModel exported = to_exported_model(model);
+  if (target_opset < options.opset_version) convert_opset_down(exported, target_opset);
   if (options.strip_doc_string) strip_doc_strings(exported.proto);
   if (const char* dump = std::getenv("TORCHONNX_DEBUG_DUMP")) {
     // For torchonnx developers: the model as converted, before validation can reject it.
@@ -171,12 +173,23 @@ auto run_pipeline(const TraceSource& source, const ExportOptions& options,
   return stages(captured, training);
 }
 
-// The whole pipeline from a captured graph.
-auto all_stages(const ExportOptions& options, const ProgressSink& progress,
+// The options the converters run with: those asked for, at kMinOpset for an opset below it
+// (opset_down.h takes the model there at the end).
+ExportOptions at_converter_opset(const ExportOptions& options) {
+  ExportOptions at = options;
+  if (at.opset_version >= kLowestOpset && at.opset_version < kMinOpset) {
+    at.opset_version = kMinOpset;
+  }
+  return at;
+}
+
+// The whole pipeline from a captured graph, converted with `options` and written at
+// `target_opset`.
+auto all_stages(const ExportOptions& options, int target_opset, const ProgressSink& progress,
                 const PreparedGraphHook* on_prepared = nullptr) {
-  return [&, on_prepared](frontend::CapturedGraph& captured, bool training) {
+  return [&, target_opset, on_prepared](frontend::CapturedGraph& captured, bool training) {
     ir::Model model = convert(captured, options, progress, nullptr, on_prepared);
-    return finish(model, options, training, progress);
+    return finish(model, options, target_opset, training, progress);
   };
 }
 
@@ -184,26 +197,31 @@ auto all_stages(const ExportOptions& options, const ProgressSink& progress,
 
 ExportedModel export_model(const ModuleSource& source, const ExportOptions& options,
                            const ProgressSink& progress) {
-  return run_pipeline(source, options, progress, all_stages(options, progress));
+  const ExportOptions at = at_converter_opset(options);
+  return run_pipeline(source, at, progress, all_stages(at, options.opset_version, progress));
 }
 
 ExportedModel export_model(const TraceSource& source, const ExportOptions& options,
                            const ProgressSink& progress) {
-  return run_pipeline(source, options, progress, all_stages(options, progress));
+  const ExportOptions at = at_converter_opset(options);
+  return run_pipeline(source, at, progress, all_stages(at, options.opset_version, progress));
 }
 
 ExportedModel export_model(const ModuleSource& source, const ExportOptions& options,
                            const PreparedGraphHook& on_prepared) {
   const ProgressSink progress;
-  return run_pipeline(source, options, progress, all_stages(options, progress, &on_prepared));
+  const ExportOptions at = at_converter_opset(options);
+  return run_pipeline(source, at, progress,
+                      all_stages(at, options.opset_version, progress, &on_prepared));
 }
 
 std::vector<UnconvertibleOp> unconvertible_ops(const ModuleSource& source,
                                                const ExportOptions& options) {
   const ProgressSink progress;
-  return run_pipeline(source, options, progress, [&](frontend::CapturedGraph& captured, bool) {
+  const ExportOptions at = at_converter_opset(options);
+  return run_pipeline(source, at, progress, [&](frontend::CapturedGraph& captured, bool) {
     std::vector<symbolic::ConversionFailure> failures;
-    convert(captured, options, progress, &failures);
+    convert(captured, at, progress, &failures);
     std::map<std::string, UnconvertibleOp> by_kind;
     for (const auto& f : failures) {
       auto& op = by_kind[f.kind];

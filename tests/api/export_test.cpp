@@ -165,6 +165,49 @@ TEST(Export, ScriptedModuleWithSubmoduleParameters) {
   EXPECT_EQ(names, (std::vector<std::string>{"layer.weight", "scale"}));
 }
 
+TEST(Export, OpsetsSevenAndEightGoThroughOnnxsVersionConverter) {
+  // Converted at opset 9 and taken down by ONNX's version converter: Upsample's scales become an
+  // attribute (9 -> 8), the integer MatMul gets opset 8's float casts, BatchNormalization and
+  // Max lose their opset 9 forms (8 -> 7).
+  at::Tensor w = at::randn({4, 3, 3, 3}), b = at::randn({4}), mean = at::randn({4}),
+             var = at::rand({4}) + 0.5, fc = at::randn({10, 64});
+  NamedTensors params = {{"w", w}, {"b", b}, {"mean", mean}, {"var", var}, {"fc", fc}};
+  auto fn = [&](const Inputs& in) -> c10::IValue {
+    at::Tensor x = at::conv2d(in[0].toTensor(), w, b, 1, 1);
+    x = at::batch_norm(x, {}, {}, mean, var, false, 0.1, 1e-5, false);
+    x = at::max_pool2d(at::relu(x), {2, 2});
+    x = at::upsample_nearest2d(x, {8, 8});
+    at::Tensor logits = at::linear(at::flatten(x, 1).narrow(1, 0, 64), fc);
+    at::Tensor counts = at::matmul(in[1].toTensor(), in[1].toTensor());
+    return c10::ivalue::Tuple::create({at::maximum(logits, in[2].toTensor()), counts});
+  };
+  const Inputs inputs = {at::randn({2, 3, 8, 8}), at::randint(0, 5, {3, 3}, at::kInt),
+                         at::randn({2, 10})};
+  for (int opset : {7, 8}) {
+    ExportOptions options;
+    options.opset_version = opset;
+    auto proto = parse_model(export_function_to_bytes(fn, inputs, params, options));
+    ASSERT_EQ(proto.opset_import(0).version(), opset);
+    expect_export_matches(fn, inputs, opset, params);
+  }
+}
+
+TEST(Export, OpsWithoutAFormBelowOpsetNineAreRefusedByName) {
+  // Where is new in opset 9: the version converter has no opset 8 form of it.
+  torch::jit::Module m("where");
+  m.define("def forward(self, x, y):\n  return torch.where(x > 0, x, y)\n");
+  ExportOptions options;
+  options.opset_version = 8;
+  EXPECT_TRUE(ThrowsExportError(
+      [&] {
+        export_model_to_bytes(m, {at::randn({3}), at::randn({3})}, options);
+      },
+      ErrorCode::kUnsupportedOp,
+      {"cannot export at opset 8", "(Where, from aten::where",
+       "Remedy: export with "
+       "opset_version >= 9"}));
+}
+
 TEST(Harness, DetectsAMismatch) {
   std::string dir = temp_dir("mismatch");
   auto fn = [](const Inputs& in) { return at::relu(in[0].toTensor()); };

@@ -311,7 +311,7 @@ void add_model_options(CLI::App* sub, Request& r, const std::string& input_help)
                   "forward() argument)")
       ->excludes(sub->add_option("--input", r.input_specs, input_help));
   sub->add_option("--opset", r.options.opset_version,
-                  fmt::format("ONNX opset version ({}-{})", kMinOpset, highest_opset()))
+                  fmt::format("ONNX opset version ({}-{})", kLowestOpset, highest_opset()))
       ->default_val(kDefaultOpset);
   sub->add_option("--operator-export-type", r.text.export_type,
                   "ONNX (default: standard ONNX ops only), ONNX_ATEN (every aten op as an ATen "

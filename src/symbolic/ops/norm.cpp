@@ -92,17 +92,25 @@ Normalized group_norm_parts(GraphContext& g, const Value& x, int64_t groups, dou
   return r;
 }
 
+// batch_norm's missing weight (1) or bias (0): one value per channel of the input, a constant
+// when the channel count is known (opsets 7 and 8, reached through ONNX's version converter, have
+// no ConstantOfShape), else ConstantOfShape of the input's dim 1.
+Value channel_fill(GraphContext& g, const Args& a, double value, at::ScalarType type) {
+  const auto opts = at::TensorOptions().dtype(type);
+  if (auto sizes = a.sizes(0); sizes && sizes->size() >= 2 && (*sizes)[1] >= 0) {
+    return g.constant(at::full({(*sizes)[1]}, value, opts));
+  }
+  return g.op("ConstantOfShape", {dims_of(g, a.tensor(0), {1})},
+              {{"value", at::full({1}, value, opts)}});
+}
+
 // batch_norm in training mode with running statistics, float/double and rank >= 2:
 // BatchNormalization with training_mode=1 and its 3 outputs (`training_mode_attr`, opset 14+), or
 // with the 5 outputs that mean training mode (9–13).
 Value batch_norm_training(GraphContext& g, const Args& a, at::ScalarType type,
                           bool training_mode_attr) {
-  auto channel_constant = [&](double value) {
-    return g.op("ConstantOfShape", {dims_of(g, a.tensor(0), {1})},
-                {{"value", at::full({1}, value, at::TensorOptions().dtype(type))}});
-  };
-  Value scale = a.is_none(1) ? channel_constant(1) : a.tensor(1);
-  Value bias = a.is_none(2) ? channel_constant(0) : a.tensor(2);
+  Value scale = a.is_none(1) ? channel_fill(g, a, 1, type) : a.tensor(1);
+  Value bias = a.is_none(2) ? channel_fill(g, a, 0, type) : a.tensor(2);
   ir::Attributes attrs{{"epsilon", a.float_arg(7)}, {"momentum", 1.0 - a.float_arg(6)}};
   if (training_mode_attr) {
     attrs.emplace_back("training_mode", int64_t{1});
@@ -140,12 +148,8 @@ Values batch_norm_of(GraphContext& g, const Args& a, bool training_mode_attr) {
   if (a.is_none(3) || a.is_none(4)) {
     g.fail("batch_norm in eval mode without running statistics");
   }
-  Value ones_c = g.op("ConstantOfShape", {dims_of(g, a.tensor(0), {1})},
-                      {{"value", at::ones({1}, at::TensorOptions().dtype(type))}});
-  Value zeros_c = g.op("ConstantOfShape", {dims_of(g, a.tensor(0), {1})},
-                       {{"value", at::zeros({1}, at::TensorOptions().dtype(type))}});
-  Value scale = a.is_none(1) ? ones_c : a.tensor(1);
-  Value bias = a.is_none(2) ? zeros_c : a.tensor(2);
+  Value scale = a.is_none(1) ? channel_fill(g, a, 1, type) : a.tensor(1);
+  Value bias = a.is_none(2) ? channel_fill(g, a, 0, type) : a.tensor(2);
   return {g.op("BatchNormalization", {a.tensor(0), scale, bias, a.tensor(3), a.tensor(4)},
                {{"epsilon", a.float_arg(7)}, {"momentum", 1.0 - a.float_arg(6)}})};
 }
