@@ -63,7 +63,8 @@ namespace {
 ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& options,
                   const ProgressSink& progress,
                   std::vector<symbolic::ConversionFailure>* failures = nullptr,
-                  const PreparedGraphHook* on_prepared = nullptr) {
+                  const PreparedGraphHook* on_prepared = nullptr,
+                  std::vector<symbolic::InputReads>* input_reads = nullptr) {
   std::vector<c10::IValue> inputs = captured.example_inputs;
   for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
   const passes::DynamicDims dynamic =
@@ -77,22 +78,42 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
   progress.report("convert", 0, 0);
   return symbolic::convert_graph(
       *captured.graph, signature, options, symbolic::Registry::builtin(), failures,
-      [&](int64_t done, int64_t total) { progress.report("convert", done, total); });
+      [&](int64_t done, int64_t total) { progress.report("convert", done, total); }, input_reads);
+}
+
+// The graph inputs drop_unused_inputs keeps although no node reads them any more: those a
+// converter read to compute a result that stays computed after optimization. torch.onnx replaces
+// a TorchScript node whose outputs its shape inference knows (x.size(0), zeros_like(x) at static
+// shapes) by a constant, and drops an input only such nodes read; an input read for a result that
+// stays computed (view_as's Shape of `other`, also once the optimizer folds that Shape) stays.
+std::unordered_set<std::string> inputs_read_for_computed_results(
+    const ir::Graph& graph, const std::vector<symbolic::InputReads>& reads) {
+  std::unordered_set<std::string> computed;
+  for (const auto& in : graph.inputs) computed.insert(in.name);
+  for (const auto& node : graph.nodes) {
+    if (node.op_type != "Constant") computed.insert(node.outputs.begin(), node.outputs.end());
+  }
+  std::unordered_set<std::string> kept;
+  for (const auto& r : reads) {
+    if (std::any_of(r.outputs.begin(), r.outputs.end(),
+                    [&](const std::string& v) { return computed.count(v) > 0; })) {
+      kept.insert(r.inputs.begin(), r.inputs.end());
+    }
+  }
+  return kept;
 }
 
 // The ONNX stage of a converted model: rewrites, the serialized form, validation.
 ExportedModel finish(ir::Model& model, const ExportOptions& options, int target_opset,
-                     bool training, const ProgressSink& progress) {
+                     bool training, const ProgressSink& progress,
+                     const std::vector<symbolic::InputReads>& input_reads) {
   progress.report("optimize", 0, 0);
-  // drop_unused_inputs removes the inputs the converted graph does not read, as torch.onnx does:
-  // one whose sizes the TorchScript passes folded (x.new_zeros(x.size()) at static shapes) goes,
-  // one that a converter reads for its shape (view_as's Shape of `other`) stays, also when the
-  // optimizer folds that Shape, since torch.onnx keeps those.
-  std::unordered_set<std::string> read_by_converters;
-  if (options.drop_unused_inputs) collect_reads(model.graph, read_by_converters);
   optimize_model(model, {options.do_constant_folding, !training});
+  // drop_unused_inputs removes the inputs the optimized graph does not read, as torch.onnx does,
+  // except those inputs_read_for_computed_results keeps.
   if (options.drop_unused_inputs) {
-    if (int dropped = remove_unused_inputs(model.graph, read_by_converters)) {
+    if (int dropped = remove_unused_inputs(
+            model.graph, inputs_read_for_computed_results(model.graph, input_reads))) {
       log(
           fmt::format("torchonnx: {} graph inputs are read by no node: dropped "
                       "(drop_unused_inputs)",
@@ -188,8 +209,9 @@ ExportOptions at_converter_opset(const ExportOptions& options) {
 auto all_stages(const ExportOptions& options, int target_opset, const ProgressSink& progress,
                 const PreparedGraphHook* on_prepared = nullptr) {
   return [&, target_opset, on_prepared](frontend::CapturedGraph& captured, bool training) {
-    ir::Model model = convert(captured, options, progress, nullptr, on_prepared);
-    return finish(model, options, target_opset, training, progress);
+    std::vector<symbolic::InputReads> input_reads;
+    ir::Model model = convert(captured, options, progress, nullptr, on_prepared, &input_reads);
+    return finish(model, options, target_opset, training, progress, input_reads);
   };
 }
 

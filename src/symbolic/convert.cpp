@@ -39,9 +39,29 @@ void collect_unconvertible(const torch::jit::Block* block, int opset, const Regi
 
 // Converts the nodes of `block` into g's current graph. With `failures` (collect-errors mode),
 // nodes that cannot be converted are recorded and their outputs bound to placeholders.
+// The graph inputs the nodes from `first` on read (in their subgraphs too).
+std::vector<std::string> inputs_read(const ir::Graph& graph, size_t first) {
+  std::unordered_set<std::string> reads;
+  for (size_t i = first; i < graph.nodes.size(); ++i) {
+    const ir::Node& node = graph.nodes[i];
+    reads.insert(node.inputs.begin(), node.inputs.end());
+    for (const auto& attr : node.attributes) {
+      if (const auto* sub = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
+        collect_reads(**sub, reads);
+      }
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& in : graph.inputs) {
+    if (reads.count(in.name)) out.push_back(in.name);
+  }
+  return out;
+}
+
 void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Registry& registry,
                    OperatorExportType mode, std::vector<ConversionFailure>* failures,
-                   const std::function<void(int64_t, int64_t)>& on_progress = {}) {
+                   const std::function<void(int64_t, int64_t)>& on_progress = {},
+                   std::vector<InputReads>* input_reads = nullptr) {
   int64_t total = 0, done = 0;
   if (on_progress) {
     for (auto it = block->nodes().begin(); it != block->nodes().end(); ++it) ++total;
@@ -102,6 +122,17 @@ void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Regist
       // (control.cpp), itself.
       if (!g.is_sequence(outs[k]) && !g.is_optional(outs[k])) g.bind(outs[k], {results[k]});
     }
+    if (input_reads) {
+      if (auto read = inputs_read(g.graph(), first_new); !read.empty()) {
+        InputReads r{std::move(read), {}};
+        for (const auto* out : outs) {
+          if (const Values* bound = g.lookup(out)) {
+            r.outputs.insert(r.outputs.end(), bound->begin(), bound->end());
+          }
+        }
+        input_reads->push_back(std::move(r));
+      }
+    }
   }
   g.set_current_node(nullptr);
   if (on_progress) on_progress(total, total);
@@ -142,7 +173,8 @@ std::vector<UnconvertibleOp> find_unconvertible_ops(const torch::jit::Graph& gra
 ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,
                         const ExportOptions& options, const Registry& registry,
                         std::vector<ConversionFailure>* failures,
-                        const std::function<void(int64_t, int64_t)>& on_progress) {
+                        const std::function<void(int64_t, int64_t)>& on_progress,
+                        std::vector<InputReads>* input_reads) {
   ConversionScope conversion_scope(options, signature);
   const OperatorExportType mode = options.operator_export_type;
   if (auto missing = find_unconvertible_ops(graph, options.opset_version, registry, mode);
@@ -202,7 +234,7 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
       [&registry, mode, failures](GraphContext& ctx, const torch::jit::Block* block) {
         convert_nodes(ctx, block, registry, mode, failures);
       });
-  convert_nodes(g, graph.block(), registry, mode, failures, on_progress);
+  convert_nodes(g, graph.block(), registry, mode, failures, on_progress, input_reads);
   if (failures != nullptr) return model;  // collect-errors mode: the nodes were what counted
 
   // Outputs: rename the producing value to the requested name; Identity where a value is an input,
@@ -272,6 +304,13 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     }
   }
   rename_values(out, renames);
+  if (input_reads) {
+    for (auto& r : *input_reads) {
+      for (auto& name : r.outputs) {
+        if (auto it = renames.find(name); it != renames.end()) name = it->second;
+      }
+    }
+  }
   remove_dead_nodes(out);
   add_domain_opsets(model, options);  // custom domains, ATen, RAW/fallthrough namespaces
   return model;

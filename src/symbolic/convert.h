@@ -38,6 +38,14 @@ struct ConversionFailure {
   std::string message;   // the converter's ExportError; "" when no converter exists
 };
 
+// The graph inputs one converter of the main graph read (directly, or in a subgraph it made) and
+// the values it bound to its TorchScript node's outputs: ExportOptions::drop_unused_inputs keeps
+// an input whose reader's result stays computed after optimization (export/pipeline.cpp).
+struct InputReads {
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
 struct GraphSignature {
   std::vector<std::string> input_names;    // one per graph input (user inputs, then parameters)
   std::vector<NamedParameter> parameters;  // the trailing graph inputs
@@ -52,6 +60,7 @@ struct GraphSignature {
 ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,
                         const ExportOptions& options, const Registry& registry,
                         std::vector<ConversionFailure>* failures = nullptr,
-                        const std::function<void(int64_t, int64_t)>& on_progress = {});
+                        const std::function<void(int64_t, int64_t)>& on_progress = {},
+                        std::vector<InputReads>* input_reads = nullptr);
 
 }  // namespace torchonnx::symbolic

@@ -208,6 +208,28 @@ TEST(Export, OpsWithoutAFormBelowOpsetNineAreRefusedByName) {
        "opset_version >= 9"}));
 }
 
+TEST(Export, DropUnusedInputsKeepsInputsReadForComputedResults) {
+  // zeros_like(x) at static shapes is a constant (torch.onnx folds the node and drops x);
+  // view_as(z) reads z's shape for a Reshape that stays computed (torch.onnx keeps z), also
+  // when the optimizer folds that Shape.
+  torch::jit::Module m("reads");
+  m.define(
+      "def forward(self, x, y, z):\n  return torch.zeros_like(x) + y.view_as(z) + x.size(0)\n");
+  const Inputs args = {at::randn({2, 3}), at::randn({6}), at::randn({2, 3})};
+  ExportOptions options;
+  options.drop_unused_inputs = true;
+  options.input_names = {"x", "y", "z"};
+  auto proto = parse_model(export_model_to_bytes(m, args, options));
+  std::vector<std::string> names;
+  for (const auto& in : proto.graph().input()) names.push_back(in.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"y", "z"}));
+  std::string dir = temp_dir("drop_unused_computed");
+  export_model(m, args, dir + "/model.onnx", options);
+  write_test_data(dir, {args[1], args[2]}, {args[1].toTensor().view({2, 3}) + 2});
+  OrtResult r = run_in_ort(dir + "/model.onnx", dir);
+  EXPECT_TRUE(r.ok) << r.report;
+}
+
 TEST(Harness, DetectsAMismatch) {
   std::string dir = temp_dir("mismatch");
   auto fn = [](const Inputs& in) { return at::relu(in[0].toTensor()); };
