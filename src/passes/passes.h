@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/ivalue.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,6 +50,15 @@ void FunctionalizeLists(torch::jit::Graph& graph);
 // Loop-carried values). Note [Mutation in control flow] in thread_mutations.cpp.
 void ReplaceUsesAfter(torch::jit::Graph& graph, torch::jit::Value* old_value,
                       torch::jit::Value* new_value, torch::jit::Node* anchor);
+
+// Resolves the variables of `graph` (prim::Store and prim::Load nodes, named by attr::name; each
+// variable of the type `types` gives) into SSA values: a variable stored in an If branch or a Loop
+// body and defined outside it becomes an If output or a loop-carried value, and each load reads
+// the value last stored in its scope. Erases the loads and stores. With `at_entry`, every variable
+// is defined before the graph's first node: a load that no store reaches reads at_entry(name),
+// called once per variable. Note [Mutation in control flow].
+void ResolveVariables(torch::jit::Graph& graph, const std::map<std::string, c10::TypePtr>& types,
+                      const std::function<torch::jit::Value*(const std::string&)>& at_entry = {});
 
 // Replaces each `for` loop with a constant trip count (at most 256) that computes no tensor — a
 // list or number built in a loop, as F.interpolate's scale factors — or that iterates over a

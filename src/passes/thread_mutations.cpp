@@ -7,7 +7,8 @@
 // construction for one variable, done here as TorchScript's frontend does it: x becomes a
 // variable (prim::Store after its definition and after the write, prim::Load before each read),
 // control-flow nodes get inputs/outputs for variables stored inside them, then loads and stores
-// are resolved against the stores in scope and erased.
+// are resolved against the stores in scope and erased (ResolveVariables, which also makes module
+// attributes written in loops and branches values: Note [Module state written in forward]).
 //
 //   %x = ...                                  %x = ...
 //   prim::Loop(%n, %true)                     %x3 = prim::Loop(%n, %true, %x)
@@ -18,6 +19,8 @@
 //   return (%x)                               return (%x3)
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -46,10 +49,12 @@ struct Scope {
 
 struct SsaBuilder {
   Graph& graph;
-  const c10::TypePtr& type;
+  const std::map<std::string, c10::TypePtr>& types;
+  const std::function<Value*(const std::string&)>& at_entry;
+  std::unordered_map<std::string, Value*> entry_values;
 
   Value* load_before(Node* node, const std::string& name) {
-    return graph.createLoad(name, type)->insertBefore(node)->output();
+    return graph.createLoad(name, types.at(name))->insertBefore(node)->output();
   }
   void store_after(Node* node, Value* v, const std::string& name) {
     graph.createStore(name, v)->insertAfter(node);
@@ -73,7 +78,7 @@ struct SsaBuilder {
           for (Block* b : node->blocks()) {
             b->registerOutput(load_before(b->return_node(), name));
           }
-          store_after(node, node->addOutput()->setType(type), name);
+          store_after(node, node->addOutput()->setType(types.at(name)), name);
           scope->stored.insert(name);
         }
       } else if (node->kind() == c10::prim::Loop) {
@@ -82,10 +87,10 @@ struct SsaBuilder {
         for (const auto& name : names) {
           if (!scope->defines(name)) continue;  // local to the body
           node->addInput(load_before(node, name));
-          Value* carried = body->addInput()->setType(type);
+          Value* carried = body->addInput()->setType(types.at(name));
           graph.createStore(name, carried)->insertAfter(body->param_node());
           body->registerOutput(load_before(body->return_node(), name));
-          store_after(node, node->addOutput()->setType(type), name);
+          store_after(node, node->addOutput()->setType(types.at(name)), name);
           scope->stored.insert(name);
         }
       } else {
@@ -93,6 +98,16 @@ struct SsaBuilder {
       }
     }
     return scope->stored;
+  }
+
+  // The value a load reads when no store reaches it: the variable's value at entry.
+  Value* entry_value(const std::string& name) {
+    Value*& value = entry_values[name];
+    if (value == nullptr) {
+      TORCH_INTERNAL_ASSERT(at_entry, "ResolveVariables: '", name, "' is loaded before a store");
+      value = at_entry(name);
+    }
+    return value;
   }
 
   // Replaces each load by the value last stored in scope; erases loads and stores.
@@ -103,7 +118,9 @@ struct SsaBuilder {
         env[node->s(c10::attr::name)] = node->input();
         node->destroy();
       } else if (node->kind() == c10::prim::Load) {
-        node->output()->replaceAllUsesWith(env.at(node->s(c10::attr::name)));
+        auto stored = env.find(node->s(c10::attr::name));
+        node->output()->replaceAllUsesWith(
+            stored != env.end() ? stored->second : entry_value(node->s(c10::attr::name)));
         node->destroy();
       } else {
         for (Block* b : node->blocks()) erase_loads_stores(b, env);
@@ -124,20 +141,30 @@ void ReplaceUsesAfter(Graph& graph, Value* old_value, Value* new_value, Node* an
   const std::string name = "torchonnx.mutated";
   c10::TypePtr type = old_value->type();
   if (type->cast<c10::TensorType>()) type = c10::TensorType::get();
-  SsaBuilder ssa{graph, type};
   auto uses = old_value->uses();
   for (const auto& use : uses) {
-    Value* load = ssa.load_before(use.user, name);
+    Value* load = graph.createLoad(name, type)->insertBefore(use.user)->output();
     use.user->replaceInput(use.offset, load);
   }
   if (old_value->node()->kind() == c10::prim::Param) {
     Block* block = old_value->node()->owningBlock();
     graph.createStore(name, old_value)->insertAfter(block->param_node());
   } else {
-    ssa.store_after(old_value->node(), old_value, name);
+    graph.createStore(name, old_value)->insertAfter(old_value->node());
   }
-  ssa.store_after(anchor, new_value, name);
-  ssa.add_control_flow(graph.block(), nullptr);
+  graph.createStore(name, new_value)->insertAfter(anchor);
+  ResolveVariables(graph, {{name, type}});
+}
+
+void ResolveVariables(Graph& graph, const std::map<std::string, c10::TypePtr>& types,
+                      const std::function<Value*(const std::string&)>& at_entry) {
+  SsaBuilder ssa{graph, types, at_entry, {}};
+  std::shared_ptr<Scope> entry;
+  if (at_entry) {
+    entry = std::make_shared<Scope>();
+    for (const auto& [name, type] : types) entry->stored.insert(name);
+  }
+  ssa.add_control_flow(graph.block(), entry);
   ssa.erase_loads_stores(graph.block(), {});
 }
 
