@@ -2,7 +2,13 @@
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "passes/passes.h"
 #include "torchonnx/errors.h"
@@ -62,32 +68,116 @@ struct Lifter {
     return false;
   }
 
-  // Note [Module state written in forward]: `self.count += 1` or `self.last = y` in forward
-  // (prim::SetAttr) gives the attribute a new value for the reads after it in this run; the
-  // ONNX model keeps no state between runs, as a traced model would not. A write inside a loop
-  // or branch would make the value depend on the path taken: refused. An in-place write to an
-  // attribute's tensor (`v = self.w; v += 1`) is made functional by RemoveInplaceOps, like any
-  // other. The export reads the state from before forward() ran: run_module runs such a forward
-  // on a deep copy of the module.
-  std::unordered_map<std::string, Value*> assigned;
+  // The value of the attribute `attr` at `path` at the start of forward: a lifted tensor, a list
+  // of lifted tensors, or a constant (inserted before `node`).
+  Value* attribute_value(const c10::IValue& attr, const std::string& path, Node* node) {
+    if (attr.isTensor()) return lift_tensor(attr.toTensor(), path);
+    if (holds_tensors(attr)) return lift_tensor_list(attr, path, node);
+    // Scalars, lists and custom-class objects (quantized packed weights) become constants, as
+    // torch.jit.freeze makes them.
+    torch::jit::WithInsertPoint guard(node);
+    auto constant = torch::jit::tryInsertConstant(graph, attr);
+    if (!constant) {
+      throw ExportError(ErrorCode::kConversion,
+                        "the model's forward reads the attribute '" + path + "' of type " +
+                            attr.type()->annotation_str() +
+                            ", which torchonnx cannot make a constant of (tensors, numbers, "
+                            "strings, lists of them and quantized packed weights can be). Remedy: "
+                            "store it as tensors or plain numbers, or trace the model");
+    }
+    return *constant;
+  }
+
+  // Note [Module state written in forward]
+  // `self.count += 1` or `self.last = y` in forward (prim::SetAttr) gives the attribute a new
+  // value for the reads after it in this run; the ONNX model keeps no state between runs, as a
+  // traced model would not. Each attribute forward writes is a variable, as a local one: a
+  // prim::Store at each write, a prim::Load at each read, resolved by ResolveVariables (Note
+  // [Mutation in control flow]). A write inside a branch makes the attribute an If output, one in
+  // a loop a loop-carried value, as torch.onnx's RemoveInplaceOpsForONNX makes them; reads that
+  // no write reaches read the value from before forward ran (lifted, or a constant):
+  //
+  //   prim::Loop(%n, %true)                          %w1 = prim::Loop(%n, %true, %conv.weight)
+  //     block0(%i):                                    block0(%i, %w):
+  //       %w = prim::GetAttr[name="weight"](%conv)  ⇒    %w2 = aten::add(%w, %x)
+  //       %w2 = aten::add(%w, %x)                        -> (%true, %w2)
+  //       prim::SetAttr[name="weight"](%conv, %w2)   return (%w1)
+  //       -> (%true)
+  //   %r = prim::GetAttr[name="weight"](%conv)
+  //   return (%r)
+  //
+  // An in-place write to an attribute's tensor (`v = self.w; v += 1`) is made functional by
+  // RemoveInplaceOps, like any other. The export reads the state from before forward() ran:
+  // run_module runs such a forward on a deep copy of the module.
+  struct Variable {
+    c10::intrusive_ptr<c10::ivalue::Object> owner;
+    std::string name;                 // the attribute's name in `owner`
+    std::vector<c10::TypePtr> types;  // of the value at entry and of each value written
+  };
+  std::map<std::string, Variable> variables;  // by path
   std::vector<Node*> writes;
+
+  static std::string join(const std::string& base, const std::string& name) {
+    return base.empty() ? name : base + "." + name;
+  }
+
+  // The path of the module `v` is ("" for self, "conv" for self.conv), or nullopt when it is none.
+  std::optional<std::string> module_path(Value* v, Value* self) {
+    if (v == self) return std::string();
+    if (v->node()->kind() != c10::prim::GetAttr) return std::nullopt;
+    auto base = module_path(v->node()->input(), self);
+    if (!base) return std::nullopt;
+    return join(*base, v->node()->s(c10::attr::name));
+  }
+
+  // The paths of the attributes forward writes (prim::SetAttr), with the types written.
+  void collect_writes(torch::jit::Block* block, Value* self) {
+    for (Node* node : block->nodes()) {
+      for (torch::jit::Block* sub : node->blocks()) collect_writes(sub, self);
+      if (node->kind() != c10::prim::SetAttr) continue;
+      auto base = module_path(node->input(0), self);
+      if (!base) continue;
+      const std::string path = join(*base, node->s(c10::attr::name));
+      variables[path].types.push_back(node->input(1)->type());
+    }
+  }
+
+  // The variable of the attribute `name` of `object`, at `path`, if forward writes it; records
+  // the attribute's owner and the type of its value at entry.
+  const Variable* variable_of(const std::string& path, Value* object, const std::string& name) {
+    auto it = variables.find(path);
+    if (it == variables.end()) return nullptr;
+    Variable& var = it->second;
+    if (!var.owner) {
+      var.owner = objects.at(object);
+      var.name = name;
+      var.types.push_back(var.owner->getAttr(name).type());
+    }
+    return &var;
+  }
+
+  // The type of the variable of `var`: Tensor when all its values are tensors, else their union
+  // (Optional[Tensor] for a tensor attribute that is None at entry), else the declared type.
+  static c10::TypePtr type_of(const Variable& var) {
+    const bool tensors = std::all_of(var.types.begin(), var.types.end(), [](const auto& t) {
+      return t->template cast<c10::TensorType>() != nullptr;
+    });
+    if (tensors) return c10::TensorType::get();
+    std::ostringstream why_not;
+    if (auto unified = c10::unifyTypeList(var.types, why_not)) return *unified;
+    return var.owner->type()->getAttribute(var.name);
+  }
+
+  static std::string variable_name(const std::string& path) { return "self." + path; }
 
   void run_on_block(torch::jit::Block* block) {
     for (Node* node : block->nodes()) {
       for (torch::jit::Block* sub : node->blocks()) run_on_block(sub);
       if (node->kind() == c10::prim::SetAttr && objects.count(node->input(0))) {
         const std::string& name = node->s(c10::attr::name);
-        const std::string& base = paths[node->input(0)];
-        const std::string path = base.empty() ? name : base + "." + name;
-        if (block != graph.block()) {
-          throw ExportError(
-              ErrorCode::kConversion,
-              "the model's forward writes the module attribute '" + path +
-                  "' inside a loop or branch (prim::SetAttr); its value after it would depend on "
-                  "the path taken. Remedy: compute the new value as a local variable and assign "
-                  "it once, outside the loop or branch, or trace the model");
-        }
-        assigned[path] = node->input(1);
+        const std::string path = join(paths[node->input(0)], name);
+        variable_of(path, node->input(0), name);
+        graph.createStore(variable_name(path), node->input(1))->insertBefore(node);
         writes.push_back(node);
         continue;
       }
@@ -95,9 +185,11 @@ struct Lifter {
       auto it = objects.find(node->input());
       if (it == objects.end()) continue;
       const std::string& name = node->s(c10::attr::name);
-      std::string path = paths[node->input()].empty() ? name : paths[node->input()] + "." + name;
-      if (auto written = assigned.find(path); written != assigned.end()) {
-        node->output()->replaceAllUsesWith(written->second);
+      const std::string path = join(paths[node->input()], name);
+      if (const Variable* var = variable_of(path, node->input(), name)) {
+        Value* load =
+            graph.createLoad(variable_name(path), type_of(*var))->insertBefore(node)->output();
+        node->output()->replaceAllUsesWith(load);
         dead.push_back(node);
         continue;
       }
@@ -106,28 +198,26 @@ struct Lifter {
       if (attr.isObject() && attr.toObjectRef().type()->is_module()) {
         objects[out] = attr.toObject();
         paths[out] = path;
-      } else if (attr.isTensor()) {
-        out->replaceAllUsesWith(lift_tensor(attr.toTensor(), path));
-      } else if (holds_tensors(attr)) {
-        out->replaceAllUsesWith(lift_tensor_list(attr, path, node));
-      } else {
-        // Scalars, lists and custom-class objects (quantized packed weights) become constants,
-        // as torch.jit.freeze makes them.
-        torch::jit::WithInsertPoint guard(node);
-        auto constant = torch::jit::tryInsertConstant(graph, attr);
-        if (!constant) {
-          throw ExportError(
-              ErrorCode::kConversion,
-              "the model's forward reads the attribute '" + path + "' of type " +
-                  attr.type()->annotation_str() +
-                  ", which torchonnx cannot make a constant of (tensors, numbers, strings, "
-                  "lists of them and quantized packed weights can be). Remedy: store it as "
-                  "tensors or plain numbers, or trace the model");
-        }
-        out->replaceAllUsesWith(*constant);
+        dead.push_back(node);
+        continue;
       }
+      out->replaceAllUsesWith(attribute_value(attr, path, node));
       dead.push_back(node);
     }
+  }
+
+  // Resolves the variables of the attributes forward writes (see the note).
+  void resolve_written_attributes() {
+    std::map<std::string, c10::TypePtr> types;
+    for (const auto& [path, var] : variables) {
+      if (var.owner) types[variable_name(path)] = type_of(var);
+    }
+    if (types.empty()) return;
+    ResolveVariables(graph, types, [&](const std::string& name) {
+      const std::string path = name.substr(variable_name("").size());
+      const Variable& var = variables.at(path);
+      return attribute_value(var.owner->getAttr(var.name), path, graph.block()->nodes().front());
+    });
   }
 };
 
@@ -139,12 +229,14 @@ std::vector<NamedParameter> LiftModuleAttributes(torch::jit::Graph& graph,
   Lifter lifter(graph);
   lifter.objects[self] = module._ivalue();
   lifter.paths[self] = "";
+  lifter.collect_writes(graph.block(), self);
   lifter.run_on_block(graph.block());
   for (Node* write : lifter.writes) write->destroy();
   // Chains are walked in order, so destroying in reverse removes users before their producers.
   for (auto it = lifter.dead.rbegin(); it != lifter.dead.rend(); ++it) {
     if (!(*it)->output()->hasUses()) (*it)->destroy();
   }
+  lifter.resolve_written_attributes();
   if (self->hasUses()) {
     const Node* user = self->uses().front().user;
     throw ExportError(ErrorCode::kConversion,

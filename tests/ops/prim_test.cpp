@@ -803,7 +803,7 @@ def forward(self, x):
 }
 
 // Module state written in forward (Note [Module state written in forward]): reads after the
-// write see the new value (an int counter, a tensor buffer). A write inside a branch is refused.
+// write see the new value (an int counter, a tensor buffer).
 TEST_F(Prim, ModuleStateWrittenInForward) {
   torch::jit::Module m("Counter");
   m.register_attribute("count", c10::IntType::get(), int64_t{2});
@@ -816,16 +816,6 @@ def forward(self, x):
     return y + self.last
 )");
   expect_script_matches("aten::mul", m, {at::randn({2, 3})});
-
-  torch::jit::Module branch("WritesInABranch");
-  branch.register_attribute("count", c10::IntType::get(), int64_t{0});
-  branch.define(R"(
-def forward(self, x):
-    if bool(x.sum() > 0):
-        self.count = 1
-    return x * self.count
-)");
-  expect_module_export_fails(branch, {at::randn({2, 3})}, 17, "inside a loop or branch");
 
   // An in-place write to a buffer through a local name, in a loop: the reference run must leave
   // the buffer as it was, or the export reads the written values (found by the fuzzer).
@@ -841,6 +831,61 @@ def forward(self, x):
   const at::Tensor before = alias.attr("w").toTensor().clone();
   expect_script_matches("aten::add", alias, {at::randn({3, 2, 3})});
   EXPECT_TRUE(alias.attr("w").toTensor().equal(before));
+}
+
+// Module state written inside loops and branches (Note [Module state written in forward]): an
+// attribute written in a branch is an If output, one written in a loop a loop-carried value, and
+// the reads after the write (in later iterations too) see the new value: a submodule's parameter
+// and Optional[Tensor] attribute, an int counter, a float set in a branch, a buffer added to in
+// place. The cases take other trip counts (none too) and the other branches. Was refused ("inside
+// a loop or branch"; PyTorch's test_set_attr_2 to _5, test_set_attr_in_loop,
+// test_inplace_attr_with_loop).
+TEST_F(Prim, ModuleStateWrittenInLoopsAndBranches) {
+  torch::jit::Module inner("Inner");
+  inner.register_parameter("w", at::randn({3}), false);
+  inner.register_attribute("bias", c10::OptionalType::create(c10::TensorType::get()),
+                           at::randn({3}));
+  torch::jit::Module m("WritesStateInControlFlow");
+  m.register_module("inner", inner);
+  m.register_attribute("steps", c10::IntType::get(), int64_t{1});
+  m.register_attribute("scale", c10::FloatType::get(), 1.0);
+  m.register_buffer("acc", at::zeros({3}));
+  m.define(R"(
+def forward(self, x, n):
+    for i in range(int(n)):
+        if i % 2 == 0:
+            self.inner.w = self.inner.w + x[i]
+        self.steps += 1
+        b = self.inner.bias
+        if b is not None:
+            self.inner.bias = b * 0.5 + self.inner.w
+        for j in range(2):
+            self.acc += x[i] * self.steps
+    if bool(x.sum() > 0):
+        self.scale = 2.0
+    return self.inner.w * self.scale, self.inner.bias, self.acc - self.steps
+)");
+  const at::Tensor x = at::randn({4, 3});
+  expect_script_generalizes("prim::Loop", m, {x.abs(), at::scalar_tensor(2, at::kLong)},
+                            {{x.abs(), at::scalar_tensor(4, at::kLong)},
+                             {-x.abs(), at::scalar_tensor(3, at::kLong)},
+                             {-x.abs(), at::scalar_tensor(0, at::kLong)}},
+                            {9, 11, 17});
+
+  // A write in a branch, with no read of the attribute after it: the If's output goes unused.
+  torch::jit::Module branch("WritesInABranch");
+  branch.register_attribute("count", c10::IntType::get(), int64_t{0});
+  branch.define(R"(
+def forward(self, x):
+    if bool(x.sum() > 0):
+        self.count = 1
+    y = x * self.count
+    if bool(x.sum() > 1):
+        self.count = 5
+    return y
+)");
+  expect_script_generalizes("prim::If", branch, {at::ones({2, 3})}, {{-at::ones({2, 3})}},
+                            {9, 11, 17});
 }
 
 // A reshape to sizes computed from the length of a list built in a loop (type propagation holds

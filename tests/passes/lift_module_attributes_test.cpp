@@ -63,6 +63,54 @@ def forward(self, x, flag: bool):
   EXPECT_EQ(count_kind(*g, "prim::GetAttr"), 0);
 }
 
+// Note [Module state written in forward]: an attribute written in a loop is carried by the Loop
+// (its value at entry, the lifted parameter, is the Loop's input; the read in the body before the
+// write reads the carried value), one written in a branch is an If output, and the reads after
+// the loop and the If read their outputs.
+TEST(LiftModuleAttributes, AttributesWrittenInLoopsAndBranchesAreCarried) {
+  torch::jit::Module inner("Inner");
+  inner.register_parameter("weight", at::randn({3}), false);
+  torch::jit::Module m("WritesInControlFlow");
+  m.register_module("conv", inner);
+  m.register_attribute("count", c10::IntType::get(), int64_t{0});
+  m.define(R"(
+def forward(self, x, n: int, flag: bool):
+    for i in range(n):
+        self.conv.weight = self.conv.weight * x
+    if flag:
+        self.count = 1
+    return self.conv.weight + self.count
+)");
+  auto g = forward_graph(m);
+  const auto params = passes::LiftModuleAttributes(*g, m);
+  EXPECT_EQ(names_of(params), (std::vector<std::string>{"conv.weight"}));
+  ASSERT_EQ(g->inputs().size(), 4u);
+  torch::jit::Value* x = g->inputs()[0];
+  torch::jit::Value* weight = g->inputs()[3];
+  expect_ir(*g, R"(
+    # CHECK-NOT: prim::GetAttr
+    # CHECK: prim::Loop
+    # CHECK: aten::mul
+    # CHECK: prim::If
+    # CHECK: aten::add
+  )");
+  torch::jit::Node* loop = find_node(g->block(), "prim::Loop");
+  ASSERT_EQ(loop->inputs().size(), 3u) << g->toString();
+  EXPECT_EQ(loop->input(2), weight);
+  torch::jit::Block* body = loop->blocks()[0];
+  torch::jit::Node* mul = find_node(body, "aten::mul");
+  EXPECT_EQ(mul->input(0), body->inputs()[1]);
+  EXPECT_EQ(mul->input(1), x);
+  EXPECT_EQ(body->outputs()[1], mul->output());
+  torch::jit::Node* branch = find_node(g->block(), "prim::If");
+  ASSERT_EQ(branch->outputs().size(), 1u) << g->toString();
+  torch::jit::Node* add = find_node(g->block(), "aten::add");
+  EXPECT_EQ(add->input(0), loop->output(0));
+  EXPECT_EQ(add->input(1), branch->output(0));
+  EXPECT_EQ(count_kind(*g, "prim::SetAttr"), 0);
+  EXPECT_EQ(count_kind(*g, "prim::Load") + count_kind(*g, "prim::Store"), 0);
+}
+
 TEST(LiftModuleAttributes, OtherUsesOfSelfAreAnError) {
   torch::jit::Module m("CallsMethod");
   m.register_parameter("w", at::ones({2}), false);
