@@ -8,8 +8,10 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "common/jit_util.h"
 #include "passes/passes.h"
 #include "torchonnx/errors.h"
 
@@ -106,15 +108,17 @@ struct Lifter {
   //   %r = prim::GetAttr[name="weight"](%conv)
   //   return (%r)
   //
-  // An in-place write to an attribute's tensor (`v = self.w; v += 1`) is made functional by
-  // RemoveInplaceOps, like any other. The export reads the state from before forward() ran:
-  // run_module runs such a forward on a deep copy of the module.
+  // An in-place write to an attribute's tensor (`v = self.w; v += 1`, and `self.w += 1`, whose
+  // SetAttr stores the tensor the attribute holds already and goes: writes_back_in_place) is made
+  // functional by RemoveInplaceOps, like any other. The export reads the state from before
+  // forward() ran: run_module runs such a forward on a deep copy of the module.
   struct Variable {
     c10::intrusive_ptr<c10::ivalue::Object> owner;
     std::string name;                 // the attribute's name in `owner`
     std::vector<c10::TypePtr> types;  // of the value at entry and of each value written
   };
   std::map<std::string, Variable> variables;  // by path
+  std::unordered_set<Node*> in_place_writes;  // SetAttrs of the tensor the attribute holds
   std::vector<Node*> writes;
 
   static std::string join(const std::string& base, const std::string& name) {
@@ -130,15 +134,62 @@ struct Lifter {
     return join(*base, v->node()->s(c10::attr::name));
   }
 
-  // The paths of the attributes forward writes (prim::SetAttr), with the types written.
+  // The path of the attribute `node` writes (prim::SetAttr), or nullopt.
+  std::optional<std::string> written_path(Node* node, Value* self) {
+    if (node->kind() != c10::prim::SetAttr) return std::nullopt;
+    auto base = module_path(node->input(0), self);
+    if (!base) return std::nullopt;
+    return join(*base, node->s(c10::attr::name));
+  }
+
+  // Whether `node` or a node in its blocks writes the attribute at `path`.
+  bool writes_attribute(Node* node, const std::string& path, Value* self) {
+    if (written_path(node, self) == path) return true;
+    for (torch::jit::Block* block : node->blocks()) {
+      for (Node* inner : block->nodes()) {
+        if (writes_attribute(inner, path, self)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether the write `set` of the attribute at `path` stores the tensor the attribute holds
+  // already: its value is the result of in-place ops on a read of the same attribute, with no
+  // other write of it in between (`self.acc += y` is GetAttr, aten::add_, SetAttr). Such a write
+  // changes no attribute; its in-place op is the mutation, which RemoveInplaceOps threads to
+  // every name of the tensor (also to `v = self.acc` read before a loop that adds to it).
+  bool writes_back_in_place(Node* set, const std::string& path, Value* self) {
+    Value* v = set->input(1);
+    while (v->node()->kind() != c10::prim::GetAttr) {
+      Node* op = v->node();
+      const c10::FunctionSchema* schema = op->maybeSchema();
+      if (!schema || op->outputs().size() != 1 || !writes_input(op, 0)) return false;
+      const c10::AliasInfo* returned = schema->returns().at(0).alias_info();
+      if (returned == nullptr || !returned->isWrite()) return false;
+      v = op->input(0);
+    }
+    Node* get = v->node();
+    auto base = module_path(get->input(), self);
+    if (!base || join(*base, get->s(c10::attr::name)) != path) return false;
+    if (get->owningBlock() != set->owningBlock()) return false;
+    for (Node* node = get->next(); node != set; node = node->next()) {
+      if (writes_attribute(node, path, self)) return false;
+    }
+    return true;
+  }
+
+  // The paths of the attributes forward writes (prim::SetAttr), with the types written; the
+  // writes that store the tensor the attribute holds already go, with nothing in their place.
   void collect_writes(torch::jit::Block* block, Value* self) {
     for (Node* node : block->nodes()) {
       for (torch::jit::Block* sub : node->blocks()) collect_writes(sub, self);
-      if (node->kind() != c10::prim::SetAttr) continue;
-      auto base = module_path(node->input(0), self);
-      if (!base) continue;
-      const std::string path = join(*base, node->s(c10::attr::name));
-      variables[path].types.push_back(node->input(1)->type());
+      auto path = written_path(node, self);
+      if (!path) continue;
+      if (writes_back_in_place(node, *path, self)) {
+        in_place_writes.insert(node);
+        continue;
+      }
+      variables[*path].types.push_back(node->input(1)->type());
     }
   }
 
@@ -176,8 +227,10 @@ struct Lifter {
       if (node->kind() == c10::prim::SetAttr && objects.count(node->input(0))) {
         const std::string& name = node->s(c10::attr::name);
         const std::string path = join(paths[node->input(0)], name);
-        variable_of(path, node->input(0), name);
-        graph.createStore(variable_name(path), node->input(1))->insertBefore(node);
+        if (!in_place_writes.count(node)) {
+          variable_of(path, node->input(0), name);
+          graph.createStore(variable_name(path), node->input(1))->insertBefore(node);
+        }
         writes.push_back(node);
         continue;
       }

@@ -886,6 +886,20 @@ def forward(self, x):
 )");
   expect_script_generalizes("prim::If", branch, {at::ones({2, 3})}, {{-at::ones({2, 3})}},
                             {9, 11, 17});
+
+  // `self.acc += y` stores the tensor the attribute holds already: `v`, read before the loop,
+  // sees the additions, as in PyTorch (torch.onnx 2.6 gives `v` and `self.acc` wrong).
+  torch::jit::Module alias("AddsToABufferInALoop");
+  alias.register_buffer("acc", at::ones({3}));
+  alias.define(R"(
+def forward(self, x, n):
+    v = self.acc
+    for i in range(int(n)):
+        self.acc += x[i] * self.acc.sum()
+    return v * 2, self.acc
+)");
+  expect_script_generalizes("prim::Loop", alias, {x, at::scalar_tensor(3, at::kLong)},
+                            {{x, at::scalar_tensor(0, at::kLong)}}, {9, 11, 17});
 }
 
 // A reshape to sizes computed from the length of a list built in a loop (type propagation holds
