@@ -101,6 +101,15 @@ class GraphContext {
   // `v` cast to `to` (an ONNX Cast node).
   Value cast(const Value& v, at::ScalarType to);
 
+  // The element type (Undefined when unknown) and sizes (-1 for a dim known only at run time;
+  // nullopt for an unknown rank) of `v`: a value made by op() or constant() in this call, typed by
+  // ONNX shape inference of its node as torch.onnx types each node a symbolic adds, or an argument
+  // read through Args, typed by type propagation. For symbolics that read the types of the values
+  // they made (torchvision's nms squeezes a Gather it made through torch.onnx's squeeze, which
+  // removes the dim only when it knows that its size is 1).
+  at::ScalarType dtype(const Value& v) const;
+  std::optional<std::vector<int64_t>> sizes(const Value& v) const;
+
   // Converts the nodes of `graph` here, as if they stood in place of the node being converted, its
   // inputs given by `inputs` (one per graph input); returns its outputs. For the traced forward of
   // a torch.autograd.Function (prim::PythonOp's Subgraph), which torch.onnx inlines when the

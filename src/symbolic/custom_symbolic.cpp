@@ -21,6 +21,7 @@
 #include "onnx/ir.h"
 #include "symbolic/context.h"
 #include "symbolic/export_types.h"
+#include "symbolic/node_types.h"
 #include "torchonnx/errors.h"
 #include "torchonnx/symbolic.h"
 
@@ -61,6 +62,15 @@ Value GraphContext::constant_scalar(double value, at::ScalarType type) {
 }
 Value GraphContext::cast(const Value& v, at::ScalarType to) {
   return impl_->cast(v, to);
+}
+at::ScalarType GraphContext::dtype(const Value& v) const {
+  ir::TypeInfo t = symbolic::infer_value_type(*impl_, v);
+  return t.sequence || t.optional ? at::ScalarType::Undefined : t.dtype;
+}
+std::optional<std::vector<int64_t>> GraphContext::sizes(const Value& v) const {
+  ir::TypeInfo t = symbolic::infer_value_type(*impl_, v);
+  if (t.sequence || t.optional) return std::nullopt;
+  return t.shape;
 }
 Values GraphContext::inline_graph(const torch::jit::Graph& graph, const Values& inputs) {
   if (inputs.size() != graph.inputs().size()) {

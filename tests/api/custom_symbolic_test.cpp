@@ -229,6 +229,45 @@ TEST(CustomSymbolic, FailNamesTheNodeAndTheOpset) {
   EXPECT_EQ(op_types(export_at(m, args, 12)), (std::vector<std::string>{"Mul", "Relu"}));
 }
 
+// g.dtype/g.sizes: the type ONNX shape inference gives each value a symbolic makes (as torch.onnx
+// infers each node a symbolic adds), reading the values of Constant inputs (Unsqueeze's axes);
+// type propagation's for its arguments; unknown for a node of a custom domain. A symbolic decides
+// by them, as torch.onnx's squeeze removes a dim only when its size is known to be 1.
+TEST(CustomSymbolic, ReadsTheTypesOfTheValuesItMade) {
+  auto m = ir_module(kScaleIr);
+  std::vector<c10::IValue> args{at::randn({2, 3})};
+  Registered r{"test_ops::scale", {11}};
+  register_custom_op_symbolic(
+      "test_ops::scale",
+      [](GraphContext& g, const Args& a) -> Values {
+        const Value x = a.tensor(0);
+        EXPECT_EQ(g.sizes(x), (std::vector<int64_t>{2, 3}));
+        const Value lifted = g.op("Unsqueeze", {x, g.constant_ints({0, 3})});
+        EXPECT_EQ(g.dtype(lifted), at::kFloat);
+        EXPECT_EQ(g.sizes(lifted), (std::vector<int64_t>{1, 2, 3, 1}));
+        const Value picked = g.op("Gather", {lifted, g.constant_ints({0, 2})}, {{"axis", 2}});
+        EXPECT_EQ(g.sizes(picked), (std::vector<int64_t>{1, 2, 2, 1}));
+        EXPECT_EQ(g.dtype(g.cast(picked, at::kDouble)), at::kDouble);
+        const Value custom = g.op("my_domain::Foo", {x});
+        EXPECT_EQ(g.dtype(custom), at::ScalarType::Undefined);
+        EXPECT_EQ(g.sizes(custom), std::nullopt);
+        std::vector<int64_t> unit_dims;
+        const auto sizes = g.sizes(lifted).value_or(std::vector<int64_t>{});
+        for (size_t d = 0; d < sizes.size(); ++d) {
+          if (sizes[d] == 1) unit_dims.push_back(static_cast<int64_t>(d));
+        }
+        EXPECT_EQ(unit_dims, (std::vector<int64_t>{0, 3}));
+        const Value y = g.op("Squeeze", {lifted, g.constant_ints(unit_dims)});
+        EXPECT_EQ(g.sizes(y), (std::vector<int64_t>{2, 3}));
+        return {g.op("Mul", {y, g.constant_scalar(a.float_arg(1), g.dtype(y))})};
+      },
+      11);
+  auto model = export_at(m, args, 13);
+  // (the optimizer folds the Squeeze of the Unsqueeze; the unused nodes are dropped)
+  EXPECT_EQ(op_types(model), (std::vector<std::string>{"Mul", "Relu"}));
+  expect_runs(m, args, 13);
+}
+
 TEST(CustomSymbolic, ContextSymbolicSeesNodeOpsetParamsAndCustomOpsets) {
   auto m = script_module("def forward(self, x):\n  return torch.mul(x, self.weight)\n",
                          {{"weight", at::randn({4})}});
