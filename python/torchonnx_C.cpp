@@ -234,6 +234,15 @@ void bind_symbolic_call(py::module_& m) {
           py::arg("type"), py::arg("inputs"), py::arg("attributes"), py::arg("outputs") = 1)
       .def("constant", [](SymbolicCall& c, const at::Tensor& t) { return c.g().constant(t); })
       .def("fail", [](const SymbolicCall& c, const std::string& message) { c.g().fail(message); })
+      // (dtype name or None, sizes with -1 for a dynamic dim or None) of a value by its name
+      .def("value_type",
+           [](const SymbolicCall& c, const std::string& name) {
+             const at::ScalarType t = c.g().dtype(name);
+             py::object dtype = t == at::ScalarType::Undefined
+                                    ? py::object(py::none())
+                                    : py::object(py::str(c10::toString(t)));
+             return py::make_tuple(dtype, optional_list(c.g().sizes(name)));
+           })
       .def("size", [](const SymbolicCall& c) { return c.args().size(); })
       .def(
           "node",

@@ -10,10 +10,12 @@ TorchScript node, returning a value or a tuple of values (one per output of the 
     def symbolic_foo_forward(g, input1, input2, attr1, attr2):
         return g.op("custom_domain::Foo", input1, input2, attr1_f=attr1, attr2_i=attr2)
 
-What differs from torch.onnx: values made by ``g.op`` carry no type (``.type().sizes()`` is
-None; torch.onnx runs ONNX shape inference on each node), and ``g`` has no ``block``/``graph``
-internals — only ``op``, ``at``, ``opset`` and ``constant``. The objects are valid during the
-call only.
+Values made by ``g.op`` have the type ONNX shape inference gives their node (as torch.onnx infers
+each node a symbolic adds) and a ``.node()`` of kind ``onnx::<Op>`` with the node's inputs,
+outputs and attributes, so that torch.onnx's own symbolics and helpers read them
+(``symbolic_opset11.squeeze`` reads the rank of a value the symbolic made, ``_is_tuple_construct``
+its node's kind). What differs from torch.onnx: ``g`` has no ``block``/``graph`` internals — only
+``op``, ``at``, ``opset`` and ``constant``. The objects are valid during the call only.
 """
 
 import contextlib
@@ -39,10 +41,13 @@ class Value:
     """A value of the graph being exported, as torch.onnx's torch._C.Value: an input of the
     TorchScript node being converted, or an output of a node made by ``g.op``."""
 
-    def __init__(self, call, index: Optional[int] = None, name: Optional[str] = None):
+    def __init__(self, call, index: Optional[int] = None, name: Optional[str] = None,
+                 node: Optional["_OnnxNode"] = None):
         self._call = call
         self._index = index  # input `index` of the TorchScript node
         self._name = name  # the ONNX value's name, once made
+        self._node = node  # the ONNX node that made it (g.op, g.constant)
+        self._type = None  # (dtype name, sizes) of a value made by g.op, once asked
 
     def _onnx_name(self) -> str:
         if self._name is None:
@@ -57,8 +62,15 @@ class Value:
 
     def node(self):
         """The TorchScript node that produces this input (torch._C.Node); for a value made by
-        g.op, None."""
-        return self._call.input_node(self._index) if self._is_input() else None
+        g.op, its ONNX node (kind "onnx::Gather", ...)."""
+        return self._call.input_node(self._index) if self._is_input() else self._node
+
+    def _made_type(self):
+        """(dtype name or None, sizes with -1 for a dynamic dim, or None) of a value made by g.op:
+        ONNX shape inference of its node."""
+        if self._type is None:
+            self._type = tuple(self._call.value_type(self._onnx_name()))
+        return self._type
 
     def setType(self, type) -> "Value":
         """Accepted for torch.onnx's symbolics (which copy a node's type to their result); the
@@ -83,9 +95,7 @@ class _Type:
 
     def sizes(self) -> Optional[List[Optional[int]]]:
         v = self._value
-        if not v._is_input():
-            return None
-        sizes = v._call.sizes(v._index)
+        sizes = v._call.sizes(v._index) if v._is_input() else v._made_type()[1]
         return None if sizes is None else [None if d < 0 else d for d in sizes]
 
     def varyingSizes(self):
@@ -93,11 +103,32 @@ class _Type:
 
     def scalarType(self) -> Optional[str]:
         v = self._value
-        return v._call.dtype(v._index) if v._is_input() else None
+        return v._call.dtype(v._index) if v._is_input() else v._made_type()[0]
 
     def dim(self) -> Optional[int]:
         v = self._value
-        return v._call.rank(v._index) if v._is_input() else None
+        if v._is_input():
+            return v._call.rank(v._index)
+        sizes = v._made_type()[1]
+        return None if sizes is None else len(sizes)
+
+    def dtype(self) -> Optional[torch.dtype]:
+        name = self.scalarType()
+        if name is None:
+            return None
+        from torch.onnx import _type_utils
+
+        scalar_type = _type_utils.JitScalarType
+        from_name = getattr(scalar_type, "_from_name", None) or scalar_type.from_name  # torch 1.13
+        return from_name(name).dtype()
+
+    def kind(self) -> str:
+        return "TensorType"
+
+    def isSubtypeOf(self, other) -> bool:
+        """As torch._C.TensorType: a tensor is a subtype of TensorType.get() (torch's _is_tensor);
+        a value that is None (an omitted input) is not."""
+        return isinstance(other, torch._C.TensorType) and not _is_none(self._value)
 
     def __str__(self):
         sizes, dtype = self.sizes(), self.scalarType()
@@ -105,6 +136,111 @@ class _Type:
             return "Tensor"
         return f"{dtype}({', '.join('?' if d is None else str(d) for d in sizes or [])})"
 
+
+class _OnnxNode:
+    """The ONNX node a value made by ``g.op`` comes from, as torch._C.Node shows it to torch.onnx's
+    helpers: ``kind()`` ("onnx::Gather", "domain::Op"), inputs, outputs and attributes
+    (``kindOf``, ``i``/``f``/``s``/``t``/``is``/``fs``/``ss``, so that ``_node_get(node, "value")``
+    reads an ``onnx::Constant``)."""
+
+    def __init__(self, kind: str, inputs: List[Value], attributes: dict):
+        self._kind = kind
+        self._inputs = inputs
+        self._attributes = attributes  # name -> (suffix, value)
+        self._outputs: List[Value] = []
+
+    def kind(self) -> str:
+        return self._kind
+
+    def inputs(self) -> List[Value]:
+        return list(self._inputs)
+
+    def input(self) -> Value:
+        if len(self._inputs) != 1:
+            raise RuntimeError(f"{self._kind} has {len(self._inputs)} inputs, not one")
+        return self._inputs[0]
+
+    def inputsAt(self, i: int) -> Value:
+        return self._inputs[i]
+
+    def inputsSize(self) -> int:
+        return len(self._inputs)
+
+    def outputs(self) -> List[Value]:
+        return list(self._outputs)
+
+    def output(self) -> Value:
+        if len(self._outputs) != 1:
+            raise RuntimeError(f"{self._kind} has {len(self._outputs)} outputs, not one")
+        return self._outputs[0]
+
+    def outputsAt(self, i: int) -> Value:
+        return self._outputs[i]
+
+    def outputsSize(self) -> int:
+        return len(self._outputs)
+
+    def mustBeNone(self) -> bool:
+        return False
+
+    def hasAttribute(self, name: str) -> bool:
+        return name in self._attributes
+
+    def hasAttributes(self) -> bool:
+        return bool(self._attributes)
+
+    def attributeNames(self) -> List[str]:
+        return list(self._attributes)
+
+    def kindOf(self, name: str) -> str:
+        return self._attribute(name)[0]
+
+    def _attribute(self, name: str):
+        if name not in self._attributes:
+            raise RuntimeError(f"{self._kind} has no attribute '{name}'")
+        return self._attributes[name]
+
+    def _get(self, name: str, kind: str):
+        got, value = self._attribute(name)
+        if got != kind:
+            raise RuntimeError(f"attribute '{name}' of {self._kind} is of kind {got}, not {kind}")
+        return value
+
+    def i(self, name: str) -> int:
+        return self._get(name, "i")
+
+    def f(self, name: str) -> float:
+        return self._get(name, "f")
+
+    def s(self, name: str) -> str:
+        return self._get(name, "s")
+
+    def t(self, name: str) -> torch.Tensor:
+        return self._get(name, "t")
+
+    def fs(self, name: str) -> List[float]:
+        return self._get(name, "fs")
+
+    def ss(self, name: str) -> List[str]:
+        return self._get(name, "ss")
+
+    def is_(self, name: str) -> List[int]:
+        return self._get(name, "is")
+
+    def sourceRange(self) -> str:
+        return ""
+
+    def scopeName(self) -> str:
+        return ""
+
+    def __repr__(self):
+        outs = ", ".join(f"%{o.debugName()}" for o in self._outputs)
+        ins = ", ".join(f"%{v.debugName()}" for v in self._inputs)
+        return f"{outs} = {self._kind}({ins})"
+
+
+# torch._C.Node's ints attribute getter is named `is` (a keyword: getattr(node, "is")).
+setattr(_OnnxNode, "is", _OnnxNode.is_)
 
 _SUFFIXES = ("is", "fs", "ss", "i", "f", "s", "t")
 
@@ -153,12 +289,15 @@ class GraphContext:
         tuple of `outputs` outputs."""
         if opname == "Constant" and not raw_args and set(kwargs) == {"value_t"}:
             value = kwargs["value_t"]
-            return Value(self._call, name=self._call.constant(
-                value if isinstance(value, torch.Tensor) else torch.tensor(value)))
+            return self.constant(value if isinstance(value, torch.Tensor) else torch.tensor(value))
         inputs = [self._input(a) for a in raw_args]
         attributes = [_attribute(k, v) for k, v in sorted(kwargs.items())]
-        names = self._call.op(opname, inputs, attributes, outputs)
-        values = tuple(Value(self._call, name=n) for n in names)
+        names = self._call.op(opname, [_input_name(v) for v in inputs], attributes, outputs)
+        kind = opname if "::" in opname else "onnx::" + opname
+        node = _OnnxNode(kind, [v for v in inputs if v is not None],
+                         {name: (suffix, value) for name, suffix, value in attributes})
+        values = tuple(Value(self._call, name=n, node=node) for n in names)
+        node._outputs = list(values)
         return values[0] if outputs == 1 else values
 
     def at(self, operator: str, *args, overload_name: str = "", **kwargs):
@@ -167,20 +306,27 @@ class GraphContext:
                        overload_name_s=overload_name, **kwargs)
 
     def constant(self, value) -> Value:
-        return Value(self._call, name=self._call.constant(torch.as_tensor(value)))
+        tensor = torch.as_tensor(value)
+        node = _OnnxNode("onnx::Constant", [], {"value": ("t", tensor)})
+        out = Value(self._call, name=self._call.constant(tensor), node=node)
+        node._outputs = [out]
+        return out
 
-    def _input(self, a) -> str:
-        if isinstance(a, Value):
-            return a._onnx_name()
-        if a is None:
-            return ""
+    def _input(self, a) -> Optional[Value]:
+        """An input of g.op as a value (None for an omitted optional input)."""
+        if isinstance(a, Value) or a is None:
+            return a
         if isinstance(a, torch.Tensor):
-            return self._call.constant(a)
+            return self.constant(a)
         if isinstance(a, (bool, int, float)):
-            return self._call.constant(torch.tensor(a))
+            return self.constant(torch.tensor(a))
         raise errors.OnnxExporterError(
             f"g.op: input {a!r} is no value, tensor or number"
         )
+
+
+def _input_name(v: Optional[Value]) -> str:
+    return "" if v is None else v._onnx_name()
 
 
 # --------------------------------------------------------------------------------------------

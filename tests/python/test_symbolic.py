@@ -25,6 +25,9 @@ SymbolicContext = getattr(torch.onnx, "SymbolicContext", torchonnx.SymbolicConte
 _lib = torch.library.Library("custom_ops", "DEF")
 _lib.define("foo_forward(Tensor input1, Tensor input2, float attr1, int attr2) -> Tensor")
 _lib.impl("foo_forward", lambda a, b, attr1, attr2: a + b * attr1 + attr2, "CPU")
+# Ops whose symbolics below call torch.onnx's own symbolics on the values they make.
+_lib.define("last_column(Tensor x) -> Tensor")
+_lib.impl("last_column", lambda x: x[:, -1], "CPU")
 
 
 class FooModel(torch.nn.Module):
@@ -230,6 +233,97 @@ def test_symbolics_written_with_torch_onnx_helpers(registered):
     run_in_ort(f.getvalue(), [a, b], [model(a, b)])
     # Outside an export, torch's helpers are torch's again.
     assert not hasattr(torch_helper._parse_arg, "_torchonnx_theirs")
+
+
+def test_symbolic_reads_the_type_of_a_value_it_made(registered):
+    # As torchvision's nms symbolic: torch.onnx's select (a Gather) then its squeeze of that
+    # Gather's output, which squeezes only when the value's type says the dim has size 1 (else an
+    # If on the run-time size, which needs torch's graph internals). torch.onnx infers each node a
+    # symbolic adds; so does torchonnx, also when a dim is dynamic.
+    from torch.onnx import symbolic_opset11 as opset11
+
+    seen = {}
+
+    def last_column(g, x):
+        index = g.op("Constant", value_t=torch.tensor([2]))
+        column = opset11.select(g, x, 1, index)
+        seen["kind"] = column.node().kind()
+        seen["sizes"] = column.type().sizes()
+        seen["dtype"] = column.type().scalarType()
+        seen["index_kind"] = column.node().inputs()[1].node().kind()
+        seen["cast_sizes"] = g.op("Cast", column, to_i=7).type().sizes()  # int64
+        return opset11.squeeze(g, column, 1)
+
+    torchonnx.register_custom_op_symbolic("custom_ops::last_column", last_column, 11)
+    registered.append(("custom_ops::last_column", 11))
+
+    class M(nn.Module):
+        def forward(self, x):
+            return torch.ops.custom_ops.last_column(x * 2)
+
+    x = torch.randn(5, 3)
+    for dynamic_axes, rows in ((None, 5), ({"x": [0]}, None)):
+        seen.clear()
+        f = io.BytesIO()
+        torchonnx.export(M(), x, f, opset_version=13, input_names=["x"],
+                         dynamic_axes=dynamic_axes)
+        assert seen == {"kind": "onnx::Gather", "sizes": [rows, 1], "dtype": "Float",
+                        "index_kind": "onnx::Constant", "cast_sizes": [rows, 1]}
+        m = OnnxModel(f.getvalue())
+        assert "Squeeze" in m.op_types and "If" not in m.op_types
+        run_in_ort(f.getvalue(), [x], [M()(x)])
+    x2 = torch.randn(8, 3)
+    run_in_ort(f.getvalue(), [x2], [M()(x2)])  # the dynamic export at another size
+
+
+def test_torchvision_symbolics_nms_roi_align_roi_pool():
+    # torchvision's own ONNX symbolics (torchvision/ops/_register_onnx_ops.py, registered through
+    # torch.onnx.register_custom_op_symbolic) call torch.onnx's select/squeeze/unsqueeze on the
+    # values they make. Registered with torchonnx (patch_torch_onnx routes torch.onnx's
+    # registration), they replace torchonnx's built-in converters of these ops.
+    torchvision = pytest.importorskip("torchvision", reason="torchvision is not installed")
+    from torchvision.ops import _register_onnx_ops
+
+    ops = [("torchvision::nms", 11), ("torchvision::roi_align", 11),
+           ("torchvision::roi_align", 16), ("torchvision::roi_pool", 11)]
+    with torchonnx.patch_torch_onnx():
+        _register_onnx_ops._register_custom_op()
+    try:
+        torch.manual_seed(0)
+        boxes = torch.rand(50, 4) * 40
+        boxes[:, 2:] += boxes[:, :2]
+        scores = torch.randn(50)
+        idxs = torch.randint(0, 3, (50,))
+
+        class Nms(nn.Module):
+            def forward(self, boxes, scores, idxs):
+                return (torchvision.ops.nms(boxes, scores, 0.5),
+                        torchvision.ops.batched_nms(boxes, scores, idxs, 0.4))
+
+        x = torch.rand(2, 4, 16, 16)
+        rois = torch.tensor([[0, 0.5, 1.0, 9.0, 7.5], [1, 2.2, 0.3, 14.5, 12.0],
+                             [1, 0.0, 0.0, 4.0, 4.0]])
+        cases = [
+            (Nms(), (boxes, scores, idxs), 13),
+            (torchvision.ops.RoIAlign((3, 3), 1.0, 2), (x, rois), 11),
+            (torchvision.ops.RoIPool((3, 3), 2.0), (x, rois), 13),
+        ]
+        if hasattr(_register_onnx_ops, "roi_align_opset16"):
+            # Opset 16's RoiAlign (coordinate_transformation_mode, half_pixel by default) through
+            # torchvision's opset-16 symbolic (0.21). torchvision 0.14 has none: its opset-11
+            # symbolic leaves the mode to its default there, aligned whatever `aligned` says, and
+            # exports aligned=True as unaligned below 16 (for torch.onnx as well).
+            cases.append((torchvision.ops.RoIAlign((5, 4), 0.5, 2, aligned=True), (x, rois), 16))
+            cases.append((torchvision.ops.RoIAlign((2, 2), 1.0, 2), (x, rois), 17))
+        for model, args, opset in cases:
+            f = io.BytesIO()
+            torchonnx.export(model, args, f, opset_version=opset)
+            op_types = OnnxModel(f.getvalue()).op_types
+            assert "If" not in op_types, (type(model).__name__, opset, op_types)
+            run_in_ort(f.getvalue(), list(args), model(*args))
+    finally:
+        for name, opset in ops:
+            torchonnx.unregister_custom_op_symbolic(name, opset)
 
 
 def test_invalid_node_is_a_checker_error(registered):
