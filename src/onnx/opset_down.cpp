@@ -61,6 +61,37 @@ class SilenceStderr {
   std::streambuf* saved_;
 };
 
+// Opset 8's Constant holds float types only, and the version converter's adapter retypes the
+// node without its value: a main-graph Constant of another type becomes an initializer (as
+// torch.onnx writes its constants).
+void non_float_constants_to_initializers(onnx::GraphProto& graph) {
+  auto* nodes = graph.mutable_node();
+  int kept = 0;
+  for (int i = 0; i < nodes->size(); ++i) {
+    onnx::NodeProto& node = *nodes->Mutable(i);
+    const bool moved = [&] {
+      if (node.op_type() != "Constant" || !node.domain().empty() || node.output_size() != 1 ||
+          node.attribute_size() != 1 || node.attribute(0).name() != "value") {
+        return false;
+      }
+      const int type = node.attribute(0).t().data_type();
+      if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE ||
+          type == onnx::TensorProto::FLOAT16) {
+        return false;
+      }
+      onnx::TensorProto* init = graph.add_initializer();
+      *init = node.attribute(0).t();
+      init->set_name(node.output(0));
+      return true;
+    }();
+    if (!moved) {
+      if (kept != i) nodes->SwapElements(kept, i);
+      ++kept;
+    }
+  }
+  nodes->DeleteSubrange(kept, nodes->size() - kept);
+}
+
 }  // namespace
 
 void convert_opset_down(ExportedModel& model, int target_opset) {
@@ -74,6 +105,7 @@ void convert_opset_down(ExportedModel& model, int target_opset) {
     SilenceStderr quiet;
     // The adapters read the element types of values (which casts opset 8's Gemm or MatMul
     // needs): the model gets its value_info first.
+    non_float_constants_to_initializers(*model.proto.mutable_graph());
     onnx::shape_inference::InferShapes(model.proto);
     converted = onnx::version_conversion::ConvertVersion(model.proto, target_opset);
   } catch (const std::exception& e) {

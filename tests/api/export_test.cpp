@@ -168,7 +168,8 @@ TEST(Export, ScriptedModuleWithSubmoduleParameters) {
 TEST(Export, OpsetsSevenAndEightGoThroughOnnxsVersionConverter) {
   // Converted at opset 9 and taken down by ONNX's version converter: Upsample's scales become an
   // attribute (9 -> 8), the integer MatMul gets opset 8's float casts, BatchNormalization and
-  // Max lose their opset 9 forms (8 -> 7).
+  // Max lose their opset 9 forms (8 -> 7); Reshape's int64 shape, which opset 8's Constant cannot
+  // hold, is an initializer.
   at::Tensor w = at::randn({4, 3, 3, 3}), b = at::randn({4}), mean = at::randn({4}),
              var = at::rand({4}) + 0.5, fc = at::randn({10, 64});
   NamedTensors params = {{"w", w}, {"b", b}, {"mean", mean}, {"var", var}, {"fc", fc}};
@@ -177,7 +178,7 @@ TEST(Export, OpsetsSevenAndEightGoThroughOnnxsVersionConverter) {
     x = at::batch_norm(x, {}, {}, mean, var, false, 0.1, 1e-5, false);
     x = at::max_pool2d(at::relu(x), {2, 2});
     x = at::upsample_nearest2d(x, {8, 8});
-    at::Tensor logits = at::linear(at::flatten(x, 1).narrow(1, 0, 64), fc);
+    at::Tensor logits = at::linear(x.reshape({2, -1}).narrow(1, 0, 64), fc);
     at::Tensor counts = at::matmul(in[1].toTensor(), in[1].toTensor());
     return c10::ivalue::Tuple::create({at::maximum(logits, in[2].toTensor()), counts});
   };
