@@ -14,8 +14,9 @@ Values made by ``g.op`` have the type ONNX shape inference gives their node (as 
 each node a symbolic adds) and a ``.node()`` of kind ``onnx::<Op>`` with the node's inputs,
 outputs and attributes, so that torch.onnx's own symbolics and helpers read them
 (``symbolic_opset11.squeeze`` reads the rank of a value the symbolic made, ``_is_tuple_construct``
-its node's kind). What differs from torch.onnx: ``g`` has no ``block``/``graph`` internals — only
-``op``, ``at``, ``opset`` and ``constant``. The objects are valid during the call only.
+its node's kind, ``parse_args`` and ``_get_const`` the value of an ``onnx::Constant`` it made).
+What differs from torch.onnx: ``g`` has no ``block``/``graph`` internals — only ``op``, ``at``,
+``opset`` and ``constant``. The objects are valid during the call only.
 """
 
 import contextlib
@@ -343,8 +344,41 @@ def _is_none(x: Any) -> bool:
     return isinstance(x, Value) and x._is_input() and x._call.is_none(x._index)
 
 
+def _is_onnx_constant(x: Any) -> bool:
+    """Whether `x` is a value made by g.op("Constant") (or g.constant)."""
+    return isinstance(x, Value) and x._node is not None and x._node.kind() == "onnx::Constant"
+
+
 def _is_constant(x: Any) -> bool:
-    return not isinstance(x, Value) or (x._is_input() and x._call.is_constant(x._index))
+    return (not isinstance(x, Value) or _is_onnx_constant(x)
+            or (x._is_input() and x._call.is_constant(x._index)))
+
+
+def _node_get(node, key: str):
+    """An attribute of an ONNX node made by g.op, by its kind (torch.onnx's _node_get)."""
+    return getattr(node, node.kindOf(key))(key)
+
+
+def _parse_onnx_constant(value: Value, desc: str):
+    """A g.op("Constant") read as `desc`, as torch.onnx's _parse_arg reads an onnx::Constant."""
+    tensor = _node_get(value.node(), "value")
+    if desc == "i":
+        return int(tensor)
+    if desc == "f":
+        return float(tensor)
+    if desc == "b":
+        return bool(tensor)
+    if desc == "s":
+        return str(tensor)
+    if desc == "t":
+        return tensor
+    if desc == "is":
+        return [int(v) for v in tensor]
+    if desc == "fs":
+        return [float(v) for v in tensor]
+    raise errors.SymbolicValueError(
+        f"ONNX symbolic does not understand the Constant node '{value.node()}' specified with "
+        f"descriptor '{desc}'.")
 
 
 def _constant_ivalue(value: Value):
@@ -357,6 +391,8 @@ def _constant_ivalue(value: Value):
 def _parse_arg(value, desc: str, arg_name: Optional[str] = None, node_name: Optional[str] = None):
     if desc == "none" or desc == "v" or not isinstance(value, Value):
         return value
+    if _is_onnx_constant(value):
+        return _parse_onnx_constant(value, desc)
     if not value._is_input():
         raise errors.OnnxExporterError(
             f"parse_args: argument '{arg_name}' of '{node_name}' is a value made by g.op, not a "
@@ -397,7 +433,7 @@ def _parse_arg(value, desc: str, arg_name: Optional[str] = None, node_name: Opti
 
 def _maybe_get_const(value, desc: str):
     """The constant value of `value` parsed as `desc` when it is a constant, else `value`."""
-    if isinstance(value, Value) and value._is_input() and value._call.is_constant(value._index):
+    if isinstance(value, Value) and _is_constant(value):
         return _parse_arg(value, desc)
     return value
 
@@ -485,7 +521,8 @@ def _unpack_list(x: Value) -> List[Value]:
 # Symbolic functions written for torch.onnx (torchvision's, a model's own) are decorated with
 # torch.onnx.symbolic_helper.parse_args and call its helpers, which look up these names in their
 # module when they run: while torchonnx calls a Python symbolic, each of them is replaced by one
-# that gives torchonnx's values to the function above and anything else to torch's.
+# that gives torchonnx's values (and their nodes, for _node_get) to the function above and anything
+# else to torch's.
 _TORCH_HELPERS = (
     "_parse_arg",
     "_is_value",
@@ -500,6 +537,7 @@ _TORCH_HELPERS = (
     "_get_tensor_dim_size",
     "_is_packed_list",
     "_unpack_list",
+    "_node_get",
 )
 _torch_helpers_depth = threading.local()
 
@@ -507,7 +545,7 @@ _torch_helpers_depth = threading.local()
 def _dispatching(ours, theirs):
     @functools.wraps(theirs)
     def helper(value, *args, **kwargs):
-        if isinstance(value, Value):
+        if isinstance(value, (Value, _OnnxNode)):
             return ours(value, *args, **kwargs)
         return theirs(value, *args, **kwargs)
 

@@ -28,6 +28,8 @@ _lib.impl("foo_forward", lambda a, b, attr1, attr2: a + b * attr1 + attr2, "CPU"
 # Ops whose symbolics below call torch.onnx's own symbolics on the values they make.
 _lib.define("last_column(Tensor x) -> Tensor")
 _lib.impl("last_column", lambda x: x[:, -1], "CPU")
+_lib.define("add_dim(Tensor x) -> Tensor")
+_lib.impl("add_dim", lambda x: x.unsqueeze(1), "CPU")
 
 
 class FooModel(torch.nn.Module):
@@ -274,6 +276,37 @@ def test_symbolic_reads_the_type_of_a_value_it_made(registered):
         run_in_ort(f.getvalue(), [x], [M()(x)])
     x2 = torch.randn(8, 3)
     run_in_ort(f.getvalue(), [x2], [M()(x2)])  # the dynamic export at another size
+
+
+def test_symbolic_parses_an_onnx_constant_it_made(registered):
+    # torch.onnx's helpers read a g.op("Constant") as a constant (onnx::Constant): unsqueeze at a
+    # dim given as a Constant value unsqueezes at that dim, parse_args and _get_const read it.
+    from torch.onnx import symbolic_helper as torch_helper
+    from torch.onnx import symbolic_opset11 as opset11
+
+    seen = {}
+
+    def add_dim(g, x):
+        dim = g.op("Constant", value_t=torch.tensor(1))
+        seen["constant"] = torch_helper._is_constant(dim)
+        seen["i"] = torch_helper._get_const(dim, "i", "dim")
+        seen["is"] = torch_helper._maybe_get_const(
+            g.op("Constant", value_t=torch.tensor([1, 2])), "is")
+        seen["value"] = torch_helper._node_get(dim.node(), "value").tolist()
+        return opset11.unsqueeze(g, x, dim)
+
+    torchonnx.register_custom_op_symbolic("custom_ops::add_dim", add_dim, 11)
+    registered.append(("custom_ops::add_dim", 11))
+
+    class M(nn.Module):
+        def forward(self, x):
+            return torch.ops.custom_ops.add_dim(x)
+
+    x = torch.randn(2, 3)
+    f = io.BytesIO()
+    torchonnx.export(M(), x, f, opset_version=13)
+    assert seen == {"constant": True, "i": 1, "is": [1, 2], "value": 1}
+    run_in_ort(f.getvalue(), [x], [M()(x)])
 
 
 def test_torchvision_symbolics_nms_roi_align_roi_pool():
