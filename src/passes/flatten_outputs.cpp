@@ -1,5 +1,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
+
 #include "passes/passes.h"
 #include "torchonnx/errors.h"
 #include "torchonnx/logging.h"
@@ -9,6 +11,7 @@ namespace torchonnx::passes {
 namespace {
 
 struct Flattener {
+  bool keep_none = false;
   std::vector<torch::jit::Value*> out;
   bool dropped_str = false;
   bool flattened_dict = false;
@@ -32,8 +35,10 @@ struct Flattener {
                             "a tuple of the dict's values.");
     } else if (type == c10::TypeKind::StringType) {
       dropped_str = true;  // str outputs have no ONNX value: dropped, as torch.onnx does
-    } else if (type == c10::TypeKind::NoneType) {
-      // None outputs are dropped too.
+    } else if (type == c10::TypeKind::NoneType || v->mustBeNone()) {
+      // None outputs are dropped, as torch.onnx drops them, or kept from opset 15, where
+      // torch.onnx returns a scripted model's None as an empty optional.
+      if (keep_none) out.push_back(v);
     } else {
       out.push_back(v);
     }
@@ -42,12 +47,14 @@ struct Flattener {
 
 }  // namespace
 
-void FlattenOutputs(torch::jit::Graph& graph) {
+void FlattenOutputs(torch::jit::Graph& graph, bool keep_none) {
   Flattener f;
+  f.keep_none = keep_none;
   for (auto* out : graph.outputs()) f.flatten(out);
   while (!graph.outputs().empty()) graph.eraseOutput(graph.outputs().size() - 1);
   for (auto* v : f.out) graph.registerOutput(v);
-  if (f.out.empty()) {
+  if (std::none_of(f.out.begin(), f.out.end(),
+                   [](torch::jit::Value* v) { return !v->mustBeNone(); })) {
     throw ExportError(ErrorCode::kConversion,
                       "the model returns no tensor, so the ONNX graph would have no output. "
                       "Remedy: return the tensors to export from forward().");
@@ -59,6 +66,12 @@ void FlattenOutputs(torch::jit::Graph& graph) {
   }
   if (f.dropped_str) {
     warn("the model returns a str: str outputs have no ONNX value and are removed.");
+  }
+}
+
+void DropNoneOutputs(torch::jit::Graph& graph) {
+  for (size_t i = graph.outputs().size(); i-- > 0;) {
+    if (graph.outputs()[i]->mustBeNone() && graph.outputs().size() > 1) graph.eraseOutput(i);
   }
 }
 

@@ -99,8 +99,13 @@ void ForwardTupleCasts(torch::jit::Block* block);
 void RemoveEvalNoOps(torch::jit::Graph& graph);
 
 // Makes the graph's outputs a flat list of tensors/scalars: tuples, lists and dict values are
-// expanded in order.
-void FlattenOutputs(torch::jit::Graph& graph);
+// expanded in order. None outputs are dropped, as torch.onnx drops them, unless `keep_none`
+// (opset 15+, where torch.onnx returns a scripted model's None as an empty optional).
+void FlattenOutputs(torch::jit::Graph& graph, bool keep_none = false);
+
+// Drops the outputs that are None constants (an Optional that type propagation found None), as
+// FlattenOutputs without keep_none does.
+void DropNoneOutputs(torch::jit::Graph& graph);
 
 // Gives every value a complete type by running each node on meta tensors (no arithmetic on weights)
 // starting from `inputs` (one per graph input). Values computable from constants and static shapes

@@ -200,7 +200,10 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   runner.run("FunctionalizeLists", [&] { FunctionalizeLists(*graph); });
   runner.run("RemoveEvalNoOps", [&] { RemoveEvalNoOps(*graph); });
   runner.run("LowerBranchTuples", [&] { LowerBranchTuples(*graph); });
-  runner.run("FlattenOutputs", [&] { FlattenOutputs(*graph); });
+  // torch.onnx returns a scripted model's None outputs as empty optionals from opset 15 (the
+  // Optional op) and drops them below.
+  const bool keep_none = options.opset_version >= 15;
+  runner.run("FlattenOutputs", [&] { FlattenOutputs(*graph, keep_none); });
   runner.run("LowerConstantKeyDicts", [&] { LowerConstantKeyDicts(*graph); });
   runner.run("LowerSimpleTuples", [&] {
     // LowerSimpleTuples(graph) is this followed by EliminateDeadCode(graph).
@@ -210,7 +213,7 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   });
   runner.run("LowerBranchLists", [&] {
     if (LowerBranchLists(*graph)) {
-      FlattenOutputs(*graph);  // a returned list built again after its If
+      FlattenOutputs(*graph, keep_none);  // a returned list built again after its If
       eliminate_dead_code(graph);
     }
   });
@@ -233,8 +236,9 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   runner.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
   runner.run("LowerNestedFromMask", [&] { LowerNestedFromMask(*graph); });
   runner.run("LowerNestedLists", [&] {
-    if (LowerNestedLists(*graph)) FlattenOutputs(*graph);
+    if (LowerNestedLists(*graph)) FlattenOutputs(*graph, keep_none);
   });
+  if (!keep_none) runner.run("DropNoneOutputs", [&] { DropNoneOutputs(*graph); });
 }
 
 }  // namespace torchonnx::passes

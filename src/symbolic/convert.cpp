@@ -278,6 +278,17 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     } else {
       // A constant output: a tensor, or an int/float/bool as a 0-d Long/Double/Bool tensor.
       auto c = torch::jit::toIValue(outputs[k]);
+      if (c && c->isNone() && g.opset() >= 15) {
+        // A scripted model's None output (kept by FlattenOutputs from opset 15): an empty
+        // optional of a float tensor, as torch.onnx writes it.
+        ir::TypeInfo type(at::kFloat);
+        type.optional = true;
+        const Value none = g.op("Optional", {}, {{"type", ir::TypeInfo(at::kFloat)}});
+        renames[none] = name;
+        taken.insert(none);
+        out.outputs.push_back({name, type});
+        continue;
+      }
       if (!c || !(c->isTensor() || c->isInt() || c->isDouble() || c->isBool())) {
         throw ExportError(ErrorCode::kConversion,
                           fmt::format("output {} is a constant of type {}, which ONNX cannot "

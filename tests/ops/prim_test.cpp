@@ -575,6 +575,36 @@ def forward(self, x, y: Optional[Tensor] = None, scale: float = 2.0):
   expect_script_matches("aten::add", src, {at::randn({2, 3}), at::randn({2, 3})});
 }
 
+// A scripted model's None outputs: dropped below opset 15, as torch.onnx drops them; from 15 an
+// empty optional each (the Optional op), as torch.onnx returns them. Also None that type
+// propagation finds (an Optional[Tensor] result of a branch folded away).
+TEST_F(Prim, NoneOutputsOfAScriptedModel) {
+  const std::string src = R"(
+def forward(self, x, flag: bool = False):
+  aux: Optional[Tensor] = None
+  if flag:
+    aux = x * 3
+  return x + 1, (x * 2, None, (x - 1, aux))
+)";
+  const Inputs inputs = {at::randn({2, 3})};
+  expect_script_matches("aten::add", src, inputs, {kMinOpset, 14});
+  const torch::jit::Module m = script_module(src);
+  for (int opset = 15; opset <= highest_opset(); ++opset) {
+    SCOPED_TRACE(opset);
+    ExportOptions options;
+    options.opset_version = opset;
+    const onnx::ModelProto model = parse_model(export_model_to_bytes(m, inputs, options));
+    ASSERT_EQ(model.graph().output_size(), 5);
+    for (int k : {0, 1, 3}) EXPECT_TRUE(model.graph().output(k).type().has_tensor_type()) << k;
+    for (int k : {2, 4}) {
+      const auto& type = model.graph().output(k).type();
+      ASSERT_TRUE(type.has_optional_type()) << k;
+      EXPECT_EQ(type.optional_type().elem_type().tensor_type().elem_type(),
+                onnx::TensorProto::FLOAT);
+    }
+  }
+}
+
 // Issue 24: an Optional that is None on one path and a tensor on another. Where the path is
 // decided by data (a branch on x.sum()), it is an ONNX optional from opset 16; a loop of constant
 // trip count that carries it from None is unrolled (any opset).
