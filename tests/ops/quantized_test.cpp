@@ -308,6 +308,17 @@ TEST_F(Quantized, UnfrozenPackedParams) {
                        output_scale(load("conv_relu")));
 }
 
+// Issue 36: a scripted converted model (PyTorch's test_qat_* scripted) quantizes with its
+// Quantize module's buffers, quantize_per_tensor(X, float(self.scale), int(self.zero_point), ..):
+// the scale and zero point are computed from initializers, not constants, and go to
+// QuantizeLinear as its inputs. Was: "cannot export aten::quantize_per_tensor ... the scale and
+// zero point must be constants". The output scale is the frozen traced twin's.
+TEST_F(Quantized, QuantizeWithBufferScaleAndZeroPoint) {
+  auto m = load("conv_relu_scripted");
+  expect_model_matches(m, {"aten::quantize_per_tensor"}, {randn({2, 3, 9, 8}, 1)}, 10,
+                       highest_opset(), output_scale(load("conv_relu")));
+}
+
 // Note [Quantized graph inputs and outputs]: a quantized tensor crosses the model's boundary as
 // three ONNX values, as torch.onnx passes it: an input as (int_repr, scale as double, zero point
 // as int64), what torch.onnx.verification feeds; an output as (int_repr, scale as float, zero point

@@ -431,19 +431,31 @@ Value fake_quantize(GraphContext& g, const Args& a, std::optional<int64_t> axis,
 
 // aten::quantize_per_tensor(Tensor self, float scale, int zero_point, ScalarType dtype) /
 // .tensor_qparams(Tensor self, Tensor scale, Tensor zero_point, ScalarType dtype)  ⇒
-// QuantizeLinear (uint8 for quint8, int8 for qint8); the scale and zero point must be constants
+// QuantizeLinear (uint8 for quint8, int8 for qint8). A scale or zero point computed in the graph
+// (a scripted torch.ao Quantize module's `float(self.scale)`, `int(self.zero_point)` of its
+// one-element buffers, which are initializers) is QuantizeLinear's input as it is, reshaped to
+// 0-d (per tensor) and cast to float / the zero point's type, as torch.onnx's quantize_helper.
 Values quantize_per_tensor(GraphContext& g, const Args& a) {
   if (a.size() != 4 || a.jit(0)->type()->kind() == c10::TypeKind::ListType) {
     g.fail("only quantize_per_tensor(Tensor, float scale, int zero_point, dtype) is supported");
   }
-  if (!a.is_constant(1) || !a.is_constant(2)) {
-    g.fail("the scale and zero point must be constants");
-  }
-  double scale =
-      a.constant(1).isTensor() ? a.constant(1).toTensor().item<double>() : a.float_arg(1);
-  int64_t zp = a.constant(2).isTensor() ? a.constant(2).toTensor().item<int64_t>() : a.int_arg(2);
   auto qtype = static_cast<at::ScalarType>(a.int_arg(3));
-  return {quantize(g, a.tensor_as(0, at::kFloat), scale, zp, zero_point_type(g, qtype))};
+  const at::ScalarType zp_type = zero_point_type(g, qtype);
+  Value x = a.tensor_as(0, at::kFloat);
+  if (a.is_constant(1) && a.is_constant(2)) {
+    double scale =
+        a.constant(1).isTensor() ? a.constant(1).toTensor().item<double>() : a.float_arg(1);
+    int64_t zp = a.constant(2).isTensor() ? a.constant(2).toTensor().item<int64_t>() : a.int_arg(2);
+    return {quantize(g, x, scale, zp, zp_type)};
+  }
+  // Reshaped before the Cast: qparams_of reads the zero point's type from its Cast.
+  auto scalar = [&](size_t i, at::ScalarType type) {
+    Value v = g.op("Reshape", {a.tensor(i), g.constant_ints({})});
+    return g.cast(v, type);
+  };
+  Value scale = scalar(1, at::kFloat);
+  Value zero_point = scalar(2, zp_type);
+  return {g.op("QuantizeLinear", {x, scale, zero_point})};
 }
 
 // aten::dequantize.self(Tensor self) -> Tensor  ⇒  DequantizeLinear
