@@ -58,6 +58,52 @@ void check_options(const ExportOptions& options) {
 
 namespace {
 
+// Whether `v` is read for its values, not only for its sizes, dtype or device: torch.onnx keeps an
+// input a TorchScript node reads for its values (x.unbind() whose pieces only len() counts), even
+// where torchonnx's type propagation folds that node, and drops one read only for its shape
+// (x.size(0), zeros_like(x), x.fill_(v)), which its shape inference turns into constants.
+bool read_for_data(const torch::jit::Value* v) {
+  static const std::unordered_set<std::string> shape_only = {
+      "aten::size",       "aten::dim",
+      "aten::len",        "aten::numel",
+      "prim::shape",      "prim::dtype",
+      "prim::device",     "prim::layout",
+      "prim::is_cuda",    "aten::is_floating_point",
+      "aten::new_zeros",  "aten::new_ones",
+      "aten::new_empty",  "aten::new_full",
+      "aten::zeros_like", "aten::ones_like",
+      "aten::empty_like", "aten::full_like",
+      "aten::fill_",      "aten::zero_",
+      "aten::_dim_arange"};
+  static const std::unordered_set<std::string> aliases = {"prim::data", "aten::detach",
+                                                          "aten::contiguous"};
+  // Uses after x.fill_(v) or x.zero_() read the filled tensor.
+  std::vector<const torch::jit::Node*> overwrites;
+  for (const auto& use : v->uses()) {
+    const auto kind = use.user->kind();
+    if (kind == c10::aten::fill_ || kind == c10::aten::zero_) overwrites.push_back(use.user);
+  }
+  for (const auto& use : v->uses()) {
+    const std::string kind = use.user->kind().toQualString();
+    if (std::any_of(overwrites.begin(), overwrites.end(),
+                    [&](const torch::jit::Node* w) { return use.user->isAfter(w); })) {
+      continue;
+    }
+    if (aliases.count(kind)) {
+      if (read_for_data(use.user->output())) return true;
+    } else if (!shape_only.count(kind)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<bool> inputs_read_for_data(const torch::jit::Graph& graph) {
+  std::vector<bool> out;
+  for (const auto* in : graph.inputs()) out.push_back(read_for_data(in));
+  return out;
+}
+
 // The TorchScript passes, the graph signature and the conversion of a captured graph. With
 // `failures`, conversion collects the nodes it cannot convert (and the model is not for use).
 ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& options,
@@ -69,12 +115,22 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
   for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
   const passes::DynamicDims dynamic =
       dynamic_input_dims(captured, user_input_names(captured, options), options);
+  const size_t graph_inputs = captured.graph->inputs().size();
+  const std::vector<bool> read_for_data = inputs_read_for_data(*captured.graph);
   progress.report("prepare", 0, 0);
   passes::PrepareGraph(captured.graph, inputs, options, dynamic);
   log_graph_ops("after the TorchScript passes (passes/pipeline.cpp), the converters get",
                 *captured.graph);
   if (on_prepared && *on_prepared) (*on_prepared)(*captured.graph, inputs);
   const symbolic::GraphSignature signature = make_signature(captured, options);
+  if (input_reads && captured.graph->inputs().size() == graph_inputs) {
+    // An input the model reads for its values stays, as a read of itself.
+    for (size_t i = 0; i < graph_inputs && i < signature.input_names.size(); ++i) {
+      if (read_for_data[i]) {
+        input_reads->push_back({{signature.input_names[i]}, {signature.input_names[i]}});
+      }
+    }
+  }
   progress.report("convert", 0, 0);
   return symbolic::convert_graph(
       *captured.graph, signature, options, symbolic::Registry::builtin(), failures,
@@ -88,10 +144,21 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
 // stays computed (view_as's Shape of `other`, also once the optimizer folds that Shape) stays.
 std::unordered_set<std::string> inputs_read_for_computed_results(
     const ir::Graph& graph, const std::vector<symbolic::InputReads>& reads) {
+  // The values computed from graph inputs at run time (not from initializers and constants
+  // only, as a ConstantOfShape of a folded Shape).
   std::unordered_set<std::string> computed;
   for (const auto& in : graph.inputs) computed.insert(in.name);
   for (const auto& node : graph.nodes) {
-    if (node.op_type != "Constant") computed.insert(node.outputs.begin(), node.outputs.end());
+    std::unordered_set<std::string> reads(node.inputs.begin(), node.inputs.end());
+    for (const auto& attr : node.attributes) {
+      if (const auto* sub = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
+        collect_reads(**sub, reads);
+      }
+    }
+    if (std::any_of(reads.begin(), reads.end(),
+                    [&](const std::string& v) { return computed.count(v) > 0; })) {
+      computed.insert(node.outputs.begin(), node.outputs.end());
+    }
   }
   std::unordered_set<std::string> kept;
   for (const auto& r : reads) {

@@ -231,6 +231,29 @@ TEST(Export, DropUnusedInputsKeepsInputsReadForComputedResults) {
   EXPECT_TRUE(r.ok) << r.report;
 }
 
+TEST(Export, DropUnusedInputsKeepsInputsReadForTheirValues) {
+  // x.unbind() reads x's values, though only len() of the pieces is used and type propagation
+  // folds it: torch.onnx keeps x. y.fill_(2) overwrites y, so the y returned after it is the
+  // filled tensor and y was read for its shape only: torch.onnx drops y.
+  torch::jit::Module m("values");
+  m.define(
+      "def forward(self, x, y):\n"
+      "  pieces = x.unbind(0)\n"
+      "  return torch.ones(len(pieces)), y.fill_(2.0), y\n");
+  const Inputs args = {at::randn({3, 2}), at::randn({2})};
+  ExportOptions options;
+  options.drop_unused_inputs = true;
+  options.input_names = {"x", "y"};
+  auto proto = parse_model(export_model_to_bytes(m, args, options));
+  ASSERT_EQ(proto.graph().input_size(), 1);
+  EXPECT_EQ(proto.graph().input(0).name(), "x");
+  std::string dir = temp_dir("drop_unused_values");
+  export_model(m, args, dir + "/model.onnx", options);
+  write_test_data(dir, {args[0]}, {at::ones({3}), at::full({2}, 2.0), at::full({2}, 2.0)});
+  OrtResult r = run_in_ort(dir + "/model.onnx", dir);
+  EXPECT_TRUE(r.ok) << r.report;
+}
+
 TEST(Harness, DetectsAMismatch) {
   std::string dir = temp_dir("mismatch");
   auto fn = [](const Inputs& in) { return at::relu(in[0].toTensor()); };
