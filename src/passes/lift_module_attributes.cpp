@@ -78,7 +78,14 @@ struct Lifter {
     // Scalars, lists and custom-class objects (quantized packed weights) become constants, as
     // torch.jit.freeze makes them.
     torch::jit::WithInsertPoint guard(node);
-    auto constant = torch::jit::tryInsertConstant(graph, attr);
+    c10::IValue value = attr;
+    if (attr.isObject() && !attr.toObjectRef().type()->is_module()) {
+      // A custom-class object of a module loaded from a file holds its compilation unit
+      // strongly, which a graph constant may not (a cycle): the constant refers to it weakly, as
+      // torch.jit.freeze's, while the module keeps it alive.
+      value = c10::IValue(attr.toObject()->copy_to_weak_compilation_ref());
+    }
+    auto constant = torch::jit::tryInsertConstant(graph, value);
     if (!constant) {
       throw ExportError(ErrorCode::kConversion,
                         "the model's forward reads the attribute '" + path + "' of type " +

@@ -319,6 +319,15 @@ TEST_F(Quantized, QuantizeWithBufferScaleAndZeroPoint) {
                        highest_opset(), output_scale(load("conv_relu")));
 }
 
+// A scripted quantized Linear saved and loaded again: its packed weights are a custom-class
+// attribute holding the loaded compilation unit strongly (was refused: "cannot make a constant
+// of ... LinearPackedParamsBase").
+TEST_F(Quantized, ScriptedPackedParamsLoadedFromAFile) {
+  auto m = load("linear_scripted");
+  expect_model_matches(m, {"quantized::linear"}, {randn({3, 8}, 1)}, 10, highest_opset(),
+                       output_scale(load("linear")));
+}
+
 // Note [Quantized graph inputs and outputs]: a quantized tensor crosses the model's boundary as
 // three ONNX values, as torch.onnx passes it: an input as (int_repr, scale as double, zero point
 // as int64), what torch.onnx.verification feeds; an output as (int_repr, scale as float, zero point
