@@ -81,6 +81,17 @@ const DynamicModel kModels[] = {
      {{"x", {{0, "batch"}, {1, "sequence"}}}},
      {11, 13, 17},
      {1e-3, 1e-7, 1e-5}},
+    // Issue 36: every dim of the features dynamic, channels too (PyTorch's test_rpn): the
+    // convolutions fit only their weights' channels, and the view sizes read from their outputs
+    // (batch, height, width) must stay computed.
+    {"dynamic_channels_conv_view",
+     {"features"},
+     {"objectness", "deltas"},
+     {{"features", {{0, "batch"}, {1, "channels"}, {2, "height"}, {3, "width"}}},
+      {"objectness", {{0, "batch"}, {1, "anchors"}}},
+      {"deltas", {{0, "batch"}, {1, "anchors"}}}},
+     {11, 13, 17},
+     {1e-3, 1e-7, 1e-5}},
     {"scripted_rows",
      {"x"},
      {"y", "acc"},

@@ -441,6 +441,8 @@ bool Propagator::exact_on_zeros(const Node* node, bool all_concrete,
 void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit::Stack& inputs,
                          bool all_concrete, bool& approx, bool& shapes_exact,
                          const ValueMap& values) {
+  // Note [Channels of a convolution] in shape_rules.cpp.
+  if (&values == &shadow) fit_convolution_channels(node, stack);
   // As for the zeros fallback these ops took before, shapes_exact stays false.
   if (!all_concrete && apply_shape_rule(node, stack)) return;
   // Packing: the rows of a PackedSequence's data depend on the lengths (data), as do the batch

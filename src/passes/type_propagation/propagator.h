@@ -58,6 +58,9 @@ c10::IValue copy_list(const c10::IValue& v);
 // The output of a convolution on a meta input, from the sizes of its input and weight: false when
 // `stack` is not that; throws when the arguments do not fit.
 bool apply_convolution_rule(const Node* node, torch::jit::Stack& stack);
+// In a shadow run, gives a convolution's meta input the channels its weight takes (Note
+// [Channels of a convolution]).
+void fit_convolution_channels(const Node* node, torch::jit::Stack& stack);
 // Shape rules for common ops without a meta kernel: replaces the inputs on `stack` by meta
 // outputs; false when `node` has none or its inputs do not fit.
 bool apply_shape_rule(Node* node, torch::jit::Stack& stack);

@@ -72,6 +72,30 @@ bool apply_convolution_rule(const Node* node, torch::jit::Stack& stack) {
   return true;
 }
 
+// Note [Channels of a convolution]
+// Every dim of an input may be named dynamic, its channels too (torchvision's region-proposal
+// tests do), but a convolution takes only the channels its weight fits: a shadow run (Note
+// [Dynamic axes]) at other channels would fail there, and the output would vary entirely. Any
+// input the model runs on has those channels, so the shadow run gives the convolution those,
+// and its output's channels (the weight's) stay known while its batch and spatial dims vary.
+void fit_convolution_channels(const Node* node, torch::jit::Stack& stack) {
+  static const auto kConvolutions =
+      std::unordered_set<c10::Symbol>{c10::Symbol::fromQualString("aten::_convolution"),
+                                      c10::Symbol::fromQualString("aten::convolution")};
+  if (!kConvolutions.count(node->kind()) || stack.size() < 9 || !stack[0].isTensor() ||
+      !stack[1].isTensor() || !stack[6].isBool() || !stack[8].isInt()) {
+    return;
+  }
+  const at::Tensor& x = stack[0].toTensor();
+  const at::Tensor& w = stack[1].toTensor();
+  if (!x.defined() || !w.defined() || !x.is_meta() || x.dim() != w.dim() || x.dim() < 3) return;
+  const int64_t channels = stack[6].toBool() ? w.size(0) : w.size(1) * stack[8].toInt();
+  if (x.size(1) == channels) return;
+  std::vector<int64_t> sizes = x.sizes().vec();
+  sizes[1] = channels;
+  stack[0] = at::empty(sizes, x.options());
+}
+
 // Shape rules for common ops without a meta kernel (Note [Ops without a meta kernel]): replaces
 // the inputs on `stack` by meta outputs; false when `node` has none or its inputs do not fit.
 // Each gives the output libtorch's CPU kernel gives: same dtype, sizes from the inputs' sizes.
