@@ -92,6 +92,13 @@ const DynamicModel kModels[] = {
       {"deltas", {{0, "batch"}, {1, "anchors"}}}},
      {11, 13, 17},
      {1e-3, 1e-7, 1e-5}},
+    // Issue 36: the same with a linear layer, whose run at other features fails.
+    {"dynamic_features_linear_view",
+     {"x"},
+     {"y"},
+     {{"x", {{0, "batch"}, {1, "features"}}}, {"y", {{0, "batch"}}}},
+     {11, 17},
+     {1e-3, 1e-7, 1e-5}},
     {"scripted_rows",
      {"x"},
      {"y", "acc"},

@@ -609,7 +609,7 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
   try {
     run_node(node, stack);
   } catch (const std::exception&) {
-    if (!run_on_examples(node, zeros, stack)) throw;
+    if (!run_on_examples(node, zeros, stack, values)) throw;
     approx = true;
   }
   for (auto& v : stack) {
@@ -626,12 +626,15 @@ void Propagator::execute(Node* node, torch::jit::Stack& stack, const torch::jit:
 // each input it reads that is not known (concrete) is a graph input. Its outputs are then right for
 // these inputs only: dtype and rank, approximate sizes.
 bool Propagator::run_on_examples(Node* node, const torch::jit::Stack& zeros,
-                                 torch::jit::Stack& stack) {
+                                 torch::jit::Stack& stack, const ValueMap& values) {
   stack = zeros;
   bool any = false;
   for (size_t i = 0; i < node->inputs().size() && i < stack.size(); ++i) {
     Value* in = node->inputs()[i];
     if (concrete.count(in) || !stack[i].isTensor()) continue;
+    // A shadow run's input of other sizes (Note [Dynamic axes]): the example is not it, and its
+    // results would be the example's, so the node's outputs would look static.
+    if (&values == &shadow && shadow.count(in)) return false;
     auto example = examples.find(in);
     if (example == examples.end()) return false;
     stack[i] = example->second;

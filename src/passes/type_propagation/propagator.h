@@ -128,7 +128,8 @@ struct Propagator {
   // ---- meta_eval.cpp: running one node ----
   bool sizes_from_known_values(const Node* node) const;
   bool exact_on_zeros(const Node* node, bool all_concrete, const torch::jit::Stack& inputs) const;
-  bool run_on_examples(Node* node, const torch::jit::Stack& zeros, torch::jit::Stack& stack);
+  bool run_on_examples(Node* node, const torch::jit::Stack& zeros, torch::jit::Stack& stack,
+                       const ValueMap& values);
   void execute(Node* node, torch::jit::Stack& stack, const torch::jit::Stack& inputs,
                bool all_concrete, bool& approx, bool& shapes_exact, const ValueMap& values);
   bool shapes_independent_of_scalars(Node* node, const torch::jit::Stack& inputs,
