@@ -249,10 +249,23 @@ namespace {
 // could not type).
 void collect_untyped_outputs(onnx::GraphProto* graph, bool main,
                              std::vector<onnx::ValueInfoProto*>& out) {
+  // An If whose branches return tensors of different ranks (`return x[1:]` or `return x` by a
+  // condition on dynamic sizes) has an output of unknown rank. onnx's checker wants a shape on a
+  // graph output: it gets an empty one, as torch.onnx writes it (ONNX Runtime checks no rank).
+  std::unordered_set<std::string> of_any_rank;
+  if (main) {
+    for (const auto& node : graph->node()) {
+      if (node.op_type() == "If") of_any_rank.insert(node.output().begin(), node.output().end());
+    }
+  }
   for (auto& output : *graph->mutable_output()) {
-    const auto& type = output.type();
-    if (type.has_tensor_type() &&
-        (type.tensor_type().elem_type() == 0 || (main && !type.tensor_type().has_shape()))) {
+    auto* type = output.mutable_type();
+    if (!type->has_tensor_type()) continue;
+    if (main && type->tensor_type().elem_type() != 0 && !type->tensor_type().has_shape() &&
+        of_any_rank.count(output.name())) {
+      type->mutable_tensor_type()->mutable_shape();
+    }
+    if (type->tensor_type().elem_type() == 0 || (main && !type->tensor_type().has_shape())) {
       out.push_back(&output);
     }
   }

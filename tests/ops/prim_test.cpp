@@ -575,6 +575,19 @@ def forward(self, x, y: Optional[Tensor] = None, scale: float = 2.0):
   expect_script_matches("aten::add", src, {at::randn({2, 3}), at::randn({2, 3})});
 }
 
+// An if whose branches return tensors of different ranks: the If's output has no rank, which
+// the graph output declares as torch.onnx does (an empty shape; onnx's checker wants one), and
+// ONNX Runtime returns either rank (PyTorch's test_floating_point_infer_dtype, by dynamic sizes).
+TEST_F(Prim, BranchesReturningDifferentRanks) {
+  const std::string src = R"(
+def forward(self, x):
+  if bool(x.sum() > 0):
+    return x.sum(0) + 1
+  return x * 2
+)";
+  expect_script_generalizes("prim::If", src, {at::ones({2, 3, 4})}, {{-at::ones({2, 3, 4})}});
+}
+
 // A scripted model's None outputs: dropped below opset 15, as torch.onnx drops them; from 15 an
 // empty optional each (the Optional op), as torch.onnx returns them. Also None that type
 // propagation finds (an Optional[Tensor] result of a branch folded away).

@@ -296,6 +296,10 @@ void Propagator::merge_values(Value* out, Value* a, Value* b) {
       return;
     }
     forget(out);
+    if (ta.defined() && tb.defined() && ta.scalar_type() == tb.scalar_type()) {
+      // Branches of different ranks: the dtype both give, the rank unknown.
+      out->setType(c10::TensorType::get()->withScalarType(ta.scalar_type()));
+    }
     return;
   }
   if (auto stand_in = placeholder(out)) {
