@@ -58,49 +58,84 @@ void check_options(const ExportOptions& options) {
 
 namespace {
 
-// Whether `v` is read for its values, not only for its sizes, dtype or device: torch.onnx keeps an
-// input a TorchScript node reads for its values (x.unbind() whose pieces only len() counts), even
-// where torchonnx's type propagation folds that node, and drops one read only for its shape
-// (x.size(0), zeros_like(x), x.fill_(v)), which its shape inference turns into constants.
-bool read_for_data(const torch::jit::Value* v) {
-  static const std::unordered_set<std::string> shape_only = {
-      "aten::size",       "aten::dim",
-      "aten::len",        "aten::numel",
-      "prim::shape",      "prim::dtype",
-      "prim::device",     "prim::layout",
-      "prim::is_cuda",    "aten::is_floating_point",
-      "aten::new_zeros",  "aten::new_ones",
-      "aten::new_empty",  "aten::new_full",
-      "aten::zeros_like", "aten::ones_like",
-      "aten::empty_like", "aten::full_like",
-      "aten::fill_",      "aten::zero_",
-      "aten::_dim_arange"};
-  static const std::unordered_set<std::string> aliases = {"prim::data", "aten::detach",
-                                                          "aten::contiguous"};
-  // Uses after x.fill_(v) or x.zero_() read the filled tensor.
-  std::vector<const torch::jit::Node*> overwrites;
-  for (const auto& use : v->uses()) {
-    const auto kind = use.user->kind();
-    if (kind == c10::aten::fill_ || kind == c10::aten::zero_) overwrites.push_back(use.user);
+// Note [Inputs read for their values]: which graph inputs the captured TorchScript reads for
+// values that reach an output, walking back from the outputs. torch.onnx keeps such an input
+// (x.unbind() whose pieces only len() counts) even where torchonnx's type propagation folds the
+// reads, and drops one whose values reach no output: read only for its shape (x.size(0),
+// zeros_like(x), x.fill_(v)), which its shape inference turns into constants, or by nodes whose
+// results only such reads use (`(x + 2).shape[1]`), or an element of a list nothing reads.
+class DataLiveness {
+ public:
+  explicit DataLiveness(const torch::jit::Graph& graph) {
+    for (const auto* out : graph.outputs()) live_.insert(out);
+    visit(graph.block());
   }
-  for (const auto& use : v->uses()) {
-    const std::string kind = use.user->kind().toQualString();
-    if (std::any_of(overwrites.begin(), overwrites.end(),
-                    [&](const torch::jit::Node* w) { return use.user->isAfter(w); })) {
-      continue;
+  bool live(const torch::jit::Value* v) const { return live_.count(v) > 0; }
+
+ private:
+  static bool shape_only(const torch::jit::Node* node) {
+    static const std::unordered_set<std::string> kinds = {
+        "aten::size",       "aten::dim",       "aten::numel",       "prim::shape",
+        "prim::dtype",      "prim::device",    "prim::layout",      "prim::is_cuda",
+        "aten::new_zeros",  "aten::new_ones",  "aten::new_empty",   "aten::new_full",
+        "aten::zeros_like", "aten::ones_like", "aten::empty_like",  "aten::full_like",
+        "aten::fill_",      "aten::zero_",     "aten::_dim_arange", "aten::is_floating_point"};
+    if (node->kind() == c10::aten::len) {
+      return node->inputs()[0]->type()->kind() == c10::TypeKind::TensorType;
     }
-    if (aliases.count(kind)) {
-      if (read_for_data(use.user->output())) return true;
-    } else if (!shape_only.count(kind)) {
-      return true;
+    return kinds.count(node->kind().toQualString()) > 0;
+  }
+
+  void visit(const torch::jit::Block* block) {
+    for (const auto* out : block->outputs()) live_.insert(out);
+    std::vector<const torch::jit::Node*> nodes(block->nodes().begin(), block->nodes().end());
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      const torch::jit::Node* node = *it;
+      const std::string kind = node->kind().toQualString();
+      bool any_live = std::any_of(node->outputs().begin(), node->outputs().end(),
+                                  [&](const torch::jit::Value* v) { return live(v); });
+      // An in-place write into a live tensor (y.copy_(x) before `return y`) or module state.
+      const bool in_place = kind.size() > 1 && kind.back() == '_' && kind[kind.size() - 2] != '_';
+      if (in_place && !node->inputs().empty() && live(node->inputs()[0])) any_live = true;
+      if (node->kind() == c10::prim::SetAttr) any_live = true;
+      if ((node->kind() == c10::aten::fill_ || node->kind() == c10::aten::zero_) &&
+          node->input(0)->node()->owningBlock() == block) {
+        // Uses after it read the filled tensor: the values before it reach none of them.
+        live_.erase(node->input(0));
+        continue;
+      }
+      if (!any_live || shape_only(node)) continue;
+      const torch::jit::Node* construct = node->inputs().empty() ? nullptr : node->input(0)->node();
+      if ((node->kind() == c10::prim::ListUnpack || node->kind() == c10::prim::TupleUnpack) &&
+          (construct->kind() == c10::prim::ListConstruct ||
+           construct->kind() == c10::prim::TupleConstruct) &&
+          construct->inputs().size() == node->outputs().size()) {
+        // Only the elements read reach the output.
+        for (size_t k = 0; k < node->outputs().size(); ++k) {
+          if (live(node->output(k))) live_.insert(construct->input(k));
+        }
+        continue;
+      }
+      if ((node->kind() == c10::aten::type_as || node->kind() == c10::aten::to) &&
+          node->inputs().size() >= 2 &&
+          node->input(1)->type()->kind() == c10::TypeKind::TensorType) {
+        // x.to(other), x.type_as(other): other only for its dtype and device.
+        live_.insert(node->input(0));
+        for (size_t i = 2; i < node->inputs().size(); ++i) live_.insert(node->input(i));
+        continue;
+      }
+      for (const auto* in : node->inputs()) live_.insert(in);
+      for (const auto* b : node->blocks()) visit(b);
     }
   }
-  return false;
-}
+
+  std::unordered_set<const torch::jit::Value*> live_;
+};
 
 std::vector<bool> inputs_read_for_data(const torch::jit::Graph& graph) {
+  const DataLiveness liveness(graph);
   std::vector<bool> out;
-  for (const auto* in : graph.inputs()) out.push_back(read_for_data(in));
+  for (const auto* in : graph.inputs()) out.push_back(liveness.live(in));
   return out;
 }
 
@@ -125,7 +160,8 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
   const symbolic::GraphSignature signature = make_signature(captured, options);
   if (input_reads && captured.graph->inputs().size() == graph_inputs) {
     // An input the model reads for its values stays, as a read of itself.
-    for (size_t i = 0; i < graph_inputs && i < signature.input_names.size(); ++i) {
+    const size_t user_inputs = graph_inputs - captured.parameters.size();
+    for (size_t i = 0; i < user_inputs && i < signature.input_names.size(); ++i) {
       if (read_for_data[i]) {
         input_reads->push_back({{signature.input_names[i]}, {signature.input_names[i]}});
       }
@@ -160,7 +196,17 @@ std::unordered_set<std::string> inputs_read_for_computed_results(
       computed.insert(node.outputs.begin(), node.outputs.end());
     }
   }
+  // torch.onnx's shape inference folds no Shape of a 0-d tensor: one a converter read stays.
   std::unordered_set<std::string> kept;
+  for (const auto& in : graph.inputs) {
+    if (in.type.shape && in.type.shape->empty()) {
+      for (const auto& r : reads) {
+        if (std::find(r.inputs.begin(), r.inputs.end(), in.name) != r.inputs.end()) {
+          kept.insert(in.name);
+        }
+      }
+    }
+  }
   for (const auto& r : reads) {
     if (std::any_of(r.outputs.begin(), r.outputs.end(),
                     [&](const std::string& v) { return computed.count(v) > 0; })) {

@@ -252,6 +252,19 @@ TEST(Export, DropUnusedInputsKeepsInputsReadForTheirValues) {
   write_test_data(dir, {args[0]}, {at::ones({3}), at::full({2}, 2.0), at::full({2}, 2.0)});
   OrtResult r = run_in_ort(dir + "/model.onnx", dir);
   EXPECT_TRUE(r.ok) << r.report;
+
+  // c's values reach only a size, b is an element of a list no one reads: both go, as in
+  // torch.onnx (its shape inference folds (c + 2).size(1); its passes drop the unread element).
+  torch::jit::Module m2("unread");
+  m2.define(
+      "def forward(self, a, b, c):\n"
+      "  first, second = [a, b]\n"
+      "  return first + (c + 2).size(1)\n");
+  const Inputs args2 = {at::randn({2}), at::randn({2}), at::randn({2, 5})};
+  options.input_names = {"a", "b", "c"};
+  proto = parse_model(export_model_to_bytes(m2, args2, options));
+  ASSERT_EQ(proto.graph().input_size(), 1);
+  EXPECT_EQ(proto.graph().input(0).name(), "a");
 }
 
 TEST(Harness, DetectsAMismatch) {
