@@ -13,8 +13,9 @@ struct OperatorSupport {
   int until = 0;     // last opset of the range (inclusive)
 };
 
-// One entry per converter, sorted by name then range. With `opset` set (9–17), only the converters
-// serving that opset.
+// One entry per converter, sorted by name then range. With `opset` set, only the converters
+// serving that opset; at opsets 7 and 8, those of opset 9, which convert the model before ONNX's
+// version converter takes it down (kLowestOpset).
 std::vector<OperatorSupport> supported_operators(int opset = 0);
 
 }  // namespace torchonnx

@@ -7,6 +7,7 @@
 namespace torchonnx {
 
 std::vector<OperatorSupport> supported_operators(int opset) {
+  if (opset >= kLowestOpset && opset < kMinOpset) opset = kMinOpset;
   std::vector<OperatorSupport> out;
   for (const auto& [name, registrations] : symbolic::Registry::builtin().entries()) {
     for (const auto& r : registrations) {

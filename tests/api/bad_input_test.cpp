@@ -429,9 +429,9 @@ TEST(BadInput, OptionsCli) {
   const std::string two = "export " + m.two_inputs + " -o {dir}/out.onnx --input 2x3 --input 2x3 ";
   run_cli_cases({
       {"opset too low",
-       two + "--opset 8",
+       two + "--opset 6",
        kArg,
-       {"opset 8 is out of range", fmt::format("9 to {}", highest_opset())}},
+       {"opset 6 is out of range", fmt::format("7 to {}", highest_opset())}},
       {"opset too high", two + "--opset 22", kArg, {"opset 22 is out of range"}},
       {"opset not a number", two + "--opset seventeen", kArg, {"--opset"}},
       {"ops opset", "ops --opset 99", kArg, {"out of range"}},
@@ -514,8 +514,8 @@ TEST(BadInput, OptionsApi) {
     EXPECT_TRUE(listing(dir).empty());
   };
   ExportOptions o;
-  o.opset_version = 8;
-  expect_error(o, fmt::format("opsets 9 to {}", highest_opset()));
+  o.opset_version = 6;
+  expect_error(o, fmt::format("opsets 7 to {}", highest_opset()));
   o = {};
   o.input_names = {"a", "b"};
   o.dynamic_axes["a"] = {{7, "n"}};

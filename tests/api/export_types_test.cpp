@@ -318,7 +318,7 @@ TEST(UnconvertibleOps, ListsEveryOpAtOnceWithCountsLocationsAndErrors) {
   bad.opset_version = 3;
   EXPECT_TRUE(ThrowsExportError(
       [&] { unconvertible_ops(m, args, bad); }, ErrorCode::kInvalidArgument,
-      {"opset 3 is out of range", fmt::format("exports opsets 9 to {}", highest_opset())}));
+      {"opset 3 is out of range", fmt::format("exports opsets 7 to {}", highest_opset())}));
 }
 
 TEST(UnconvertibleCli, TextAndJsonWithExitCodes) {
