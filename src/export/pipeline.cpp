@@ -151,7 +151,9 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
   const passes::DynamicDims dynamic =
       dynamic_input_dims(captured, user_input_names(captured, options), options);
   const size_t graph_inputs = captured.graph->inputs().size();
-  const std::vector<bool> read_for_data = inputs_read_for_data(*captured.graph);
+  // Only drop_unused_inputs reads what the graph reads of its inputs.
+  const std::vector<bool> read_for_data =
+      input_reads ? inputs_read_for_data(*captured.graph) : std::vector<bool>{};
   progress.report("prepare", 0, 0);
   passes::PrepareGraph(captured.graph, inputs, options, dynamic);
   log_graph_ops("after the TorchScript passes (passes/pipeline.cpp), the converters get",
@@ -323,7 +325,8 @@ auto all_stages(const ExportOptions& options, int target_opset, const ProgressSi
                 const PreparedGraphHook* on_prepared = nullptr) {
   return [&, target_opset, on_prepared](frontend::CapturedGraph& captured, bool training) {
     std::vector<symbolic::InputReads> input_reads;
-    ir::Model model = convert(captured, options, progress, nullptr, on_prepared, &input_reads);
+    ir::Model model = convert(captured, options, progress, nullptr, on_prepared,
+                              options.drop_unused_inputs ? &input_reads : nullptr);
     return finish(model, options, target_opset, training, progress, input_reads);
   };
 }
