@@ -430,6 +430,7 @@ class _Prepared:
 
     def __init__(self, module, args):
         self.module, self.args = module, args
+        self.unit = None  # a traced module's compilation unit, kept alive with it
 
 
 _function_modules = itertools.count()
@@ -484,8 +485,39 @@ def _prepare(model, args: Tuple[Any, ...], training: "TrainingMode") -> _Prepare
     # initializers keep their state_dict names and module types their names).
     flat = copy.copy(model)
     flat.forward = _FlatForward(flat.forward, template)
-    traced = torch.jit.trace(flat, leaves, check_trace=False, strict=False)
-    return _Prepared(traced._c, leaves)
+    with _private_script_types() as unit:
+        traced = torch.jit.trace(flat, leaves, check_trace=False, strict=False,
+                                 _compilation_unit=unit)
+    prepared = _Prepared(traced._c, leaves)
+    prepared.unit = unit  # the types' methods live in it (a type holds its unit weakly)
+    return prepared
+
+
+@contextlib.contextmanager
+def _private_script_types():
+    """torch.jit.trace(module) gives the model and each submodule a TorchScript type, named after
+    its class in torch.jit's compilation unit and recorded in torch.jit's store of types; torch.onnx
+    traces with torch.jit._get_trace_graph, which creates none. Types left there change what the
+    user's later torch.jit.script() makes: an equal module reuses the traced type, and a new type
+    of the same class gets a mangled name ("container.___torch_mangle_3.ModuleList"), which loses
+    the instance names torch.onnx gives a scripted model's node scopes (its ModuleList check
+    compares the unmangled name: PyTorch's test_node_scope saw "0" for "lns.0" after a traced
+    export of LayerNorms in a ModuleList). The trace gets a compilation unit of its own (yielded:
+    the caller keeps it alive with the traced module) and the store is restored after it."""
+    import torch.jit._state as jit_state
+
+    store = torch.jit._recursive.concrete_type_store
+    types = {k: list(v) for k, v in store.type_store.items()}
+    compiled = set(store.methods_compiled)
+    shared_unit = jit_state._python_cu
+    unit = torch._C.CompilationUnit()
+    jit_state._python_cu = unit
+    try:
+        yield unit
+    finally:
+        jit_state._python_cu = shared_unit
+        store.type_store = types
+        store.methods_compiled = compiled
 
 
 class _FlatForward:

@@ -566,3 +566,23 @@ def test_quantized_eager_model():
     ops = OnnxModel(f.getvalue()).op_types
     assert "QuantizeLinear" in ops and "Conv" in ops
     run_in_ort(f.getvalue(), [x], [m(x)], rtol=0, atol=1.01 * m.fc.scale, atol_scale=0)
+
+
+def test_traced_export_leaves_torch_jit_types_alone():
+    # Exporting an nn.Module traces it; the TorchScript types of the trace stay private, so that
+    # a later torch.jit.script() of an equal model names its types as it would have (a ModuleList
+    # type of a mangled name loses torch.onnx's "lns.0" scope names).
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lns = nn.ModuleList([nn.LayerNorm(3, eps=float(i + 1)) for i in range(2)])
+
+        def forward(self, z):
+            for ln in self.lns:
+                z = ln(z)
+            return z
+
+    torchonnx.export(M(), (torch.randn(2, 3),), io.BytesIO(), opset_version=17)
+    scripted = torch.jit.script(M())
+    assert scripted.lns._c._type().name() == "ModuleList"
+    assert "mangle" not in scripted.lns._c._type().qualified_name()
