@@ -467,6 +467,36 @@ def forward(self, x, n: int):
                             kWithCarriedLists);
 }
 
+// `res += [t]` in a loop is an append too (Note [Lists built by a loop before opset 13]): a
+// scan output of the Loop before opset 13, as torch.onnx exports it.
+TEST(List, ConcatOfOneElementInLoop) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, y, n: int):
+    res: List[torch.Tensor] = []
+    for i in range(n):
+        res += [torch.matmul(x[i % 2], y)]
+    return torch.cat(res, 0)
+)",
+                            {at::randn({2, 3, 4}), at::randn({4, 5}), scalar(3)},
+                            {{at::randn({2, 3, 4}), at::randn({4, 5}), scalar(1)},
+                             {at::randn({2, 3, 4}), at::randn({4, 5}), scalar(6)}},
+                            kWithLists);
+}
+
+// The rows of a 2-row tensor appended in a loop over it: the row's shape does not depend on the
+// iteration number, though the placeholder iteration 1 + 1 is out of range (Note [Shapes
+// independent of scalars]), so the list is a scan output before opset 13.
+TEST(List, AppendRowsOfATensorInLoop) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, boxes):
+    out: List[torch.Tensor] = []
+    for row in boxes:
+        out.append(row.clamp(0.0, 1.0))
+    return torch.stack(out)
+)",
+                            {at::randn({2, 4})}, {{at::randn({2, 4})}}, kWithLists);
+}
+
 TEST(List, ChangedOtherThanByAppendNeedsOpset13) {
   expect_script_fails(R"(
 def forward(self, x, n: int):

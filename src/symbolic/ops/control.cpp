@@ -166,34 +166,59 @@ void set_outputs(GraphContext& g, const torch::jit::Block* block,
 }
 
 // Note [Lists built by a loop before opset 13]: ONNX Loop carries sequences from opset 13 only.
-// Before, a list the body only appends to (`res.append(x)` once per iteration, nothing else
-// reading it in the body) becomes a scan output of the Loop — the appended tensors stacked along
-// a new first axis — and after the loop the list is SplitToSequence of that, behind its initial
-// elements. Returns the append node when carried value k has that form.
-const torch::jit::Node* appended_list(GraphContext& g, const torch::jit::Node* loop, size_t k) {
+// Before, a list the body only appends to (`res.append(x)` or `res += [x]` once per iteration,
+// nothing else reading it in the body) becomes a scan output of the Loop — the appended tensors
+// stacked along a new first axis — and after the loop the list is SplitToSequence of that, behind
+// its initial elements (torch.onnx does the same).
+struct AppendedElement {
+  const torch::jit::Node* node = nullptr;  // the node that reads the element
+  size_t input = 0;                        // the element is node->input(input)
+  explicit operator bool() const { return node != nullptr; }
+  const torch::jit::Value* value() const { return node->input(input); }
+};
+
+// The element appended to carried value k when the loop's body has that form, else none.
+AppendedElement appended_list(GraphContext& g, const torch::jit::Node* loop, size_t k) {
   const torch::jit::Block* block = loop->blocks()[0];
   const torch::jit::Value* in = block->inputs()[1 + k];
   const torch::jit::Value* out = block->outputs()[1 + k];
-  if (!is_tensor_list(in) || g.is_sequence(loop->input(2 + k))) return nullptr;
+  if (!is_tensor_list(in) || g.is_sequence(loop->input(2 + k))) return {};
   const torch::jit::Node* append = nullptr;
   const torch::jit::Node* copy = nullptr;
+  const torch::jit::Node* concat = nullptr;
   for (const auto& use : in->uses()) {
     const std::string kind = use.user->kind().toQualString();
-    if (use.offset != 0 || use.user->owningBlock() != block) return nullptr;
-    if (kind == "aten::append" && append == nullptr) {
+    if (use.offset != 0 || use.user->owningBlock() != block) return {};
+    if (kind == "aten::append" && append == nullptr && concat == nullptr) {
       append = use.user;
     } else if (kind == "aten::list" && copy == nullptr) {
       copy = use.user;  // the list after the append (FunctionalizeLists)
+    } else if ((kind == "aten::add_" || kind == "aten::add") && concat == nullptr &&
+               append == nullptr) {
+      concat = use.user;  // `res += [x]`, `res = res + [x]`
     } else {
-      return nullptr;
+      return {};
     }
   }
-  if (!append || !copy || copy->output() != out || out->uses().size() != 1 ||
-      !append->output()->uses().empty() || !copy->isAfter(append)) {
-    return nullptr;
+  AppendedElement element;
+  if (append) {
+    if (!copy || copy->output() != out || out->uses().size() != 1 ||
+        !append->output()->uses().empty() || !copy->isAfter(append)) {
+      return {};
+    }
+    element = {append, 1};
+  } else if (concat) {
+    const torch::jit::Node* items = concat->input(1)->node();
+    if (copy || concat->output() != out || out->uses().size() != 1 ||
+        items->kind() != c10::prim::ListConstruct || items->inputs().size() != 1) {
+      return {};
+    }
+    element = {items, 0};
+  } else {
+    return {};
   }
   // Scan outputs stack the iterations' tensors: all must have one static shape.
-  return static_shape(value_type(append->input(1))) ? append : nullptr;
+  return static_shape(value_type(element.value())) ? element : AppendedElement{};
 }
 
 // A 0 of the type `v` has where it is used: the control-flow output it becomes (a branch's or
@@ -296,11 +321,11 @@ Values loop(GraphContext& g, const Args& a) {
   const torch::jit::Block* block = node->blocks()[0];
   const size_t num_carried = node->outputs().size();
   // Carried lists become scan outputs before opset 13 (see the note).
-  std::vector<const torch::jit::Node*> scanned(num_carried, nullptr);
+  std::vector<AppendedElement> scanned(num_carried);
   for (size_t k = 0; k < num_carried; ++k) {
     if (g.opset() >= 13 || !is_tensor_list(node->outputs()[k])) continue;
     scanned[k] = appended_list(g, node, k);
-    if (scanned[k] == nullptr) {
+    if (!scanned[k]) {
       g.fail(
           "the loop changes a list of tensors other than by one append per iteration of a "
           "tensor of static shape; ONNX Loop carries lists (sequences) from opset 13. Remedy: "
@@ -341,15 +366,15 @@ Values loop(GraphContext& g, const Args& a) {
     body->outputs[0].type = {at::kBool, std::vector<int64_t>{}};
     for (size_t k = 0; k < num_carried; ++k) {
       if (!scanned[k]) continue;
-      Value element = g.op("Identity", {Args(g, scanned[k]).tensor(1)});
-      body->outputs.push_back({element, {value_type(scanned[k]->input(1)).dtype, std::nullopt}});
+      Value element = g.op("Identity", {Args(g, scanned[k].node).tensor(scanned[k].input)});
+      body->outputs.push_back({element, {value_type(scanned[k].value()).dtype, std::nullopt}});
     }
   }
   Values loop = g.op("Loop", inputs, {{"body", body}}, num_carried);
   // ONNX orders the Loop's outputs: final carried values, then scan outputs.
   size_t next_carried = 0;
   size_t next_scan = 0;
-  for (const auto* n : scanned) next_scan += n == nullptr ? 1 : 0;
+  for (const auto& n : scanned) next_scan += n ? 0 : 1;
   Values results(num_carried);
   for (size_t k = 0; k < num_carried; ++k) {
     const torch::jit::Value* out = node->outputs()[k];
@@ -358,7 +383,7 @@ Values loop(GraphContext& g, const Args& a) {
       bind_boundary(g, out, results[k]);
       continue;
     }
-    at::ScalarType dtype = value_type(scanned[k]->input(1)).dtype;
+    at::ScalarType dtype = value_type(scanned[k].value()).dtype;
     Value seq = g.op("SplitToSequence", {loop[next_scan++]}, {{"axis", 0}, {"keepdims", 0}});
     // The list's initial elements come first.
     Values initial =
