@@ -655,45 +655,50 @@ bool Propagator::run_on_examples(Node* node, const torch::jit::Stack& zeros,
 // values of those scalars, its tensor outputs keep their sizes.
 bool Propagator::shapes_independent_of_scalars(Node* node, const torch::jit::Stack& inputs,
                                                const torch::jit::Stack& outputs) {
-  torch::jit::Stack again;
-  bool changed = false;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Value* in = node->inputs()[i];
-    const c10::IValue& v = inputs[i];
-    const bool uncertain = !env.count(in) || approximate.count(in);
-    if (!uncertain) {
-      again.push_back(v);
+  // Each uncertain scalar moved by `step`: +1, then -1 when that run fails (x[i] with i the
+  // placeholder 1 on a dim of size 2 has no index 2, but has 0).
+  for (int64_t step : {int64_t{1}, int64_t{-1}}) {
+    torch::jit::Stack again;
+    bool changed = false;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Value* in = node->inputs()[i];
+      const c10::IValue& v = inputs[i];
+      const bool uncertain = !env.count(in) || approximate.count(in);
+      if (!uncertain) {
+        again.push_back(v);
+        continue;
+      }
+      if (v.isInt()) {
+        again.emplace_back(v.toInt() + step);
+      } else if (v.isDouble()) {
+        again.emplace_back(v.toDouble() + static_cast<double>(step));
+      } else if (v.isBool()) {
+        again.emplace_back(!v.toBool());
+      } else {
+        return false;  // an approximate tensor or list: its sizes are unknown already
+      }
+      changed = true;
+    }
+    if (!changed) return false;
+    try {
+      run_node(node, again);
+    } catch (const std::exception&) {
       continue;
     }
-    if (v.isInt()) {
-      again.emplace_back(v.toInt() + 1);
-    } else if (v.isDouble()) {
-      again.emplace_back(v.toDouble() + 1.0);
-    } else if (v.isBool()) {
-      again.emplace_back(!v.toBool());
-    } else {
-      return false;  // an approximate tensor or list: its sizes are unknown already
+    if (again.size() != outputs.size()) return false;
+    bool any_tensor = false;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (!outputs[i].isTensor()) continue;
+      if (!again[i].isTensor() || !outputs[i].toTensor().defined() ||
+          !again[i].toTensor().defined() ||
+          outputs[i].toTensor().sizes() != again[i].toTensor().sizes()) {
+        return false;
+      }
+      any_tensor = true;
     }
-    changed = true;
+    return any_tensor;
   }
-  if (!changed) return false;
-  try {
-    run_node(node, again);
-  } catch (const std::exception&) {
-    return false;
-  }
-  if (again.size() != outputs.size()) return false;
-  bool any_tensor = false;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!outputs[i].isTensor()) continue;
-    if (!again[i].isTensor() || !outputs[i].toTensor().defined() ||
-        !again[i].toTensor().defined() ||
-        outputs[i].toTensor().sizes() != again[i].toTensor().sizes()) {
-      return false;
-    }
-    any_tensor = true;
-  }
-  return any_tensor;
+  return false;
 }
 
 }  // namespace torchonnx::passes::type_propagation
