@@ -440,6 +440,11 @@ void Propagator::fold_outputs(Node* node) {
   }
 }
 
+// A list of ints, floats or bools (no tensors: those stay unknown).
+bool is_scalar_list(const c10::IValue& v) {
+  return v.isIntList() || v.isDoubleList() || v.isBoolList();
+}
+
 int propagate(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, bool fold,
               const DynamicDims& dynamic, const ShadowSizes& shadow_sizes,
               const std::vector<VaryInfo>* forced, std::vector<VaryInfo>* found) {
@@ -455,6 +460,13 @@ int propagate(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs, 
   }
   for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i) {
     Value* in = graph.inputs()[i];
+    if (is_scalar_list(inputs[i])) {
+      // Note [List inputs]: a List[int] (float, bool) input, e.g. pads passed to F.pad: its
+      // example value stands for it (its length and elements may differ at run time:
+      // approximate), so the ops reading it get a dtype and rank.
+      p.record(in, copy_list(inputs[i]), false, true);
+      continue;
+    }
     if (!inputs[i].isTensor()) continue;
     const at::Tensor& t = inputs[i].toTensor();
     p.record(in, to_meta(t), false);

@@ -248,6 +248,27 @@ graph(%x : Tensor):
                          "pads computed in the graph need opset 11", "export with opset >= 11"}));
 }
 
+// A List[int] argument: the pad list's length is known at run time only (Note [Pad list of
+// run-time length]); shorter lists pad fewer dims, negative pads crop.
+TEST_F(Pad, PadListArgument) {
+  auto m = script_module(
+      "def forward(self, x, pad: List[int]):\n"
+      "  return torch.constant_pad_nd(x, pad, 1.5)\n");
+  auto ints = [](std::vector<int64_t> v) { return c10::IValue(c10::List<int64_t>(v)); };
+  const at::Tensor x = at::randn({2, 2, 4, 4});
+  expect_script_generalizes("aten::constant_pad_nd", m, {x, ints({2, 4})},
+                            {{x, ints({1, 0, 3, -1})}, {x, ints({0, 1, 1, 0, 2, 2, 1, 1})}},
+                            {11, 17});
+  auto reflect = ir_module(R"IR(
+graph(%x : Tensor, %pad : int[]):
+  %mode : str = prim::Constant[value="reflect"]()
+  %v : NoneType = prim::Constant()
+  %y : Tensor = aten::pad(%x, %pad, %mode, %v)
+  return (%y))IR");
+  expect_script_generalizes("aten::pad", reflect, {x, ints({2, 1, 1, 0})},
+                            {{x, ints({1, 0, 3, 2})}, {x, ints({0, 3, 2, 2})}}, {11, 17});
+}
+
 TEST_F(Pad, UnknownModeFails) {
   auto m = ir_module(R"IR(
 graph(%x : Tensor):

@@ -219,7 +219,10 @@ void write_test_data(const std::string& dir, const std::vector<c10::IValue>& inp
                      const std::vector<at::Tensor>& outputs) {
   std::vector<at::Tensor> tensors;
   for (const auto& v : inputs) {
-    if (v.isList() || v.isTuple()) {
+    if (v.isIntList()) {
+      // A List[int] argument is one 1-D int64 input (its length may vary).
+      tensors.push_back(at::tensor(v.toIntVector(), at::kLong));
+    } else if (v.isList() || v.isTuple()) {
       // A container argument is one graph input per tensor, in order (capture_module).
       for (const at::Tensor& t : frontend::flatten_tensors(v)) tensors.push_back(t);
     } else {

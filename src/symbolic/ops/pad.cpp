@@ -116,11 +116,23 @@ Value dynamic_pad(GraphContext& g, const Args& a, const std::string& mode, doubl
   }
   const int64_t rank = a.require_rank(0);
   auto len = list_length(a, 1);
-  if (!len || *len % 2 != 0 || *len / 2 > rank) g.fail("the pad list's length is unknown or odd");
-  const int64_t n = *len / 2;
+  if (len && (*len % 2 != 0 || *len / 2 > rank)) {
+    g.fail("the pad list has an odd length or pads more dims than the input has");
+  }
   at::ScalarType type = a.dtype(0);
   if (type == at::ScalarType::Undefined) g.fail("the input's dtype is unknown");
-  Value pairs = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({n, 2})});
+  Value list = a.tensor_as(1, at::kLong);
+  // Note [Pad list of run-time length]: a List[int] argument (or a list built in a loop) has no
+  // static length. As torch.onnx does, the list is extended with zeros to 2·rank elements
+  // (ConstantOfShape(2·rank − len)) so every dim gets a [begin, end] pair; an odd or too long
+  // list then fails in ONNX Runtime's Reshape/ConstantOfShape, as PyTorch fails on it.
+  if (!len) {
+    Value extension = g.op("Sub", {g.constant_ints({2 * rank}), shape_of(g, list)});
+    Value zeros = g.op("ConstantOfShape", {extension}, {{"value", at::zeros({1}, at::kLong)}});
+    list = g.op("Concat", {list, zeros}, {{"axis", int64_t{0}}});
+  }
+  const int64_t n = len ? *len / 2 : rank;
+  Value pairs = g.op("Reshape", {list, g.constant_ints({n, 2})});
   // [last, ..., first padded dim] × [begin, end] → [begin, end] × [first, ..., last]
   Value ordered =
       transpose(g, slice(g, pairs, {0}, {-1}, {std::numeric_limits<int64_t>::min()}, {-1}), {1, 0});
