@@ -294,6 +294,92 @@ void check_typed_outputs(onnx::ModelProto& model) {
                   untyped.front()->name()));
 }
 
+// The Optional node without input (a None) of `graph` that makes `name`, looking through
+// Identity; null when `name` is made otherwise, or outside `graph`.
+onnx::NodeProto* none_producer(onnx::GraphProto& graph, std::string name) {
+  for (int hops = 0; hops <= graph.node_size(); ++hops) {
+    onnx::NodeProto* found = nullptr;
+    for (auto& node : *graph.mutable_node()) {
+      if (std::find(node.output().begin(), node.output().end(), name) != node.output().end()) {
+        found = &node;
+        break;
+      }
+    }
+    if (found == nullptr) return nullptr;
+    if (found->op_type() == "Optional") {
+      return found->input_size() == 0 || found->input(0).empty() ? found : nullptr;
+    }
+    if (found->op_type() != "Identity" || found->input_size() != 1) return nullptr;
+    name = found->input(0);
+  }
+  return nullptr;
+}
+
+bool has_optional_tensor_shape(const onnx::TypeProto& type) {
+  return type.has_optional_type() && type.optional_type().elem_type().has_tensor_type() &&
+         type.optional_type().elem_type().tensor_type().has_shape();
+}
+
+// Gives the None `none` makes the type `like` (an optional of a shaped tensor) unless it has a
+// shape already; returns whether it changed.
+bool shape_none(onnx::NodeProto* none, const onnx::TypeProto& like) {
+  if (none == nullptr || !has_optional_tensor_shape(like)) return false;
+  for (auto& attr : *none->mutable_attribute()) {
+    if (attr.name() != "type") continue;
+    if (!attr.tp().has_tensor_type() || attr.tp().tensor_type().has_shape() ||
+        attr.tp().tensor_type().elem_type() !=
+            like.optional_type().elem_type().tensor_type().elem_type()) {
+      return false;
+    }
+    *attr.mutable_tp() = like.optional_type().elem_type();
+    return true;
+  }
+  return false;
+}
+
+// Note [The shape of a None]: `y = None` in one branch of an If and a tensor in the other, or as
+// the initial value of a loop that sets a tensor, make an ONNX optional. Its None (an Optional
+// node without input) says only the element type, and shape inference then merges the two paths
+// to an optional of unknown shape. A None has no shape to contradict: it gets the other path's,
+// dim names included, so that both branches, the If or Loop and the graph output say
+// optional(tensor(float, ["batch"])), as torch.onnx writes them. Returns whether a None changed.
+bool shape_nones(onnx::GraphProto* graph) {
+  bool changed = false;
+  for (auto& node : *graph->mutable_node()) {
+    onnx::GraphProto* branches[2] = {nullptr, nullptr};
+    onnx::GraphProto* body = nullptr;
+    for (auto& attr : *node.mutable_attribute()) {
+      if (!attr.has_g()) continue;
+      changed = shape_nones(attr.mutable_g()) || changed;
+      if (attr.name() == "then_branch") branches[0] = attr.mutable_g();
+      if (attr.name() == "else_branch") branches[1] = attr.mutable_g();
+      if (attr.name() == "body") body = attr.mutable_g();
+    }
+    if (node.op_type() == "If" && branches[0] && branches[1]) {
+      const int n = std::min(branches[0]->output_size(), branches[1]->output_size());
+      for (int k = 0; k < n; ++k) {
+        for (int b = 0; b < 2; ++b) {
+          onnx::ValueInfoProto* none = branches[b]->mutable_output(k);
+          const onnx::TypeProto& other = branches[1 - b]->output(k).type();
+          if (!has_optional_tensor_shape(none->type()) &&
+              shape_none(none_producer(*branches[b], none->name()), other)) {
+            *none->mutable_type() = other;
+            changed = true;
+          }
+        }
+      }
+    } else if (node.op_type() == "Loop" && body) {
+      // Carried value k: the Loop's input 2 + k, the body's output 1 + k.
+      for (int k = 0; k + 2 < node.input_size() && k + 1 < body->output_size(); ++k) {
+        changed =
+            shape_none(none_producer(*graph, node.input(2 + k)), body->output(1 + k).type()) ||
+            changed;
+      }
+    }
+  }
+  return changed;
+}
+
 }  // namespace
 
 void validate_model(onnx::ModelProto& model) {
@@ -309,6 +395,9 @@ void validate_model(onnx::ModelProto& model) {
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    if (shape_nones(model.mutable_graph())) {
+      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    }
     strip_generated_dims(model.mutable_graph());
   } catch (const std::exception& e) {
     throw ExportError(ErrorCode::kInvalidOnnx,

@@ -618,6 +618,63 @@ def forward(self, x, flag: bool = False):
   }
 }
 
+// Note [The shape of a None]: an optional output that is None on one path (a branch, the initial
+// value of a loop) has the other path's shape, with its dim names, on the graph output, the If's
+// branches and the None itself, as torch.onnx writes it; ONNX Runtime runs it with either path.
+TEST_F(Prim, NoneOnOnePathHasTheOtherPathsShape) {
+  const std::string if_none = R"(
+def forward(self, x) -> Optional[Tensor]:
+  y: Optional[Tensor] = None
+  if x.size(0) > 1:
+    y = x
+  return y
+)";
+  const std::string loop_from_none = R"(
+def forward(self, x) -> Optional[Tensor]:
+  y: Optional[Tensor] = None
+  for _ in range(x.size(0)):
+    y = x * 2
+  return y
+)";
+  auto is_batch_vector = [](const onnx::TypeProto& type) {
+    if (!type.has_optional_type()) return false;
+    const auto& tensor = type.optional_type().elem_type().tensor_type();
+    return tensor.elem_type() == onnx::TensorProto::FLOAT && tensor.shape().dim_size() == 1 &&
+           tensor.shape().dim(0).dim_param() == "batch";
+  };
+  for (const std::string* src : {&if_none, &loop_from_none}) {
+    const torch::jit::Module m = script_module(*src);
+    for (int opset = 16; opset <= highest_opset(); ++opset) {
+      SCOPED_TRACE(fmt::format("opset {}: {}", opset, *src));
+      ExportOptions options;
+      options.opset_version = opset;
+      options.input_names = {"x"};
+      options.dynamic_axes = {{"x", {{0, "batch"}}}};
+      const onnx::ModelProto model =
+          parse_model(export_model_to_bytes(m, {at::ones({2})}, options));
+      EXPECT_TRUE(is_batch_vector(model.graph().output(0).type()))
+          << model.graph().output(0).DebugString();
+      for (const auto& node : model.graph().node()) {
+        for (const auto& attr : node.attribute()) {
+          if (attr.name() == "then_branch" || attr.name() == "else_branch") {
+            EXPECT_TRUE(is_batch_vector(attr.g().output(0).type())) << attr.name();
+          }
+        }
+      }
+    }
+    // The model with its Nones shaped runs in ONNX Runtime with libtorch's result.
+    const Inputs inputs = {at::ones({2})};
+    expect_exports_match(
+        [&](const std::string& path, const ExportOptions& o) {
+          ExportOptions options = o;
+          options.input_names = {"x"};
+          options.dynamic_axes = {{"x", {{0, "batch"}}}};
+          export_model(m, inputs, path, options);
+        },
+        inputs, frontend::run_module(m, cloned(inputs)), 16, 17, true, {}, {});
+  }
+}
+
 // Issue 24: an Optional that is None on one path and a tensor on another. Where the path is
 // decided by data (a branch on x.sum()), it is an ONNX optional from opset 16; a loop of constant
 // trip count that carries it from None is unrolled (any opset).
