@@ -503,11 +503,47 @@ TEST_F(Index, ScatterReduceTwo) {
     expect_op_matches("aten::scatter_reduce", prod, p, 16);
     expect_export_fails(prod, p, 15, "needs opset 16");
   }
-  auto amax = [](const Inputs& in) {
-    return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), "amax");
+}
+
+// amax/amin below opset 18: the one-hot ReduceMax/Min (Note [Scatter max/min before opset 18]),
+// exact for every dtype; positions no index hits keep self. Bools reduce as integers.
+TEST_F(Index, ScatterReduceMaxMinBeforeOpset18) {
+  at::Tensor idx = longs({0, 2, 0, 1, 1, 1, 3, 3}).view({2, 4});
+  for (const char* mode : {"amax", "amin"}) {
+    for (bool include_self : {true, false}) {
+      SCOPED_TRACE(std::string(mode) + (include_self ? " with self" : " without self"));
+      auto fn = [mode, include_self](const Inputs& in) {
+        return arg(in, 0).scatter_reduce(1, arg(in, 1), arg(in, 2), mode, include_self);
+      };
+      expect_op_matches("aten::scatter_reduce", fn, {at::randn({2, 5}), idx, at::randn({2, 4})},
+                        kMinOpset, 17);
+      expect_op_matches("aten::scatter_reduce", fn,
+                        {at::randint(-9, 9, {2, 5}), idx, at::randint(-9, 9, {2, 4})}, kMinOpset,
+                        17);
+      expect_op_matches(
+          "aten::scatter_reduce", fn,
+          {at::randint(-9, 9, {2, 5}).to(at::kInt), idx, at::randint(-9, 9, {2, 4}).to(at::kInt)},
+          kMinOpset, 17);
+      expect_op_matches("aten::scatter_reduce", fn,
+                        {at::randint(0, 200, {2, 5}).to(at::kByte), idx,
+                         at::randint(0, 200, {2, 4}).to(at::kByte)},
+                        kMinOpset, 17);
+      expect_op_matches("aten::scatter_reduce", fn,
+                        {at::randn({2, 5}) > 0, idx, at::randn({2, 4}) > 0}, kMinOpset, 17);
+    }
+  }
+  // An index smaller than self outside dim (the extrema are padded: opset 11), along dim 0.
+  auto dim0 = [](const Inputs& in) {
+    return arg(in, 0).scatter_reduce(0, arg(in, 1), arg(in, 2), "amax");
   };
-  expect_export_fails(amax, {at::randn({2, 3}), idx, at::randn({2, 3})}, 17,
-                      "needs opset 18 (ScatterElements reduction='max')");
+  Inputs small{at::randn({4, 5}), longs({3, 0, 3, 1, 0, 0}).view({2, 3}), at::randn({2, 3})};
+  expect_op_matches("aten::scatter_reduce", dim0, small, 11, 17);
+  // Empty 1-D tensors (PyTorch's test_scatter_reduce_self_rank_zero).
+  auto amin = [](const Inputs& in) {
+    return arg(in, 0).scatter_reduce(0, arg(in, 1), arg(in, 2), "amin");
+  };
+  expect_op_matches("aten::scatter_reduce", amin,
+                    {at::empty({0}), at::empty({0}, at::kLong), at::empty({0})}, 16);
 }
 
 // amax/amin: ScatterElements reduction max/min (opset 18). Without self, positions no index hits

@@ -105,6 +105,47 @@ Value scatter_add_onehot(GraphContext& g, const Value& data, const Value& index,
   return out;
 }
 
+// Note [Scatter max/min before opset 18]: ScatterElements reduces by max/min from opset 18 only
+// (its reduction attribute takes "none", "add" and "mul" at 16 and 17; torch.onnx writes "max"
+// there anyway, which ONNX Runtime happens to run). Below 18 the lowering is the one-hot form of
+// scatter_add_onehot with ReduceMax/Min for ReduceSum: each update is compared with every
+// position of `axis` (Equal(index, arange(n))), positions it does not hit get the reduction's
+// identity (the lowest value of `type` for max, the highest for min; ±inf for floats), the
+// reduction over the updates gives each position's extremum, and Max/Min with `data` folds it in
+// (positions no update hits keep `data`). Exact; its memory is the index's size times n.
+// `type` is a dtype ReduceMax/Min and Max/Min take at the opset (see scatter_reduce).
+Value scatter_extremum_onehot(GraphContext& g, const Value& data, const Value& index,
+                              const Value& updates, int64_t axis, int64_t rank, at::ScalarType type,
+                              bool max, bool pad) {
+  at::Scalar identity = AT_DISPATCH_ALL_TYPES_AND2(
+      at::kHalf, at::kBFloat16, type, "scatter_extremum_identity", [&]() -> at::Scalar {
+        using Limits = std::numeric_limits<scalar_t>;
+        if (Limits::has_infinity) return max ? -Limits::infinity() : Limits::infinity();
+        return max ? Limits::lowest() : Limits::max();
+      });
+  Value n = dim_size(g, data, axis);
+  std::vector<int64_t> ar_shape(rank + 1, 1);
+  ar_shape[axis + 1] = -1;
+  Value ar = g.op("Reshape", {arange(g, n), g.constant_ints(ar_shape)});
+  Value hit = g.op("Equal", {unsqueeze(g, index, {axis + 1}), ar});  // index dims + n at axis+1
+  Value fill = g.constant(at::scalar_tensor(identity, type));
+  Value picked = g.op("Where", {hit, unsqueeze(g, updates, {axis + 1}), fill});
+  Value ext = reduce(g, max ? "ReduceMax" : "ReduceMin", picked, {axis}, /*keepdims=*/false);
+  if (pad) {
+    if (g.opset() < 11)
+      g.fail("an index smaller than the input in a non-indexed dim needs opset 11");
+    Value missing = g.op("Sub", {shape_of(g, data), shape_of(g, ext)});
+    Value pads = g.op("Concat", {g.constant_ints(std::vector<int64_t>(rank, 0)), missing},
+                      {{"axis", int64_t{0}}});
+    ext = g.op("Pad", {ext, pads, fill});
+  }
+  if (g.opset() < 12 && !at::isFloatingType(type)) {
+    // Max/Min take integers from opset 12: the larger (smaller) by Greater (Less) and Where.
+    return g.op("Where", {g.op(max ? "Greater" : "Less", {ext, data}), ext, data});
+  }
+  return g.op(max ? "Max" : "Min", {data, ext});
+}
+
 // Whether static shapes `a` and `b` agree in every dim except `skip` (false when unknown).
 bool same_except(const std::optional<std::vector<int64_t>>& a,
                  const std::optional<std::vector<int64_t>>& b, int64_t skip) {
@@ -615,7 +656,8 @@ Values scatter_add_op(GraphContext& g, const Args& a) {
 
 // aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *,
 //   bool include_self=True)  ⇒  sum: as scatter_add; prod: ScatterElements reduction="mul"
-//   (opset 16); amax/amin: ScatterElements reduction="max"/"min" (opset 18); mean: the sum over
+//   (opset 16); amax/amin: ScatterElements reduction="max"/"min" (opset 18), the one-hot
+//   ReduceMax/Min below (Note [Scatter max/min before opset 18]); mean: the sum over
 //   the count of values scattered into each position (floored for integers); include_self=False:
 //   the hit positions are first set to the reduction's identity
 Values scatter_reduce(GraphContext& g, const Args& a) {
@@ -675,10 +717,20 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
   }
   if (mode == "amax" || mode == "amin") {
     const bool max = mode == "amax";
-    require(18, max ? "max" : "min");
+    const bool onehot = g.opset() < 18;
     if (type == at::kBool) {
-      // Bools reduce as uint8 (max is Or, min is And).
-      work = at::kByte;
+      // Bools reduce as uint8 (max is Or, min is And); as int32 where ReduceMax/Min take no
+      // uint8 (before 12).
+      work = g.opset() < 12 ? at::kInt : at::kByte;
+    } else if (onehot && g.opset() < 12 &&
+               (type == at::kByte || type == at::kChar || type == at::kShort)) {
+      work = at::kInt;  // ReduceMax/Min take 8-bit integers from 12 only; int16 never
+    } else if (onehot && type == at::kShort) {
+      work = at::kInt;
+    } else if (onehot && g.opset() < 13 && type == at::kBFloat16) {
+      work = at::kFloat;  // bfloat16 from 13
+    }
+    if (work != type) {
       self = g.cast(self, work);
       src = g.cast(src, work);
     }
@@ -692,7 +744,9 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
           });
       self = reset(identity);
     }
-    Value out = scatter_elements(g, self, index, src, dim, max ? "max" : "min");
+    Value out = onehot ? scatter_extremum_onehot(g, self, index, src, dim, rank, work, max,
+                                                 !same_except(a.sizes(0), a.sizes(2), dim))
+                       : scatter_elements(g, self, index, src, dim, max ? "max" : "min");
     return {work == type ? out : g.cast(out, type)};
   }
   g.fail("scatter_reduce with reduce='" + mode +
