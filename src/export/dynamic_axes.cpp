@@ -39,6 +39,21 @@ int64_t checked_axis(const std::string& name, int64_t axis, size_t rank) {
   return axis < 0 ? axis + r : axis;
 }
 
+// An axis of an output beyond its rank is left out with a warning (torch.onnx names the axes
+// that exist and ignores the others: its own tests give "output_1": [0, 1, 2] for a 2-d output);
+// one of an input is an error (checked_axis), as in torch.onnx.
+namespace {
+bool output_axis_exists(const std::string& name, int64_t axis, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis >= -r && axis < r) return true;
+  warn(
+      fmt::format("dynamic_axes: output '{}' has {} dims, so axis {} does not exist: it is "
+                  "ignored. Remedy: give axes from 0 to {}",
+                  name, rank, axis, r - 1));
+  return false;
+}
+}  // namespace
+
 // Which dims of which graph inputs are dynamic; ExportError for an axis out of range.
 passes::DynamicDims dynamic_input_dims(const frontend::CapturedGraph& c,
                                        const std::vector<std::string>& input_names,
@@ -81,12 +96,14 @@ void name_dynamic_dims(ir::Graph& graph, const DynamicAxes& dynamic_axes) {
     }
   }
   for (auto* values : {&graph.inputs, &graph.outputs}) {
+    const bool outputs = values == &graph.outputs;
     for (auto& value : *values) {
       auto found = dynamic_axes.find(value.name);
       if (found == dynamic_axes.end() || !value.type.shape) continue;
       auto& shape = *value.type.shape;
       value.type.dim_params.assign(shape.size(), "");
       for (const auto& [axis, label] : axis_labels(value.name, found->second)) {
+        if (outputs && !output_axis_exists(value.name, axis, shape.size())) continue;
         const int64_t d = checked_axis(value.name, axis, shape.size());
         shape[d] = -1;
         value.type.dim_params[d] = label;
@@ -101,6 +118,7 @@ void rename_dynamic_outputs(onnx::ModelProto& proto, const DynamicAxes& dynamic_
     if (found == dynamic_axes.end()) continue;
     auto* dims = output.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
     for (const auto& [axis, label] : axis_labels(output.name(), found->second)) {
+      if (axis < -dims->size() || axis >= dims->size()) continue;  // warned about before
       const int64_t d = checked_axis(output.name(), axis, dims->size());
       dims->Mutable(static_cast<int>(d))->set_dim_param(label);
     }

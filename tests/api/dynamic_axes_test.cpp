@@ -332,6 +332,27 @@ TEST(DynamicAxes, CliFlagNamesTheAxes) {
   EXPECT_FALSE(fs::exists(dir + "/bad.onnx"));
 }
 
+// An axis beyond an output's rank is left out with a warning naming it, and the axes that exist
+// are named, as torch.onnx does (its tests give a 2-d output the axes [0, 1, 2]).
+TEST(DynamicAxes, OutputAxisOutOfRangeIsIgnoredWithAWarning) {
+  torch::jit::Module model = load_fixture("flatten_cnn");
+  std::vector<Inputs> shapes = load_shapes("flatten_cnn");
+  ExportOptions options;
+  options.input_names = {"image"};
+  options.output_names = {"logits"};
+  options.dynamic_axes = {{"image", {{0, "batch"}}}, {"logits", {{0, "n"}, {1, ""}, {2, ""}}}};
+  ::testing::internal::CaptureStderr();
+  const onnx::ModelProto proto = parse_model(export_model_to_bytes(model, shapes[0], options));
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("output 'logits' has 2 dims, so axis 2 does not exist: it is ignored"),
+            std::string::npos)
+      << err;
+  const auto& dims = proto.graph().output(0).type().tensor_type().shape().dim();
+  ASSERT_EQ(dims.size(), 2);
+  EXPECT_EQ(dims[0].dim_param(), "n");
+  EXPECT_EQ(dims[1].dim_param(), "logits_dynamic_axes_2");
+}
+
 // An axis beyond the input's rank is an ExportError naming the input and the axis.
 TEST(DynamicAxes, AxisOutOfRangeIsAClearError) {
   torch::jit::Module model = load_fixture("flatten_cnn");
