@@ -64,15 +64,96 @@ namespace {
 // reads, and drops one whose values reach no output: read only for its shape (x.size(0),
 // zeros_like(x), x.fill_(v)), which its shape inference turns into constants, or by nodes whose
 // results only such reads use (`(x + 2).shape[1]`), or an element of a list nothing reads.
+//
+// An if whose condition depends on static sizes only (`if x.size(0) > 1:` without dynamic axes)
+// is decided at export, by torch.onnx's shape inference as by torchonnx's type propagation: only
+// its taken branch reads anything.
 class DataLiveness {
  public:
-  explicit DataLiveness(const torch::jit::Graph& graph) {
+  DataLiveness(const torch::jit::Graph& graph, const std::vector<c10::IValue>& examples,
+               const passes::DynamicDims& dynamic)
+      : graph_(graph), examples_(examples), dynamic_(dynamic) {
     for (const auto* out : graph.outputs()) live_.insert(out);
     visit(graph.block());
   }
   bool live(const torch::jit::Value* v) const { return live_.count(v) > 0; }
 
  private:
+  // The sizes of graph input i when they are known at export (an example tensor, no dynamic axis).
+  std::optional<std::vector<int64_t>> static_sizes(const torch::jit::Value* v) const {
+    for (size_t i = 0; i < graph_.inputs().size(); ++i) {
+      if (graph_.inputs()[i] != v) continue;
+      if (i >= examples_.size() || !examples_[i].isTensor() || dynamic_.count(i)) return {};
+      return examples_[i].toTensor().sizes().vec();
+    }
+    return {};
+  }
+
+  // The value of an int or bool computed from constants and static sizes of graph inputs.
+  std::optional<int64_t> at_export(const torch::jit::Value* v, int depth = 0) const {
+    if (depth > 16) return {};
+    const torch::jit::Node* node = v->node();
+    const std::string kind = node->kind().toQualString();
+    if (node->kind() == c10::prim::Constant) {
+      auto iv = torch::jit::toIValue(v);
+      if (iv && iv->isInt()) return iv->toInt();
+      if (iv && iv->isBool()) return iv->toBool() ? 1 : 0;
+      return {};
+    }
+    if ((kind == "aten::size" || kind == "aten::len" || kind == "aten::dim") &&
+        !node->inputs().empty()) {
+      auto sizes = static_sizes(node->input(0));
+      if (!sizes) return {};
+      const auto rank = static_cast<int64_t>(sizes->size());
+      if (kind == "aten::dim") return rank;
+      if (kind == "aten::len") return rank > 0 ? std::optional<int64_t>((*sizes)[0]) : std::nullopt;
+      if (node->inputs().size() != 2) return {};  // size() is a list: see __getitem__
+      auto d = at_export(node->input(1), depth + 1);
+      if (!d || *d < -rank || *d >= rank) return {};
+      return (*sizes)[*d < 0 ? *d + rank : *d];
+    }
+    if (kind == "aten::__getitem__" && node->inputs().size() == 2 &&
+        node->input(0)->node()->kind() == c10::aten::size &&
+        node->input(0)->node()->inputs().size() == 1) {
+      auto sizes = static_sizes(node->input(0)->node()->input(0));
+      auto k = at_export(node->input(1), depth + 1);
+      if (!sizes || !k) return {};
+      const auto rank = static_cast<int64_t>(sizes->size());
+      if (*k < -rank || *k >= rank) return {};
+      return (*sizes)[*k < 0 ? *k + rank : *k];
+    }
+    if (kind == "aten::__not__" && node->inputs().size() == 1) {
+      auto a = at_export(node->input(0), depth + 1);
+      return a ? std::optional<int64_t>(*a == 0) : std::nullopt;
+    }
+    static const std::unordered_set<std::string> kBinary = {
+        "aten::gt",  "aten::lt",  "aten::ge",  "aten::le",      "aten::eq",    "aten::ne",
+        "aten::add", "aten::sub", "aten::mul", "aten::__and__", "aten::__or__"};
+    if (!kBinary.count(kind) || node->inputs().size() != 2 ||
+        node->input(0)->type()->kind() == c10::TypeKind::TensorType ||
+        node->input(1)->type()->kind() == c10::TypeKind::TensorType) {
+      return {};
+    }
+    auto a = at_export(node->input(0), depth + 1);
+    auto b = at_export(node->input(1), depth + 1);
+    if (!a || !b) return {};
+    if (kind == "aten::gt") return *a > *b;
+    if (kind == "aten::lt") return *a < *b;
+    if (kind == "aten::ge") return *a >= *b;
+    if (kind == "aten::le") return *a <= *b;
+    if (kind == "aten::eq") return *a == *b;
+    if (kind == "aten::ne") return *a != *b;
+    if (kind == "aten::add") return *a + *b;
+    if (kind == "aten::sub") return *a - *b;
+    if (kind == "aten::mul") return *a * *b;
+    if (kind == "aten::__and__") return *a && *b;
+    return *a || *b;
+  }
+
+  const torch::jit::Graph& graph_;
+  const std::vector<c10::IValue>& examples_;
+  const passes::DynamicDims& dynamic_;
+
   static bool shape_only(const torch::jit::Node* node) {
     static const std::unordered_set<std::string> kinds = {
         "aten::size",       "aten::dim",       "aten::numel",       "prim::shape",
@@ -86,8 +167,12 @@ class DataLiveness {
     return kinds.count(node->kind().toQualString()) > 0;
   }
 
-  void visit(const torch::jit::Block* block) {
-    for (const auto* out : block->outputs()) live_.insert(out);
+  // The nodes of `block`, last first; a loop body's or an undecided branch's outputs are all
+  // live, a branch decided at export has the if's.
+  void visit(const torch::jit::Block* block, bool all_outputs_live = true) {
+    if (all_outputs_live) {
+      for (const auto* out : block->outputs()) live_.insert(out);
+    }
     std::vector<const torch::jit::Node*> nodes(block->nodes().begin(), block->nodes().end());
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       const torch::jit::Node* node = *it;
@@ -124,6 +209,17 @@ class DataLiveness {
         for (size_t i = 2; i < node->inputs().size(); ++i) live_.insert(node->input(i));
         continue;
       }
+      if (node->kind() == c10::prim::If && node->inputs().size() == 1) {
+        if (auto cond = at_export(node->input(0))) {
+          // Decided at export: the taken branch's outputs are the if's.
+          const torch::jit::Block* taken = node->blocks()[*cond ? 0 : 1];
+          for (size_t k = 0; k < node->outputs().size(); ++k) {
+            if (live(node->output(k))) live_.insert(taken->outputs()[k]);
+          }
+          visit(taken, /*all_outputs_live=*/false);
+          continue;
+        }
+      }
       for (const auto* in : node->inputs()) live_.insert(in);
       for (const auto* b : node->blocks()) visit(b);
     }
@@ -132,8 +228,10 @@ class DataLiveness {
   std::unordered_set<const torch::jit::Value*> live_;
 };
 
-std::vector<bool> inputs_read_for_data(const torch::jit::Graph& graph) {
-  const DataLiveness liveness(graph);
+std::vector<bool> inputs_read_for_data(const torch::jit::Graph& graph,
+                                       const std::vector<c10::IValue>& examples,
+                                       const passes::DynamicDims& dynamic) {
+  const DataLiveness liveness(graph, examples, dynamic);
   std::vector<bool> out;
   for (const auto* in : graph.inputs()) out.push_back(liveness.live(in));
   return out;
@@ -153,7 +251,7 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
   const size_t graph_inputs = captured.graph->inputs().size();
   // Only drop_unused_inputs reads what the graph reads of its inputs.
   const std::vector<bool> read_for_data =
-      input_reads ? inputs_read_for_data(*captured.graph) : std::vector<bool>{};
+      input_reads ? inputs_read_for_data(*captured.graph, inputs, dynamic) : std::vector<bool>{};
   progress.report("prepare", 0, 0);
   passes::PrepareGraph(captured.graph, inputs, options, dynamic);
   log_graph_ops("after the TorchScript passes (passes/pipeline.cpp), the converters get",

@@ -265,6 +265,24 @@ TEST(Export, DropUnusedInputsKeepsInputsReadForTheirValues) {
   proto = parse_model(export_model_to_bytes(m2, args2, options));
   ASSERT_EQ(proto.graph().input_size(), 1);
   EXPECT_EQ(proto.graph().input(0).name(), "a");
+
+  // An if on static sizes is decided at export: x's values reach the output only in the branch
+  // not taken, so x goes (torch.onnx folds the if too). With x's first dim dynamic the if stays,
+  // and so does x.
+  torch::jit::Module m3("decided");
+  m3.define(
+      "def forward(self, x):\n"
+      "  if x.size(0) > 1:\n"
+      "    return x.new_zeros(x.shape[1:])\n"
+      "  return x\n");
+  const Inputs args3 = {at::randn({2, 3})};
+  options.input_names = {"x"};
+  proto = parse_model(export_model_to_bytes(m3, args3, options));
+  EXPECT_EQ(proto.graph().input_size(), 0);
+  options.dynamic_axes = {{"x", {{0, "n"}}}};
+  proto = parse_model(export_model_to_bytes(m3, args3, options));
+  ASSERT_EQ(proto.graph().input_size(), 1);
+  EXPECT_EQ(proto.graph().input(0).name(), "x");
 }
 
 TEST(Harness, DetectsAMismatch) {
