@@ -623,16 +623,18 @@ def _python_op(g: GraphContext, *inputs):
     converts it: the Function's own static `symbolic` method, called with the node's tensor and
     non-tensor arguments in order; else, when no function is registered for "prim::PythonOp", the
     Function's traced forward inlined; else the registered function, called as
-    torch.onnx calls it: fn(g, *inputs, name=<the Function's name>, module=...), with the
-    SymbolicContext first when it asks for it."""
+    torch.onnx calls it: fn(g, *args, name=<the Function's name>, module=...) with the Function's
+    arguments (tensors and not), with the SymbolicContext first when it asks for it."""
     call = g._call
     node = call.node()
     function_class = getattr(node.pyobj(), "__self__", None)
     symbolic = getattr(function_class, "symbolic", None)
+    # The Function's arguments in order: its tensors as values, its other arguments (apply(x, 2)'s
+    # 2) as the Python objects they were, as torch.onnx passes them to either symbolic.
+    scalars = iter(node.scalar_args())
+    tensors = iter(inputs)
+    args = [next(tensors) if c == "d" else next(scalars) for c in node.cconv()]
     if symbolic is not None:
-        scalars = iter(node.scalar_args())
-        tensors = iter(inputs)
-        args = [next(tensors) if c == "d" else next(scalars) for c in node.cconv()]
         return symbolic(g, *args)
     opsets = [o for o in _python_op_symbolics if o <= g.opset]
     if not opsets:
@@ -649,8 +651,8 @@ def _python_op(g: GraphContext, *inputs):
     fn = _python_op_symbolics[max(opsets)]
     kwargs = {"name": node.pyname(), "module": getattr(function_class, "__module__", "")}
     if _wants_context(fn):
-        return fn(SymbolicContext(node), g, *inputs, **kwargs)
-    return fn(g, *inputs, **kwargs)
+        return fn(SymbolicContext(node), g, *args, **kwargs)
+    return fn(g, *args, **kwargs)
 
 
 # --------------------------------------------------------------------------------------------

@@ -495,6 +495,29 @@ def test_python_op_symbolic_with_context(capsys):
     run_in_ort(f.getvalue(), [x, low], [M()(x, low)])
 
 
+def test_python_op_symbolic_gets_non_tensor_arguments():
+    # apply(x, 2): the registered prim::PythonOp symbolic gets the Function's arguments in order,
+    # the 2 as the Python int it was (torch.onnx's form; PyTorch's test_register_op).
+    def python_op(g, *args, **kwargs):
+        assert kwargs["name"] == "MyClip"
+        assert isinstance(args[1], int) and args[1] == 2
+        return g.op("Clip", args[0], min_f=args[1])
+
+    class M(nn.Module):
+        def forward(self, x):
+            return MyClip.apply(x, 2)
+
+    torchonnx.register_custom_op_symbolic("prim::PythonOp", python_op, 1)
+    try:
+        x = torch.randn(3, 4) * 4
+        f = io.BytesIO()
+        torchonnx.export(M(), (x,), f, opset_version=10)
+        assert "Clip" in OnnxModel(f.getvalue()).op_types
+        run_in_ort(f.getvalue(), [x], [M()(x)])
+    finally:
+        torchonnx.unregister_custom_op_symbolic("prim::PythonOp", 1)
+
+
 class ScaledSoftplus(torch.autograd.Function):  # two outputs, no symbolic method
     @staticmethod
     def forward(ctx, x, scale):
