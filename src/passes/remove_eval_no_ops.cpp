@@ -100,10 +100,13 @@ void remove_in_block(torch::jit::Block* block) {
     // dropped here, an If left without work (`if hx.size() != expected: raise ...`) and the
     // check computing its condition go as dead code, instead of a comparison of lists known only
     // at run time being converted for nothing.
-    // aten::warn (warnings.warn in scripted code, e.g. F.upsample_bilinear's deprecation) has
-    // no ONNX form either: torch.onnx drops it too.
+    // aten::warn (warnings.warn in scripted code, e.g. F.upsample_bilinear's deprecation) and
+    // prim::Print (print() in scripted code) have no ONNX form either: torch.onnx drops them too
+    // (its _jit_pass_onnx_remove_print); what only they read (an f-string's aten::format) goes as
+    // dead code.
     static const c10::Symbol kWarn = c10::Symbol::fromQualString("aten::warn");
-    if (node->kind() == c10::prim::RaiseException || node->kind() == kWarn) {
+    if (node->kind() == c10::prim::RaiseException || node->kind() == kWarn ||
+        node->kind() == c10::prim::Print) {
       node->destroy();
       continue;
     }

@@ -618,6 +618,36 @@ def forward(self, x, flag: bool = False):
   }
 }
 
+// print() in scripted code (prim::Print) has no ONNX form: dropped,
+// as torch.onnx drops it; so is x.tolist() whose result nothing reads.
+TEST_F(Prim, PrintIsDropped) {
+  expect_script_generalizes("aten::select", R"(
+def forward(self, x):
+  firsts = x[:, 0]
+  print("firsts:", firsts)
+  _: List[float] = x.tolist()
+  return firsts * 2
+)",
+                            {at::randn({4, 3})}, {{at::randn({4, 3})}}, {kMinOpset, 17});
+}
+
+// A complex graph input is refused by name (ONNX Runtime has no complex tensors; torch.onnx
+// refuses it too), with the view_as_real remedy.
+TEST_F(Prim, ComplexInputIsRefusedByName) {
+  const torch::jit::Module m = script_module(R"(
+def forward(self, x):
+  return x[:, 0]
+)");
+  ExportOptions options;
+  options.input_names = {"signal"};
+  EXPECT_TRUE(ThrowsExportError(
+      [&] {
+        export_model_to_bytes(m, {at::randn({4, 3}, at::kComplexFloat)}, options);
+      },
+      ErrorCode::kInvalidArgument,
+      {"graph input 'signal' is a ComplexFloat tensor", "torch.view_as_real(signal)"}));
+}
+
 // Note [The shape of a None]: an optional output that is None on one path (a branch, the initial
 // value of a loop) has the other path's shape, with its dim names, on the graph output, the If's
 // branches and the None itself, as torch.onnx writes it; ONNX Runtime runs it with either path.
