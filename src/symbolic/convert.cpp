@@ -214,6 +214,15 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
       // Note [Quantized graph inputs and outputs] (ops/quantized.cpp)
       if (ops::is_quantized_tensor(inputs[i])) {
         ops::add_quantized_input(g, inputs[i], name);
+      } else if (at::isComplexType(value_type(inputs[i]).dtype)) {
+        // ONNX Runtime runs no complex tensors; torch.onnx refuses them too ("ScalarType
+        // ComplexFloat is an unexpected tensor scalar type").
+        throw ExportError(
+            ErrorCode::kInvalidArgument,
+            fmt::format("graph input '{}' is a {} tensor: ONNX Runtime has no complex tensors. "
+                        "Remedy: pass torch.view_as_real({}) (a [..., 2] float tensor) and call "
+                        "torch.view_as_complex on it inside the model",
+                        name, c10::toString(value_type(inputs[i]).dtype), name));
       } else {
         out.inputs.push_back({name, value_type(inputs[i])});
       }
