@@ -33,6 +33,7 @@ namespace {
 using torchonnx::ErrorCode;
 using torchonnx::ExportError;
 using torchonnx::ExportOptions;
+using torchonnx::ModuleAttribute;
 
 bool is_number_type(const c10::TypePtr& type) {
   const c10::TypeKind kind = type->kind();
@@ -367,7 +368,24 @@ PYBIND11_MODULE(_C, m) {
       .def_readwrite("training", &ExportOptions::training)
       .def_readwrite("custom_opsets", &ExportOptions::custom_opsets)
       .def_readwrite("export_modules_as_functions", &ExportOptions::export_modules_as_functions)
-      .def_readwrite("use_external_data_format", &ExportOptions::use_external_data_format);
+      .def_readwrite("use_external_data_format", &ExportOptions::use_external_data_format)
+      // {path: (type, [(name, value), ...])}, values int, float, str or lists of ints or floats.
+      .def("set_module_attributes",
+           [](ExportOptions& o,
+              const std::map<
+                  std::string,
+                  std::pair<std::string,
+                            std::vector<std::pair<std::string, decltype(ModuleAttribute::value)>>>>&
+                  modules) {
+             o.module_attributes.clear();
+             for (const auto& [path, module] : modules) {
+               auto& out = o.module_attributes[path];
+               out.type = module.first;
+               for (const auto& [name, value] : module.second) {
+                 out.attributes.push_back({name, value});
+               }
+             }
+           });
   m.def("check_export_options", &torchonnx::check_export_options);
 
   m.def("export_module", &export_module, py::arg("module"), py::arg("args"), py::arg("options"),

@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "torchonnx/errors.h"
@@ -74,6 +75,21 @@ enum class TrainingMode {
 using DynamicAxes = std::map<std::string, std::map<int64_t, std::string>>;
 
 // Where the tensors of a model with external data go (torch.onnx's use_external_data_format).
+// An attribute of a module instance that export_modules_as_functions records on the instance's
+// call node and declares on its function, as torch.onnx does for a module's annotated attributes
+// (`num_layers: int` in the class body; its value at export). Bools are ints.
+struct ModuleAttribute {
+  std::string name;
+  std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>> value;
+};
+
+// A module of the model by its path in named_modules() ("" for the model, "lns.0"): its class
+// (torch.typename, "torch.nn.modules.normalization.LayerNorm") and the attributes above.
+struct ModuleAttributes {
+  std::string type;
+  std::vector<ModuleAttribute> attributes;
+};
+
 struct ExternalDataOptions {
   enum class Layout {
     kSingleFile,     // one data file beside the model; each tensor at its offset (the default)
@@ -136,6 +152,10 @@ struct ExportOptions {
   // (opset 15+). torch.onnx's export_modules_as_functions; "*" selects every module type the
   // graph records a call of (torch.onnx's export_modules_as_functions=True).
   std::set<std::string> export_modules_as_functions;
+  // The modules' attributes for those functions, by module path (the Python package fills it
+  // from the annotations of the module classes; empty: calls carry only the attributes whose
+  // values differ between instances).
+  std::map<std::string, ModuleAttributes> module_attributes;
   // Store tensors of size_threshold bytes or more outside the model file (ONNX external data).
   // Switched on by itself when the model would pass protobuf's 2 GB limit; export_model only
   // (the *_to_bytes functions have no folder to put the data in and throw on such models).

@@ -362,6 +362,51 @@ def _modules_as_functions(model, value) -> set:
     return names
 
 
+def _annotated_value(value):
+    """An annotated module attribute's value as a function attribute (None: it has no ONNX form;
+    torch.onnx keeps tensors, numbers, str and lists of numbers, not tuples)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float, str)):
+        return value
+    if isinstance(value, list) and value:
+        if all(isinstance(v, (bool, int)) for v in value):
+            return [int(v) for v in value]
+        if all(isinstance(v, float) for v in value):
+            return list(value)
+    return None
+
+
+def _module_attributes(model: torch.nn.Module) -> Dict[str, Tuple[str, List[Tuple[str, Any]]]]:
+    """export_modules_as_functions: each module's annotated attributes (`num_layers: int` in
+    its class, nn.Module's own left out) and their values, by module path, as torch.onnx records
+    them on the function calls (utils._get_module_attributes). An annotated attribute the instance
+    does not set (Embedding's `freeze`) is skipped."""
+    import typing
+
+    try:
+        base = set(typing.get_type_hints(torch.nn.Module))
+    except Exception:
+        base = set(getattr(torch.nn.Module, "__annotations__", {}))
+    out = {}
+    for path, module in model.named_modules():
+        cls = type(module)
+        try:
+            names = [k for k in typing.get_type_hints(cls) if k not in base]
+        except Exception:  # an annotation that does not evaluate: the class's own names
+            names = [k for k in getattr(cls, "__annotations__", {}) if k not in base]
+        attributes = []
+        for name in names:
+            try:
+                value = _annotated_value(getattr(module, name))
+            except AttributeError:
+                continue
+            if value is not None:
+                attributes.append((name, value))
+        out[path] = (torch.typename(cls), attributes)
+    return out
+
+
 def _export_options(
     model,
     export_params=True,
@@ -417,6 +462,8 @@ def _export_options(
             )
         o.custom_opsets = dict(custom_opsets)
     o.export_modules_as_functions = _modules_as_functions(model, export_modules_as_functions)
+    if o.export_modules_as_functions and isinstance(model, torch.nn.Module):
+        o.set_module_attributes(_module_attributes(model))
     o.use_external_data_format = bool(use_external_data_format)
     return o
 

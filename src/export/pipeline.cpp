@@ -339,7 +339,7 @@ ExportedModel finish(ir::Model& model, const ExportOptions& options, int target_
                     "stored once",
                     shared, training ? "" : " or equal values"));
   }
-  extract_module_functions(model, options.export_modules_as_functions);
+  extract_module_functions(model, options.export_modules_as_functions, options.module_attributes);
   name_dynamic_dims(model.graph, options.dynamic_axes);
   model.producer_version = kVersion;
   ExportedModel exported = to_exported_model(model);
@@ -377,6 +377,7 @@ auto run_pipeline(const ModuleSource& source, const ExportOptions& options,
   ModuleModeGuard mode(model, options.training);
   progress.report("capture", 0, 0);
   frontend::CapturedGraph captured = frontend::capture_module(model, *source.args);
+  if (model.type()->name()) captured.module_type = model.type()->name()->qualifiedName();
   log_graph_ops("captured forward() (inlined, module attributes lifted):", *captured.graph);
   check_training_mode(*captured.graph, options, mode.training());
   try {
@@ -425,6 +426,7 @@ auto all_stages(const ExportOptions& options, int target_opset, const ProgressSi
     std::vector<symbolic::InputReads> input_reads;
     ir::Model model = convert(captured, options, progress, nullptr, on_prepared,
                               options.drop_unused_inputs ? &input_reads : nullptr);
+    model.module_type = captured.module_type;
     return finish(model, options, target_opset, training, progress, input_reads);
   };
 }

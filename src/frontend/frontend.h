@@ -26,6 +26,9 @@ struct CapturedGraph {
   std::shared_ptr<torch::jit::Graph> graph;
   std::vector<c10::IValue> example_inputs;  // one per user input of `graph`
   std::vector<NamedParameter> parameters;   // one per trailing input of `graph`
+  // The qualified TorchScript class of a captured module ("" for a trace): an instance for
+  // export_modules_as_functions (set by the export pipeline).
+  std::string module_type;
 };
 
 // forward() of `module`, inlined, with module attributes lifted to named parameters. Checks the

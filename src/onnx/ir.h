@@ -56,6 +56,9 @@ struct Attribute {
 
   std::string name;
   AttrValue value;
+  // Inside an ir::Function: the name of the function attribute that gives the value at each call
+  // (ONNX's ref_attr_name; `value` then only tells the type). "" for a value of its own.
+  std::string ref;
 };
 using Attributes = std::vector<Attribute>;
 
@@ -106,6 +109,9 @@ struct Function {
 
 struct Model {
   Graph graph;
+  // The qualified TorchScript class of the exported module ("" for a traced function): an
+  // instance for export_modules_as_functions.
+  std::string module_type;
   std::vector<Function> functions;
   int opset = kDefaultOpset;
   std::map<std::string, int> extra_opsets;  // custom domains → version

@@ -91,6 +91,15 @@ void fill_attribute(const ir::Attribute& attr, onnx::AttributeProto* proto) {
         }
       },
       attr.value);
+  // A reference to an attribute of the enclosing function (export_modules_as_functions): the
+  // call gives the value; the type stays, for the checker.
+  if (!attr.ref.empty()) {
+    const auto type = proto->type();
+    proto->Clear();
+    proto->set_name(attr.name);
+    proto->set_type(type);
+    proto->set_ref_attr_name(attr.ref);
+  }
 }
 
 void fill_node(const ir::Node& node, onnx::NodeProto* n) {

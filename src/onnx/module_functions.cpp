@@ -13,7 +13,8 @@
 // - inputs: the values the members read and do not produce (activations, and parameters as torch.
 //   onnx passes them); outputs: the values they produce that other nodes or the graph outputs read.
 // - the body is renamed canonically (inputs x0.., values v0.., nodes n0..) so that instances with
-//   the same computation share one function; other bodies of the same class get "_1", "_2", ...
+//   the same structure share one function (Note [Function attributes]); other structures of the
+//   same class get "Name.1", "Name.2", ... (torch.onnx's names);
 // - the call takes the place of the first member, and the graph is then sorted topologically
 //   (stable) so that nodes that ran between members and read their outputs follow the call.
 #include "onnx/module_functions.h"
@@ -27,6 +28,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -183,44 +185,61 @@ void dump_tensor(const at::Tensor& tensor, std::string& out) {
   out.append(static_cast<const char*>(t.data_ptr()), t.nbytes());
 }
 
-void dump_node(const ir::Node& n, std::string& out) {
+bool is_graph(const ir::AttrValue& v) {
+  return std::holds_alternative<std::shared_ptr<ir::Graph>>(v);
+}
+
+void dump_value(const ir::AttrValue& value, std::string& out);
+
+// With `values` false, the node's structure: attribute names and kinds, not their values (but
+// subgraphs whole), so that instances that differ only in attribute values share a function.
+void dump_node(const ir::Node& n, std::string& out, bool values = true) {
   out += fmt::format("{}::{}({})->({})", n.domain, n.op_type, fmt::join(n.inputs, ","),
                      fmt::join(n.outputs, ","));
   for (const auto& attr : n.attributes) {
     out += "|" + attr.name + "=";
-    std::visit(
-        [&](const auto& v) {
-          using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<T, int64_t>) {
-            out += fmt::format("i{}", v);
-          } else if constexpr (std::is_same_v<T, float>) {
-            out += fmt::format("f{:a}", v);
-          } else if constexpr (std::is_same_v<T, std::string>) {
-            out += fmt::format("s{}:{}", v.size(), v);
-          } else if constexpr (std::is_same_v<T, ir::Ints>) {
-            out += fmt::format("I[{}]", fmt::join(v, ","));
-          } else if constexpr (std::is_same_v<T, ir::Floats>) {
-            out += "F[";
-            for (float x : v) out += fmt::format("{:a},", x);
-            out += "]";
-          } else if constexpr (std::is_same_v<T, ir::Strings>) {
-            out += "S[";
-            for (const auto& x : v) out += fmt::format("{}:{},", x.size(), x);
-            out += "]";
-          } else if constexpr (std::is_same_v<T, at::Tensor>) {
-            dump_tensor(v, out);
-          } else if constexpr (std::is_same_v<T, ir::TypeInfo>) {
-            out += fmt::format("Y{}{}{}", static_cast<int>(v.dtype), v.sequence ? "s" : "",
-                               v.optional ? "o" : "");
-          } else {
-            out += "G{";
-            dump_graph(*v, out);
-            out += "}";
-          }
-        },
-        attr.value);
+    if (!attr.ref.empty()) out += "@" + attr.ref + ":";
+    if (!values && !is_graph(attr.value)) {
+      out += fmt::format("K{}", attr.value.index());
+      continue;
+    }
+    dump_value(attr.value, out);
   }
   out += "\n";
+}
+
+void dump_value(const ir::AttrValue& value, std::string& out) {
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          out += fmt::format("i{}", v);
+        } else if constexpr (std::is_same_v<T, float>) {
+          out += fmt::format("f{:a}", v);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          out += fmt::format("s{}:{}", v.size(), v);
+        } else if constexpr (std::is_same_v<T, ir::Ints>) {
+          out += fmt::format("I[{}]", fmt::join(v, ","));
+        } else if constexpr (std::is_same_v<T, ir::Floats>) {
+          out += "F[";
+          for (float x : v) out += fmt::format("{:a},", x);
+          out += "]";
+        } else if constexpr (std::is_same_v<T, ir::Strings>) {
+          out += "S[";
+          for (const auto& x : v) out += fmt::format("{}:{},", x.size(), x);
+          out += "]";
+        } else if constexpr (std::is_same_v<T, at::Tensor>) {
+          dump_tensor(v, out);
+        } else if constexpr (std::is_same_v<T, ir::TypeInfo>) {
+          out += fmt::format("Y{}{}{}", static_cast<int>(v.dtype), v.sequence ? "s" : "",
+                             v.optional ? "o" : "");
+        } else {
+          out += "G{";
+          dump_graph(*v, out);
+          out += "}";
+        }
+      },
+      value);
 }
 
 void dump_graph(const ir::Graph& g, std::string& out) {
@@ -236,18 +255,86 @@ void dump_graph(const ir::Graph& g, std::string& out) {
 
 // --- extraction ---------------------------------------------------------------------------------
 
+// Slots: the attributes of a canonical body that are not subgraphs, in order (node, attribute).
+using Slots = std::vector<std::pair<size_t, size_t>>;
+// Structure key → the slots whose values differ between the calls of that structure.
+using DifferingSlots = std::map<std::string, std::set<size_t>>;
+
+ir::Attribute to_attribute(const ModuleAttribute& a) {
+  return std::visit(
+      [&](const auto& v) -> ir::Attribute {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::vector<double>>) {
+          return ir::Attribute(a.name, ir::Floats(v.begin(), v.end()));
+        } else {
+          return ir::Attribute(a.name, v);
+        }
+      },
+      a.value);
+}
+
+// "path:Type@site/method" → "path" (the instance names of the call stack, joined).
+std::string entry_path(const std::string& entry) {
+  return entry.substr(0, entry.rfind(':'));
+}
+
 struct Extractor {
   ir::Model& model;
   const std::set<std::string>& types;
+  const std::map<std::string, ModuleAttributes>& modules;
+  const DifferingSlots& known;  // found by the previous round (Note [Function attributes])
+  DifferingSlots differing;     // found by this round
   NameSet node_names;
-  std::map<std::string, size_t> by_body;   // canonical body → index in model.functions
-  std::map<std::string, int> bodies_of;    // domain + name → bodies seen
-  std::map<std::string, int> call_counts;  // function name → calls made
+  std::map<std::string, std::vector<std::string>> first_values;  // structure key → slot values
+  std::map<std::string, size_t> by_structure;  // structure key → index in model.functions
+  std::map<std::string, int> variants;         // domain + name → functions of that class
+  std::map<std::string, int> call_counts;      // function name → calls made
+  std::map<size_t, std::vector<std::pair<size_t, std::string>>> slot_attributes;  // slot → name
 
   bool selected(const std::string& entry) const {
     const std::string type = entry_type(entry);
     return std::any_of(types.begin(), types.end(),
                        [&](const std::string& t) { return selects(t, type); });
+  }
+
+  // The path in named_modules() of the instance (ExportOptions::module_attributes' key). The call
+  // stack names a ModuleList's or ModuleDict's element by its index or key alone ("0" for
+  // "lns.0": the container is not called); such an element is found under the one container
+  // child of its parent that has it (of its type, if several have).
+  std::optional<std::string> module_path(const std::vector<std::string>& instance) const {
+    if (modules.empty()) return std::nullopt;
+    std::string path, parent;
+    for (const auto& entry : instance) {
+      const std::string stack_path = entry_path(entry);
+      if (stack_path.empty()) continue;  // the model itself
+      std::string name = stack_path;
+      if (!parent.empty() && stack_path.rfind(parent + ".", 0) == 0) {
+        name = stack_path.substr(parent.size() + 1);
+      }
+      parent = stack_path;
+      const std::string prefix = path.empty() ? "" : path + ".";
+      if (modules.count(prefix + name)) {
+        path = prefix + name;
+        continue;
+      }
+      std::vector<std::string> found;
+      for (const auto& [candidate, module] : modules) {
+        if (candidate.rfind(prefix, 0) != 0) continue;
+        const std::string rest = candidate.substr(prefix.size());
+        const size_t dot = rest.find('.');
+        if (dot != std::string::npos && rest.substr(dot + 1) == name) found.push_back(candidate);
+      }
+      if (found.size() > 1) {
+        const std::string type = without_torch_prefix(entry_type(entry));
+        found.erase(
+            std::remove_if(found.begin(), found.end(),
+                           [&](const std::string& c) { return modules.at(c).type != type; }),
+            found.end());
+      }
+      if (found.size() != 1) return std::nullopt;
+      path = found[0];
+    }
+    return path;
   }
 
   // Subgraphs first (instances that start inside them), then the graph's own instances.
@@ -356,7 +443,7 @@ struct Extractor {
     }
     if (outputs.empty()) return;  // nothing of it is used (dead code): leave it as it is
 
-    // The canonical body, shared between instances that compute the same.
+    // The canonical body; instances of one class with the same structure share a function.
     Canonicalizer canon(inputs);
     ir::Function fn;
     for (const auto& node : body) fn.nodes.push_back(canon.node(node));
@@ -365,21 +452,54 @@ struct Extractor {
     std::string key;
     for (const auto& name : fn.inputs) key += name + ",";
     key += ";";
-    for (const auto& node : fn.nodes) dump_node(node, key);
+    for (const auto& node : fn.nodes) dump_node(node, key, /*values=*/false);
     for (const auto& name : fn.outputs) key += name + ",";
 
     const std::string type = entry_type(instance.back());
     fn.domain = domain_of(type);
     key = fn.domain + "\n" + bare_name(type) + "\n" + key;
+
+    // This call's attribute values, against the first call's (Note [Function attributes]).
+    Slots slots;
+    std::vector<std::string> values;
+    std::vector<ir::Attribute> slot_values;
+    for (size_t i = 0; i < fn.nodes.size(); ++i) {
+      for (size_t a = 0; a < fn.nodes[i].attributes.size(); ++a) {
+        if (is_graph(fn.nodes[i].attributes[a].value)) continue;
+        slots.emplace_back(i, a);
+        slot_values.push_back(fn.nodes[i].attributes[a]);
+        values.emplace_back();
+        dump_value(fn.nodes[i].attributes[a].value, values.back());
+      }
+    }
+    if (auto [it, fresh] = first_values.emplace(key, values); !fresh) {
+      for (size_t k = 0; k < values.size(); ++k) {
+        if (values[k] != it->second[k]) differing[key].insert(k);
+      }
+    }
+
     size_t index;
-    if (auto it = by_body.find(key); it != by_body.end()) {
+    if (auto it = by_structure.find(key); it != by_structure.end()) {
       index = it->second;
     } else {
-      int k = bodies_of[fn.domain + "::" + bare_name(type)]++;
-      fn.name = k == 0 ? bare_name(type) : fmt::format("{}_{}", bare_name(type), k);
+      // torch.onnx's names: "Block", then "Block.1", "Block.2" for other structures.
+      int k = variants[fn.domain + "::" + bare_name(type)]++;
+      fn.name = k == 0 ? bare_name(type) : fmt::format("{}.{}", bare_name(type), k);
       index = model.functions.size();
+      if (auto d = known.find(key); d != known.end()) {
+        std::map<std::string, int> taken;
+        for (size_t k : d->second) {
+          auto [node, attr] = slots.at(k);
+          auto& a = fn.nodes[node].attributes[attr];
+          std::string name = "inferred::" + fn.nodes[node].op_type + "_" + a.name;
+          if (int c = taken[name]++; c > 0) name += fmt::format(".{}", c);
+          a.ref = name;
+          fn.attributes.push_back(name);
+          slot_attributes[index].emplace_back(k, name);
+        }
+      }
       model.functions.push_back(std::move(fn));
-      by_body.emplace(key, index);
+      by_structure.emplace(key, index);
       model.extra_opsets.emplace(model.functions.back().domain, 1);
     }
     const ir::Function& f = model.functions[index];
@@ -392,6 +512,24 @@ struct Extractor {
     } while (!node_names.insert(call.name).second);
     call.inputs = inputs;
     call.outputs = outputs;
+    // Its attributes: the values that differ between calls, then the module's annotated ones.
+    if (auto it = slot_attributes.find(index); it != slot_attributes.end()) {
+      for (const auto& [k, name] : it->second) {
+        ir::Attribute a = slot_values.at(k);
+        a.name = name;
+        call.attributes.push_back(std::move(a));
+      }
+    }
+    if (auto path = module_path(instance)) {
+      ir::Function& mutable_f = model.functions[index];
+      for (const auto& attr : modules.at(*path).attributes) {
+        call.attributes.push_back(to_attribute(attr));
+        if (std::find(mutable_f.attributes.begin(), mutable_f.attributes.end(), attr.name) ==
+            mutable_f.attributes.end()) {
+          mutable_f.attributes.push_back(attr.name);
+        }
+      }
+    }
     call.source = nodes[first].source;
     call.scope.assign(instance.begin(), instance.end() - 1);
 
@@ -478,13 +616,51 @@ void collect_types(const std::vector<ir::Node>& nodes, std::set<std::string>& ty
   }
 }
 
+// "__torch__.___torch_mangle_2.Block" → "__torch__.Block".
+std::string demangle(const std::string& qualified) {
+  std::string out;
+  size_t start = 0;
+  while (start <= qualified.size()) {
+    size_t end = qualified.find('.', start);
+    if (end == std::string::npos) end = qualified.size();
+    std::string atom = qualified.substr(start, end - start);
+    if (atom.rfind("___torch_mangle_", 0) != 0) {
+      if (!out.empty()) out += '.';
+      out += atom;
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+void prepend_scope(ir::Graph& graph, const std::string& entry) {
+  for (auto& node : graph.nodes) {
+    node.scope.insert(node.scope.begin(), entry);
+    for (auto& attr : node.attributes) {
+      if (auto* g = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
+        *g = std::make_shared<ir::Graph>(**g);  // a copy: subgraphs may be shared
+        prepend_scope(**g, entry);
+      }
+    }
+  }
+}
+
 }  // namespace
 
-void extract_module_functions(ir::Model& model, const std::set<std::string>& types) {
+void extract_module_functions(ir::Model& model, const std::set<std::string>& types,
+                              const std::map<std::string, ModuleAttributes>& module_attributes) {
   if (types.empty()) return;
   std::set<std::string> present;
   bool scoped = false;
   collect_types(model.graph.nodes, present, scoped);
+  // The model itself is an instance too (torch.onnx makes its class a function when selected):
+  // every node's scope starts with it.
+  if (!model.module_type.empty()) {
+    const std::string root = fmt::format(":{}@-1/forward", demangle(model.module_type));
+    prepend_scope(model.graph, root);
+    present.insert(entry_type(root));
+    scoped = true;
+  }
   if (!scoped) {
     throw ExportError(
         ErrorCode::kInvalidArgument,
@@ -520,10 +696,29 @@ void extract_module_functions(ir::Model& model, const std::set<std::string>& typ
                                   missing.size() == 1 ? "" : "s", fmt::join(missing, ", "),
                                   fmt::join(present, ", ")));
   }
-  Extractor ex{model, types, {}, {}, {}, {}};
-  collect_node_names(model.graph.nodes, ex.node_names);
-  ex.run(model.graph, {});
-  remove_unread_constants(model.graph);
+  // Note [Function attributes]: as torch.onnx does, the calls of one class whose bodies have the
+  // same structure (nodes, their wiring, attribute names) share one function, and the attributes
+  // whose values differ between them become attributes of the function, named
+  // "inferred::<op_type>_<attribute>" as torch.onnx names them: the body refers to them
+  // (ref_attr_name) and each call gives its value (CELU(1.0) and CELU(2.0): one function, each
+  // call with its alpha). Which values differ is known once every call is seen, and the calls
+  // inside a function's body are part of that body's structure, so the extraction runs again on
+  // the original graph with what the previous round found, until a round finds nothing new (a
+  // round per level of nesting). The annotated attributes of the module (module_attributes) are
+  // added to every call and declared on its function.
+  DifferingSlots known;
+  for (int round = 0;; ++round) {
+    ir::Model trial = model;
+    Extractor ex{trial, types, module_attributes, known, {}, {}, {}, {}, {}, {}, {}};
+    collect_node_names(trial.graph.nodes, ex.node_names);
+    ex.run(trial.graph, {});
+    if (ex.differing == known || round == 16) {
+      remove_unread_constants(trial.graph);
+      model = std::move(trial);
+      return;
+    }
+    known = std::move(ex.differing);
+  }
 }
 
 }  // namespace torchonnx

@@ -42,11 +42,14 @@ std::vector<std::string> module_scope(const torch::jit::Node* node) {
     if (!instance || !instance->class_type()) continue;
     path = path.empty() ? instance->instance_name() : path + "." + instance->instance_name();
     // The call site tells apart instances the names do not: ModuleList elements are named by
-    // their index only, so enc.0 and dec.0 are both "0".
+    // their index only, so enc.0 and dec.0 are both "0". The method tells apart the calls of one
+    // instance in a traced graph, which has no call sites: the tracer records each call of a
+    // submodule as a method of its own (forward, forward1, ...).
     const auto& site = std::get<1>(entry);
-    scope.push_back(fmt::format("{}:{}@{}", path,
-                                demangle(instance->class_type()->name()->qualifiedName()),
-                                site.source() ? static_cast<int64_t>(site.start()) : -1));
+    const torch::jit::Function* method = std::get<0>(entry);
+    scope.push_back(fmt::format(
+        "{}:{}@{}/{}", path, demangle(instance->class_type()->name()->qualifiedName()),
+        site.source() ? static_cast<int64_t>(site.start()) : -1, method ? method->name() : ""));
   }
   return scope;
 }

@@ -157,23 +157,40 @@ TEST(ModuleFunctions, QualifiedNamesAndLibraryModules) {
   EXPECT_EQ(calls_in(again.graph().node(), "torch.nn.modules.linear")["Linear"], 4);
 }
 
-TEST(ModuleFunctions, DifferentBodiesGetTheirOwnFunctions) {
+// Note [Function attributes] in onnx/module_functions.cpp: values that differ between instances
+// of one structure become attributes of the function, given by each call (torch.onnx's form).
+TEST(ModuleFunctions, ValuesThatDifferBetweenInstancesBecomeFunctionAttributes) {
   Fixture f = load_fixture("scaled_blocks");
   ASSERT_TRUE(f.error.empty()) << f.error;
-  // a and c scale by 2.0, b by 3.0: the scale is a constant of the body, so two functions.
+  // a and c scale by 2.0, b by 3.0: the scale is a Constant of the body; one function whose
+  // Constant refers to the function's attribute, which each call sets.
   auto m = export_and_run(f, function_options({"ScaledBlock"}));
-  ASSERT_EQ(m.functions_size(), 2);
-  EXPECT_EQ(m.functions(0).name(), "ScaledBlock");
-  EXPECT_EQ(m.functions(1).name(), "ScaledBlock_1");
-  const auto calls = calls_in(m.graph().node(), "__main__");
-  EXPECT_EQ(calls.at("ScaledBlock"), 2);
-  EXPECT_EQ(calls.at("ScaledBlock_1"), 1);
-  // Call order follows the module order: a, b, c.
-  std::vector<std::string> order;
-  for (const auto& n : m.graph().node()) {
-    if (n.domain() == "__main__") order.push_back(n.op_type());
+  ASSERT_EQ(m.functions_size(), 1);
+  const auto& fn = m.functions(0);
+  EXPECT_EQ(fn.name(), "ScaledBlock");
+  ASSERT_EQ(fn.attribute_size(), 1);
+  EXPECT_EQ(fn.attribute(0), "inferred::Constant_value");
+  int refs = 0;
+  for (const auto& n : fn.node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.ref_attr_name() == "inferred::Constant_value") {
+        ++refs;
+        EXPECT_EQ(n.op_type(), "Constant");
+        EXPECT_EQ(a.type(), onnx::AttributeProto::TENSOR);
+      }
+    }
   }
-  EXPECT_EQ(order, (std::vector<std::string>{"ScaledBlock", "ScaledBlock_1", "ScaledBlock"}));
+  EXPECT_EQ(refs, 1);
+  // Calls in module order a, b, c, each with its scale.
+  std::vector<float> scales;
+  for (const auto& n : m.graph().node()) {
+    if (n.domain() != "__main__") continue;
+    EXPECT_EQ(n.op_type(), "ScaledBlock");
+    ASSERT_EQ(n.attribute_size(), 1);
+    EXPECT_EQ(n.attribute(0).name(), "inferred::Constant_value");
+    scales.push_back(from_tensor_proto(n.attribute(0).t()).item<float>());
+  }
+  EXPECT_EQ(scales, (std::vector<float>{2.0f, 3.0f, 2.0f}));
 }
 
 TEST(ModuleFunctions, TransformerEncoderLayers) {
