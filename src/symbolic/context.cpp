@@ -49,6 +49,11 @@ std::optional<at::ScalarType> list_element_dtype(
     size_t element = user == "aten::append"                                  ? 1
                      : (user == "aten::insert" || user == "aten::_set_item") ? 2
                                                                              : 0;
+    if (user == "aten::add_" && use.user->inputs().size() == 2) {
+      // `res += [x]`: the elements of the list added.
+      if (auto d = first_of({use.user->input(1)})) return d;
+      continue;
+    }
     if (element == 0 || element >= use.user->inputs().size()) continue;
     if (auto d = tensor_dtype(use.user->input(element))) return d;
   }
@@ -75,6 +80,10 @@ std::optional<at::ScalarType> list_element_dtype(
     return std::nullopt;
   }
   if (kind == "aten::append") return first_of({node->input(1), node->input(0)});
+  if ((kind == "aten::add" || kind == "aten::add_") && node->inputs().size() == 2 &&
+      node->input(1)->type()->cast<c10::ListType>()) {
+    return first_of({node->input(0), node->input(1)});  // `a + b` of lists
+  }
   if (kind == "aten::insert" || kind == "aten::_set_item") {
     return first_of({node->input(2), node->input(0)});
   }

@@ -483,6 +483,20 @@ def forward(self, x, y, n: int):
                             kWithLists);
 }
 
+// The elements `res += [t]` adds give the list its dtype (int32 here, not the float default of a
+// list nothing tells about): the Loop carries a sequence of int32 from opset 13.
+TEST(List, ConcatInLoopKeepsTheElementDtype) {
+  expect_script_generalizes("prim::Loop", R"(
+def forward(self, x, n: int):
+    outputs: List[torch.Tensor] = []
+    for i in range(n):
+        outputs += [x + i]
+    return torch.stack(outputs).transpose(0, 1)
+)",
+                            {at::ones({3, 4}, at::kInt), scalar(3)},
+                            {{at::ones({3, 4}, at::kInt), scalar(5)}}, {11, 13, 17});
+}
+
 // The rows of a 2-row tensor appended in a loop over it: the row's shape does not depend on the
 // iteration number, though the placeholder iteration 1 + 1 is out of range (Note [Shapes
 // independent of scalars]), so the list is a scan output before opset 13.
