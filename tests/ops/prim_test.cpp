@@ -333,6 +333,20 @@ TEST_F(Prim, MaxMinOfIntList) {
                         {at::randn({4, 5, 3})}, kUnfolded);
 }
 
+// A scalar list sliced with bounds known at run time only (x.shape[1:n]): Slice of the 1-D tensor
+// the list is, with Python's clamping of out-of-range and negative bounds, from opset 10.
+TEST_F(Prim, SliceOfAnIntListWithComputedBounds) {
+  const Inputs example = {at::randn({2, 3, 4, 5}), at::scalar_tensor(3, at::kLong)};
+  std::vector<Inputs> cases;
+  for (int64_t n : {4, -1, 10, 0})
+    cases.push_back({at::randn({2, 3, 4, 5}), at::scalar_tensor(n, at::kLong)});
+  expect_script_generalizes("aten::slice", R"(
+def forward(self, x, n: int):
+  return torch.tensor(x.shape[1:n]).sum() + len(x.shape[n::-1])
+)",
+                            example, cases, {10, 13, 17});
+}
+
 TEST_F(Prim, TolistOfATensor) {
   expect_script_matches("prim::tolist",
                         "def forward(self, x):\n"

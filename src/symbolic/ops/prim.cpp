@@ -240,7 +240,22 @@ Values getitem(GraphContext& g, const Args& a) {
 // aten::slice.t(t[] l, int? start=None, int? end=None, int step=1) -> t[]  ⇒  the elements
 // picked (a list of tensors, `children[1:]`), or Slice of the 1-D tensor a scalar list is
 Values list_slice(GraphContext& g, const Args& a) {
-  if (!a.is_constant(1) || !a.is_constant(2) || !a.is_constant(3)) {
+  const bool computed = !a.is_constant(1) || !a.is_constant(2) || !a.is_constant(3);
+  if (computed && !is_tensor_list(a.jit(0)) && a.is_constant(3) && g.opset() >= 10) {
+    // A scalar list (`x.shape[1 : x.size(2)]` with dynamic axes) is a 1-D tensor: Slice with
+    // the bounds as inputs, which clamps as Python's slice does; a None bound is the end.
+    const int64_t step = a.int_arg(3);
+    if (step == 0) g.fail("slice step cannot be zero");
+    auto bound = [&](size_t i, int64_t none) {
+      if (a.is_none(i)) return g.constant(at::tensor({none}, at::kLong));
+      return unsqueeze(g, a.tensor_as(i, at::kLong), {0});
+    };
+    return {g.op("Slice", {a.tensor(0), bound(1, step > 0 ? 0 : INT64_MAX),
+                           bound(2, step > 0 ? INT64_MAX : INT64_MIN),
+                           g.constant(at::tensor({int64_t{0}}, at::kLong)),
+                           g.constant(at::tensor({step}, at::kLong))})};
+  }
+  if (computed) {
     g.fail(
         "slicing a list with bounds computed in the graph is not supported; slice with "
         "constant bounds");
