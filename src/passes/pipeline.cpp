@@ -2,6 +2,7 @@
 
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/inline_fork_wait.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
 
 #include <algorithm>
@@ -193,6 +194,9 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
                   const std::vector<c10::IValue>& inputs, const ExportOptions& options,
                   const DynamicDims& dynamic) {
   PassRunner runner(*graph);
+  // A torch.jit.fork/wait (prim::fork with its Subgraph, aten::wait): the forked body inline, run
+  // in order, as torch.onnx's _jit_pass_inline_fork_wait does.
+  runner.run("InlineForkWait", [&] { torch::jit::InlineForkWait(graph); });
   runner.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
   // Before RemoveEvalNoOps: clone() tells a copy from an alias (y = x.clone(); y[0] = v must
   // leave x unchanged), and writes through detach()/contiguous() views reach their base.
