@@ -1,6 +1,7 @@
 #include "onnx/dtype.h"
 
 #include <onnx/onnx_pb.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <array>
@@ -17,7 +18,16 @@ struct DtypeRow {
   const char* display;
 };
 
-constexpr std::array<DtypeRow, 12> kDtypes{{
+// Float8 (libtorch 2.1+; ONNX 1.14's FLOAT8E4M3FN = 17 and FLOAT8E5M2 = 19, from opset 19, by
+// number: Debian 12's libonnx 1.12 names neither).
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+#define TORCHONNX_HAS_FLOAT8 1
+constexpr size_t kDtypeCount = 14;
+#else
+constexpr size_t kDtypeCount = 12;
+#endif
+
+constexpr std::array<DtypeRow, kDtypeCount> kDtypes{{
     {at::kFloat, onnx::TensorProto_DataType_FLOAT, "Float"},
     {at::kDouble, onnx::TensorProto_DataType_DOUBLE, "Double"},
     {at::kHalf, onnx::TensorProto_DataType_FLOAT16, "Half"},
@@ -30,6 +40,10 @@ constexpr std::array<DtypeRow, 12> kDtypes{{
     {at::kBool, onnx::TensorProto_DataType_BOOL, "Bool"},
     {at::kComplexFloat, onnx::TensorProto_DataType_COMPLEX64, "ComplexFloat"},
     {at::kComplexDouble, onnx::TensorProto_DataType_COMPLEX128, "ComplexDouble"},
+#ifdef TORCHONNX_HAS_FLOAT8
+    {at::ScalarType::Float8_e4m3fn, static_cast<onnx::TensorProto_DataType>(17), "Float8_e4m3fn"},
+    {at::ScalarType::Float8_e5m2, static_cast<onnx::TensorProto_DataType>(19), "Float8_e5m2"},
+#endif
 }};
 
 }  // namespace

@@ -31,3 +31,22 @@ def test_traced_fork_wait_is_inlined(opset):
     ops = OnnxModel(f.getvalue()).op_types
     assert "Neg" in ops and "Exp" in ops
     run_in_ort(f.getvalue(), [x], _Forks()(x))
+
+
+@pytest.mark.skipif(not hasattr(torch, "float8_e4m3fn"), reason="libtorch without float8")
+@pytest.mark.parametrize("dtype,elem_type", [("float8_e4m3fn", 17), ("float8_e5m2", 19)])
+def test_float8_input(dtype, elem_type):
+    onnx = pytest.importorskip("onnx")
+
+    class M(nn.Module):
+        def forward(self, x):
+            return x.to(torch.float32)
+
+    x = torch.randn(2, 3).to(getattr(torch, dtype))
+    f = io.BytesIO()
+    torchonnx.export(M(), (x,), f, opset_version=19)
+    m = onnx.load_from_string(f.getvalue())
+    onnx.checker.check_model(m)
+    assert m.graph.input[0].type.tensor_type.elem_type == elem_type
+    assert m.graph.output[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+    assert [n.op_type for n in m.graph.node] == ["Cast"]
