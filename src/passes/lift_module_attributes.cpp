@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -281,6 +282,16 @@ struct Lifter {
   }
 };
 
+const Node* python_call(const torch::jit::Block* block) {
+  for (const Node* node : block->nodes()) {
+    if (node->kind() == c10::prim::PythonOp) return node;
+    for (const torch::jit::Block* sub : node->blocks()) {
+      if (const Node* found = python_call(sub)) return found;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<NamedParameter> LiftModuleAttributes(torch::jit::Graph& graph,
@@ -298,6 +309,17 @@ std::vector<NamedParameter> LiftModuleAttributes(torch::jit::Graph& graph,
   }
   lifter.resolve_written_attributes();
   if (self->hasUses()) {
+    // A submodule method TorchScript leaves to Python (@torch.jit.ignore): a prim::PythonOp
+    // reading the submodule. torch.onnx's words first ("Couldn't export Python operator").
+    if (const Node* call = python_call(graph.block())) {
+      const auto* op = static_cast<const torch::jit::PythonOp*>(call);
+      throw ExportError(
+          ErrorCode::kConversion,
+          fmt::format("Couldn't export Python operator {} ({}): a method TorchScript leaves to "
+                      "Python (@torch.jit.ignore), which has no graph to convert. Remedy: make "
+                      "it scriptable (drop @torch.jit.ignore), or trace the model instead.",
+                      op->name(), source_location(call)));
+    }
     const Node* user = self->uses().front().user;
     throw ExportError(ErrorCode::kConversion,
                       "the model's forward uses `self` through " +

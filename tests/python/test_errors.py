@@ -140,3 +140,29 @@ def test_forward_failing_while_tracing_raises_the_models_error():
     # As torch.onnx: the model's own exception, from its forward.
     with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied"):
         torchonnx.export(nn.Linear(4, 3), torch.randn(2, 5), io.BytesIO())
+
+
+class _IgnoredForward(torch.jit.ScriptModule):
+    @torch.jit.ignore
+    def forward(self, x):
+        return torch.neg(x)
+
+
+class _CallsIgnoredForward(torch.jit.ScriptModule):
+    def __init__(self):
+        super().__init__()
+        self.mod = _IgnoredForward()
+
+    @torch.jit.script_method
+    def forward(self, x):
+        y = self.mod(x)
+        return y + y
+
+
+def test_python_method_of_a_scripted_module_is_named_as_torch_onnx_names_it():
+    # A @torch.jit.ignore'd forward is a Python call in the scripted graph: torch.onnx's words
+    # ("Couldn't export Python operator"), then where and the remedy.
+    with pytest.raises(RuntimeError, match="Couldn't export Python operator forward") as e:
+        torchonnx.export(_CallsIgnoredForward(), (torch.zeros(1, 2, 3),), io.BytesIO())
+    assert "test_errors.py" in str(e.value)
+    assert "Remedy:" in str(e.value)
