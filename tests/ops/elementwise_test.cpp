@@ -36,6 +36,30 @@ TEST_F(Elementwise, AddInt64TensorsWithIntAlpha) {
                     {at::randint(-50, 50, {2, 5}), at::randint(-50, 50, {2, 5})});
 }
 
+// uint8, int8 and int16 arithmetic (Note [Low-precision arithmetic]): int32 below opset 14, the
+// type itself from 14; results wrap around as PyTorch's do. Pow's base is computed in int64.
+TEST_F(Elementwise, LowPrecisionIntegerArithmetic) {
+  for (at::ScalarType type : {at::kByte, at::kChar, at::kShort}) {
+    SCOPED_TRACE(c10::toString(type));
+    const int64_t lo = type == at::kByte ? 0 : -100;
+    at::Tensor b = at::randint(lo, 120, {2, 5}, type);
+    Inputs in{at::randint(lo, 120, {2, 5}, type), b.masked_fill(b == 0, 3)};  // no x / 0
+    expect_op_matches(
+        "aten::add", [](const Inputs& x) { return at::add(arg(x, 0), arg(x, 1), 3); }, in);
+    expect_op_matches(
+        "aten::sub", [](const Inputs& x) { return at::sub(arg(x, 0), arg(x, 1)); }, in);
+    expect_op_matches(
+        "aten::rsub", [](const Inputs& x) { return at::rsub(arg(x, 0), 7, 2); }, in);
+    expect_op_matches(
+        "aten::mul", [](const Inputs& x) { return at::mul(arg(x, 0), arg(x, 1)); }, in);
+    expect_op_matches(
+        "aten::div", [](const Inputs& x) { return at::div(arg(x, 0), arg(x, 1)); }, in);
+    Inputs p{at::randint(0, 9, {2, 5}, type), at::randint(0, 4, {2, 5}, type)};
+    expect_op_matches(
+        "aten::pow", [](const Inputs& x) { return at::pow(arg(x, 0), arg(x, 1)); }, p);
+  }
+}
+
 TEST_F(Elementwise, FloatTensorPlusIntScalarStaysFloat) {
   expect_op_matches("aten::add", [](const Inputs& in) { return at::add(arg(in, 0), 2); },
                     {at::randn({2, 3})});

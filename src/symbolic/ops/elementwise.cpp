@@ -44,15 +44,27 @@ std::string bool_form(const std::string& onnx_op) {
   return onnx_op;
 }
 
+// Note [Low-precision arithmetic]: Add, Sub, Mul and Div take uint8, int8 and int16
+// from opset 14 only. Below, such operands are computed in int32 and cast back: exact, as int32
+// holds every sum, difference and product of two 16-bit values and the Cast back keeps the low
+// bits (PyTorch's wrap-around). torch.onnx computes them in float.
+at::ScalarType arithmetic_work_type(GraphContext& g, at::ScalarType type) {
+  if (g.opset() < 14 && (type == at::kByte || type == at::kChar || type == at::kShort)) {
+    return at::kInt;
+  }
+  return type;
+}
+
 Converter binary(const std::string& onnx_op, bool with_alpha = false) {
   return [=](GraphContext& g, const Args& a) -> Values {
     at::ScalarType type = compute_dtype(g, a);
     if (type == at::kBool && bool_form(onnx_op) != onnx_op) {
       return {g.op(bool_form(onnx_op), {a.tensor_as(0, type), a.tensor_as(1, type)})};
     }
-    Value rhs = a.tensor_as(1, type);
-    if (with_alpha) rhs = scaled(g, rhs, a, 2, type);
-    return {g.op(onnx_op, {a.tensor_as(0, type), rhs})};
+    const at::ScalarType work = arithmetic_work_type(g, type);
+    Value rhs = a.tensor_as(1, work);
+    if (with_alpha) rhs = scaled(g, rhs, a, 2, work);
+    return {cast_if(g, g.op(onnx_op, {a.tensor_as(0, work), rhs}), work, type)};
   };
 }
 
@@ -235,7 +247,9 @@ Values clamp_bounds(GraphContext& g, const Args& a, std::optional<size_t> lo_ind
 // aten::rsub(Tensor self, Tensor|Scalar other, Scalar alpha=1)  ⇒  Sub(other, alpha * self)
 Values rsub(GraphContext& g, const Args& a) {
   at::ScalarType type = compute_dtype(g, a);
-  return {g.op("Sub", {a.tensor_as(1, type), scaled(g, a.tensor_as(0, type), a, 2, type)})};
+  const at::ScalarType work = arithmetic_work_type(g, type);  // Note [Low-precision arithmetic]
+  Value out = g.op("Sub", {a.tensor_as(1, work), scaled(g, a.tensor_as(0, work), a, 2, work)});
+  return {cast_if(g, out, work, type)};
 }
 
 // aten::div.Tensor_mode / div.Scalar_mode(Tensor self, Tensor|Scalar other, *, str? rounding_mode)
@@ -263,7 +277,8 @@ Values div_rounding(GraphContext& g, const Args& a) {
 Values div(GraphContext& g, const Args& a) {
   if (a.size() > 2) return div_rounding(g, a);
   at::ScalarType type = compute_dtype(g, a);
-  return {g.op("Div", {a.tensor_as(0, type), a.tensor_as(1, type)})};
+  const at::ScalarType work = arithmetic_work_type(g, type);  // Note [Low-precision arithmetic]
+  return {cast_if(g, g.op("Div", {a.tensor_as(0, work), a.tensor_as(1, work)}), work, type)};
 }
 
 // aten::floor_divide(Tensor self, Tensor|Scalar other)  ⇒  Floor(Div) (integers via double)
@@ -287,10 +302,15 @@ Values pow9(GraphContext& g, const Args& a) {
   return {g.cast(p, type)};
 }
 
-// aten::pow(Tensor|Scalar self, Tensor|Scalar exponent)  ⇒  Pow in the result dtype
+// aten::pow(Tensor|Scalar self, Tensor|Scalar exponent)  ⇒  Pow in the result dtype; Pow's base
+// is never uint8, int8 or int16 (int64, cast back: the low bits, as PyTorch wraps)
 Values pow12(GraphContext& g, const Args& a) {
   at::ScalarType type = compute_dtype(g, a);
-  return {g.op("Pow", {a.tensor_as(0, type), a.tensor_as(1, type)})};
+  at::ScalarType work = type;
+  if (type == at::kByte || type == at::kChar || type == at::kShort) {
+    work = at::kLong;
+  }
+  return {cast_if(g, g.op("Pow", {a.tensor_as(0, work), a.tensor_as(1, work)}), work, type)};
 }
 
 // aten::rsqrt(Tensor self)  ⇒  Reciprocal(Sqrt(self))
