@@ -452,10 +452,23 @@ Values unsqueeze_op(GraphContext& g, const Args& a) {
 
 // aten::squeeze(Tensor self)
 //   ⇒  Squeeze of the size-1 dims (identity if none); without a static shape, Squeeze with no
-//      axes (all size-1 dims)
+//      axes (all size-1 dims) from opset 13, below it Reshape to the sizes that are not 1
+//      (Note [Squeezing dims of run-time size])
 Values squeeze_all(GraphContext& g, const Args& a) {
   auto sizes = a.sizes(0);
   Value x = a.tensor(0);
+  if (!sizes && g.opset() < 13 && a.rank(0)) {
+    // Note [Squeezing dims of run-time size]: which dims squeeze() removes is known at run time
+    // only, and so is the result's rank. ONNX's shape inference of Squeeze without axes before
+    // opset 13 takes dims of unknown size as removed (rank 0 for a tensor of dynamic dims), which
+    // contradicts the rank type propagation declares (the example's) and fails the checker.
+    // Reshape to Shape(x) without its 1s computes the same and leaves the rank to run time.
+    Value shape = shape_of(g, x);
+    Value kept = g.op("NonZero", {g.op("Not", {g.op("Equal", {shape, g.constant_ints({1})})})});
+    Value sizes_kept = g.op("Gather", {shape, g.op("Reshape", {kept, g.constant_ints({-1})})},
+                            {{"axis", int64_t{0}}});
+    return {g.op("Reshape", {x, sizes_kept})};
+  }
   if (!sizes) return {g.op("Squeeze", {x})};
   Ints axes;
   for (size_t i = 0; i < sizes->size(); ++i) {
