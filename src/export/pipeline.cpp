@@ -189,6 +189,15 @@ class DataLiveness {
         live_.erase(node->input(0));
         continue;
       }
+      if (kind == "aten::set_" && node->inputs().size() == 2 &&
+          node->input(1)->type()->kind() == c10::TypeKind::TensorType &&
+          node->input(0)->node()->owningBlock() == block) {
+        // x.set_(y) (Note [set_ of a tensor] in passes/remove_inplace_ops.cpp): uses after it
+        // read y; the values of x before it reach none of them.
+        if (any_live) live_.insert(node->input(1));
+        live_.erase(node->input(0));
+        continue;
+      }
       if (!any_live || shape_only(node)) continue;
       const torch::jit::Node* construct = node->inputs().empty() ? nullptr : node->input(0)->node();
       if ((node->kind() == c10::prim::ListUnpack || node->kind() == c10::prim::TupleUnpack) &&

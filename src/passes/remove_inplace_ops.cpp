@@ -319,6 +319,18 @@ struct Rewriter {
              "Remedy: use the functional form of the op (y = op(x) instead of op(x, out=y)).");
       }
     }
+    if (kind_of(node) == "aten::set_" && node->inputs().size() == 2 && is_tensor(node->input(1))) {
+      // Note [set_ of a tensor]: x.set_(y) makes x share y's storage, sizes and strides: from
+      // then on x *is* y (as torch.onnx exports it), so later reads of x read y, and later
+      // in-place writes through either name write the one value both names now denote. Views
+      // of x taken before keep the old storage, and a base x is a view of does not change: no
+      // write-back, as for the ops that change only the metadata of self.
+      Value* source = node->input(1);
+      node->output()->replaceAllUsesWith(source);
+      ReplaceUsesAfter(graph, self, source, node);
+      node->destroy();
+      return;
+    }
     if (is_unsupported_inplace(node)) {
       fail(node, "changes the size or storage of a tensor in place",
            "Remedy: use the out-of-place form (x = x.as_strided(...), x.new_empty(...)).");

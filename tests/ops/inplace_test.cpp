@@ -37,6 +37,27 @@ TEST_F(Inplace, ScriptedInplaceKeepsSelfDtype) {
                         {at::randint(-5, 5, {2, 3}), at::rand({2, 3}) > 0.5});
 }
 
+// x.set_(y) (Note [set_ of a tensor]): x is y from then on, at y's sizes; reads of x before it
+// keep x, and in-place writes after it through either name change the one tensor both denote.
+TEST_F(Inplace, SetReplacesTheTensor) {
+  const Inputs in{at::randn({2, 3}), at::randn({4, 6})};
+  expect_script_matches(
+      "aten::mul", "def forward(self, x, y):\n  a = x * 2\n  x.set_(y)\n  return a, x + 1\n", in);
+  expect_script_matches("aten::add",
+                        "def forward(self, x, y):\n  x.set_(y)\n  x.add_(1)\n  y.mul_(3)\n"
+                        "  return x, y\n",
+                        in);
+  // torch.onnx drops x, which nothing reads any more (drop_unused_inputs, Python's default).
+  ExportOptions options;
+  options.drop_unused_inputs = true;
+  const std::string path = temp_dir("set_") + "/m.onnx";
+  export_model(script_module("def forward(self, x, y):\n  x.set_(y)\n  return x * 2\n"), in, path,
+               options);
+  const onnx::ModelProto model = read_model_file(path);
+  ASSERT_EQ(model.graph().input_size(), 1);
+  EXPECT_EQ(model.graph().input(0).name(), "y.1");
+}
+
 TEST_F(Inplace, ScriptedCloneIndexPutReturnsBaseAndCopy) {
   const std::string src =
       "def forward(self, x, idx, v):\n  y = x.clone()\n  y[idx] = v\n  return x, y\n";
