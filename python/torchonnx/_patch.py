@@ -38,6 +38,24 @@ _PATCHED_UTILS_NAMES = (
 
 _lock = threading.Lock()
 
+# Registrations made both in torchonnx and in torch.onnx's own registry: the parts of torch.onnx
+# the patch does not route (torch.onnx.verification.find_mismatch, utils._model_to_graph) convert
+# with the same custom symbolics as the exports torchonnx makes.
+_ALSO_TORCH_ONNX = ("register_custom_op_symbolic", "unregister_custom_op_symbolic")
+
+
+def _also_torch_onnx(ours, torch_onnxs):
+    def both(*args, **kwargs):
+        ours(*args, **kwargs)
+        try:
+            torch_onnxs(*args, **kwargs)
+        except Exception:  # torch.onnx refuses what torchonnx takes (an opset it lacks): ours only
+            pass
+
+    both.__name__ = ours.__name__
+    both.__doc__ = ours.__doc__
+    return both
+
 
 class TorchOnnxPatch:
     """The patch of torch.onnx made by patch_torch_onnx(): undo() restores torch.onnx's own
@@ -55,8 +73,12 @@ class TorchOnnxPatch:
                 for name in names:
                     if not hasattr(module, name):
                         continue
-                    self._saved.append((module, name, getattr(module, name)))
-                    setattr(module, name, getattr(torchonnx, name))
+                    original = getattr(module, name)
+                    self._saved.append((module, name, original))
+                    replacement = getattr(torchonnx, name)
+                    if name in _ALSO_TORCH_ONNX:
+                        replacement = _also_torch_onnx(replacement, original)
+                    setattr(module, name, replacement)
 
     def undo(self) -> None:
         with _lock:

@@ -46,6 +46,24 @@ def test_patch_context_manager_and_undo():
     assert torch.onnx.export is original
 
 
+def test_patched_registration_reaches_torch_onnx_registry_too():
+    # While patched, a custom symbolic is registered in torchonnx and in torch.onnx's own
+    # registry, which the parts of torch.onnx the patch does not route read (its verification's
+    # find_mismatch converts with it).
+    from torch.onnx._internal import registration
+
+    def neg_as_relu(g, x):
+        return g.op("Relu", x)
+
+    with torchonnx.patch_torch_onnx():
+        torch.onnx.register_custom_op_symbolic("custom_ns::my_neg", neg_as_relu, 9)
+        try:
+            assert registration.registry.is_registered_op("custom_ns::my_neg", 9)
+        finally:
+            torch.onnx.unregister_custom_op_symbolic("custom_ns::my_neg", 9)
+        assert not registration.registry.is_registered_op("custom_ns::my_neg", 9)
+
+
 def test_python_m_torchonnx_runs_a_script_unchanged(tmp_path):
     script = tmp_path / "export_script.py"
     script.write_text(textwrap.dedent("""
