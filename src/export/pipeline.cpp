@@ -12,6 +12,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "common/compat.h"
 #include "export/dynamic_axes.h"
 #include "export/export_log.h"
 #include "export/signature.h"
@@ -350,7 +351,14 @@ ExportedModel finish(ir::Model& model, const ExportOptions& options, int target_
   }
   extract_module_functions(model, options.export_modules_as_functions, options.module_attributes);
   name_dynamic_dims(model.graph, options.dynamic_axes);
-  model.producer_version = kVersion;
+  // Note [Producer]: the model says PyTorch produced it, as torch.onnx's models do
+  // (producer_name "pytorch", producer_version libtorch's release without its local suffix, as
+  // torch.onnx.producer_version): tools key on it (ONNX Runtime's transformer optimizer,
+  // PyTorch's own tests). The model's doc_string names the exporter.
+  const std::string libtorch = compat::kLibtorchVersion;
+  model.producer_name = "pytorch";
+  model.producer_version = libtorch.substr(0, libtorch.find('+'));
+  model.doc_string = fmt::format("exported by torchonnx {}", kVersion);
   ExportedModel exported = to_exported_model(model);
   if (target_opset < options.opset_version) convert_opset_down(exported, target_opset);
   if (options.strip_doc_string) strip_doc_strings(exported.proto);

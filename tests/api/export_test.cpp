@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <torch/script.h>
+#include <torch/version.h>
 
 #include <filesystem>
 
@@ -32,6 +33,20 @@ TEST(Export, ParametersBecomeNamedInitializers) {
   ASSERT_EQ(proto.graph().input_size(), 1);
   EXPECT_EQ(proto.opset_import(0).version(), kDefaultOpset);
   EXPECT_EQ(proto.graph().output(0).name(), "output_0");
+}
+
+// Note [Producer]: producer_name and producer_version are PyTorch's, as torch.onnx writes them
+// (tools key on them); the doc_string names torchonnx.
+TEST(Export, ProducerIsPyTorchAndTheDocStringNamesTorchonnx) {
+  torch::jit::Module m("producer");
+  m.define("def forward(self, x):\n  return x + 1\n");
+  const auto proto = parse_model(export_model_to_bytes(m, {at::randn({2})}));
+  EXPECT_EQ(proto.producer_name(), "pytorch");
+  const std::string release =
+      std::string(TORCH_VERSION).substr(0, std::string(TORCH_VERSION).find('+'));
+  EXPECT_EQ(proto.producer_version(), release);
+  EXPECT_EQ(proto.producer_version().rfind(std::to_string(TORCH_VERSION_MAJOR) + ".", 0), 0u);
+  EXPECT_EQ(proto.doc_string().rfind("exported by torchonnx ", 0), 0u) << proto.doc_string();
 }
 
 TEST(Export, InputNamesCoverInputsThenParameters) {

@@ -18,6 +18,13 @@ def producer(data: bytes) -> str:
     return _first(_fields(data), 2, b"").decode()
 
 
+def exporter(data: bytes) -> str:
+    """Which exporter wrote the model: torchonnx names itself in the model's doc_string (field 6;
+    its producer_name is "pytorch", as torch.onnx's, Note [Producer]); torch.onnx leaves it empty."""
+    doc = _first(_fields(data), 6, b"").decode()
+    return "torchonnx" if doc.startswith("exported by torchonnx ") else "torch.onnx"
+
+
 def test_patch_context_manager_and_undo():
     original = torch.onnx.export
     model, x = nn.Linear(3, 2), torch.randn(1, 3)
@@ -27,11 +34,12 @@ def test_patch_context_manager_and_undo():
         assert torch.onnx.utils.unconvertible_ops is torchonnx.unconvertible_ops
         f = io.BytesIO()
         torch.onnx.export(model, x, f, input_names=["x"])
-        assert producer(f.getvalue()) == "torchonnx"
+        assert exporter(f.getvalue()) == "torchonnx"
+        assert producer(f.getvalue()) == "pytorch"
     assert torch.onnx.export is original and not patch.active
     f = io.BytesIO()
     torch.onnx.export(model, x, f)
-    assert producer(f.getvalue()) == "pytorch"  # torch.onnx's own again
+    assert exporter(f.getvalue()) == "torch.onnx"  # torch.onnx's own again
     # torch.onnx 2.6 has no export_to_pretty_string: the patch replaces what torch.onnx has.
     had_it = hasattr(torch.onnx, "export_to_pretty_string")
     patch = torchonnx.patch_torch_onnx()
@@ -99,7 +107,7 @@ def test_python_m_torchonnx_runs_a_script_unchanged(tmp_path):
     # traced once by torchonnx's export, then called by the script
     assert r.stdout.count("in export: True") == 1 and "in export: False" in r.stdout
     data = out.read_bytes()
-    assert producer(data) == "torchonnx"
+    assert exporter(data) == "torchonnx"
     m = OnnxModel(data)
     assert m.input_names == ["x"] and m.inputs[0]["dims"] == ["batch", 4]
     saved = torch.load(str(out) + ".pt")
