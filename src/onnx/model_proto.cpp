@@ -108,7 +108,13 @@ void fill_node(const ir::Node& node, onnx::NodeProto* n) {
   n->set_name(node.name);
   for (const auto& in : node.inputs) n->add_input(in);
   for (const auto& out : node.outputs) n->add_output(out);
-  for (const auto& attr : node.attributes) fill_attribute(attr, n->add_attribute());
+  // Attributes by name, as torch.onnx writes them (its g.op sorts its keyword attributes).
+  std::vector<const ir::Attribute*> attributes;
+  for (const auto& attr : node.attributes) attributes.push_back(&attr);
+  std::stable_sort(
+      attributes.begin(), attributes.end(),
+      [](const ir::Attribute* a, const ir::Attribute* b) { return a->name < b->name; });
+  for (const ir::Attribute* attr : attributes) fill_attribute(*attr, n->add_attribute());
   // "aten::add, model.py:12": what a reader of the ONNX file (Netron, `torchonnx print`, a
   // verification report) needs to find the TorchScript node a node came from.
   if (!node.origin.empty() || !node.source.empty()) {
