@@ -354,12 +354,15 @@ ExportedModel finish(ir::Model& model, const ExportOptions& options, int target_
   // Note [Producer]: the model says PyTorch produced it, as torch.onnx's models do
   // (producer_name "pytorch", producer_version libtorch's release without its local suffix, as
   // torch.onnx.producer_version): tools key on it (ONNX Runtime's transformer optimizer,
-  // PyTorch's own tests). The model's doc_string names the exporter.
+  // PyTorch's own tests). The metadata entry "exporter" names torchonnx (not the doc_string:
+  // torch.onnx's models without verbose have none, and tests check that they are stripped).
   const std::string libtorch = compat::kLibtorchVersion;
   model.producer_name = "pytorch";
   model.producer_version = libtorch.substr(0, libtorch.find('+'));
-  model.doc_string = fmt::format("exported by torchonnx {}", kVersion);
   ExportedModel exported = to_exported_model(model);
+  auto* exporter = exported.proto.add_metadata_props();
+  exporter->set_key("exporter");
+  exporter->set_value(fmt::format("torchonnx {}", kVersion));
   if (target_opset < options.opset_version) convert_opset_down(exported, target_opset);
   if (options.strip_doc_string) strip_doc_strings(exported.proto);
   if (const char* dump = std::getenv("TORCHONNX_DEBUG_DUMP")) {

@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 
 import torchonnx
-from conftest import OnnxModel, _fields, _first, run_in_ort
+from conftest import OnnxModel, _all, _fields, _first, run_in_ort
 
 
 def producer(data: bytes) -> str:
@@ -19,10 +19,14 @@ def producer(data: bytes) -> str:
 
 
 def exporter(data: bytes) -> str:
-    """Which exporter wrote the model: torchonnx names itself in the model's doc_string (field 6;
-    its producer_name is "pytorch", as torch.onnx's, Note [Producer]); torch.onnx leaves it empty."""
-    doc = _first(_fields(data), 6, b"").decode()
-    return "torchonnx" if doc.startswith("exported by torchonnx ") else "torch.onnx"
+    """Which exporter wrote the model: torchonnx names itself in the metadata entry "exporter"
+    (ModelProto field 14; its producer_name is "pytorch", as torch.onnx's, Note [Producer]);
+    torch.onnx writes no such entry."""
+    for entry in _all(_fields(data), 14):
+        fields = _fields(entry)
+        if _first(fields, 1, b"") == b"exporter" and _first(fields, 2, b"").startswith(b"torchonnx "):
+            return "torchonnx"
+    return "torch.onnx"
 
 
 def test_patch_context_manager_and_undo():
