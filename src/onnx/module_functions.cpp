@@ -616,8 +616,21 @@ void collect_types(const std::vector<ir::Node>& nodes, std::set<std::string>& ty
   }
 }
 
-// "__torch__.___torch_mangle_2.Block" → "__torch__.Block".
-std::string demangle(const std::string& qualified) {
+void prepend_scope(ir::Graph& graph, const std::string& entry) {
+  for (auto& node : graph.nodes) {
+    node.scope.insert(node.scope.begin(), entry);
+    for (auto& attr : node.attributes) {
+      if (auto* g = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
+        *g = std::make_shared<ir::Graph>(**g);  // a copy: subgraphs may be shared
+        prepend_scope(**g, entry);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string demangle_type_name(const std::string& qualified) {
   std::string out;
   size_t start = 0;
   while (start <= qualified.size()) {
@@ -633,20 +646,6 @@ std::string demangle(const std::string& qualified) {
   return out;
 }
 
-void prepend_scope(ir::Graph& graph, const std::string& entry) {
-  for (auto& node : graph.nodes) {
-    node.scope.insert(node.scope.begin(), entry);
-    for (auto& attr : node.attributes) {
-      if (auto* g = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
-        *g = std::make_shared<ir::Graph>(**g);  // a copy: subgraphs may be shared
-        prepend_scope(**g, entry);
-      }
-    }
-  }
-}
-
-}  // namespace
-
 void extract_module_functions(ir::Model& model, const std::set<std::string>& types,
                               const std::map<std::string, ModuleAttributes>& module_attributes) {
   if (types.empty()) return;
@@ -656,7 +655,7 @@ void extract_module_functions(ir::Model& model, const std::set<std::string>& typ
   // The model itself is an instance too (torch.onnx makes its class a function when selected):
   // every node's scope starts with it.
   if (!model.module_type.empty()) {
-    const std::string root = fmt::format(":{}@-1/forward", demangle(model.module_type));
+    const std::string root = fmt::format(":{}@-1/forward", demangle_type_name(model.module_type));
     prepend_scope(model.graph, root);
     present.insert(entry_type(root));
     scoped = true;

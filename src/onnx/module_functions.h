@@ -25,6 +25,10 @@ namespace torchonnx {
 // bodies differ only in attribute values share a function, those attributes becoming function
 // attributes (Note [Function attributes] in the .cpp); `module_attributes` (by module path) are
 // recorded on the calls.
+// A TorchScript class name without the mangling of its redefinitions:
+// "__torch__.___torch_mangle_2.Block" → "__torch__.Block".
+std::string demangle_type_name(const std::string& qualified);
+
 void extract_module_functions(
     ir::Model& model, const std::set<std::string>& types,
     const std::map<std::string, ModuleAttributes>& module_attributes = {});

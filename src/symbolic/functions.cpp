@@ -7,30 +7,10 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/ir/scope.h>
 
+#include "onnx/module_functions.h"
 #include "torchonnx/errors.h"
 
 namespace torchonnx::symbolic {
-
-namespace {
-
-// "__torch__.___torch_mangle_2.Block" → "__torch__.Block".
-std::string demangle(const std::string& qualified) {
-  std::string out;
-  size_t start = 0;
-  while (start <= qualified.size()) {
-    size_t end = qualified.find('.', start);
-    if (end == std::string::npos) end = qualified.size();
-    std::string atom = qualified.substr(start, end - start);
-    if (atom.rfind("___torch_mangle_", 0) != 0) {
-      if (!out.empty()) out += '.';
-      out += atom;
-    }
-    start = end + 1;
-  }
-  return out;
-}
-
-}  // namespace
 
 std::vector<std::string> module_scope(const torch::jit::Node* node) {
   std::vector<std::string> scope;
@@ -48,7 +28,7 @@ std::vector<std::string> module_scope(const torch::jit::Node* node) {
     const auto& site = std::get<1>(entry);
     const torch::jit::Function* method = std::get<0>(entry);
     scope.push_back(fmt::format(
-        "{}:{}@{}/{}", path, demangle(instance->class_type()->name()->qualifiedName()),
+        "{}:{}@{}/{}", path, demangle_type_name(instance->class_type()->name()->qualifiedName()),
         site.source() ? static_cast<int64_t>(site.start()) : -1, method ? method->name() : ""));
   }
   return scope;
