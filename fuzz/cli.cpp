@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (request.command != cli::Request::Command::kOps) {
     const auto& o = request.options;
-    if (o.opset_version < kMinOpset || o.opset_version > highest_opset()) {
+    if (o.opset_version < kLowestOpset || o.opset_version > highest_opset()) {
       fuzz::fail("finish", "accepted an opset out of range");
     }
   }
