@@ -170,9 +170,9 @@ using TracedFunction = std::function<c10::IValue(const std::vector<c10::IValue>&
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
 // ExportError (kInvalidArgument) when `options` cannot be exported with: an opset outside
-// kLowestOpset..highest_opset(), modules as functions below opset 15, an external-data location that is no
-// plain file name. Every export function checks this first; call it to check before loading a
-// model.
+// kLowestOpset..highest_opset(), modules as functions below opset 15, an external-data location
+// that is no plain file name. Every export function checks this first; call it to check before
+// loading a model.
 void check_export_options(const ExportOptions& options);
 
 // Exports a TorchScript module (loaded from a .pt or built in C++). `args` are the example
