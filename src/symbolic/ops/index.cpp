@@ -74,6 +74,33 @@ at::ScalarType summable(at::ScalarType type) {
   return type == at::kBool ? at::kLong : type;
 }
 
+// The one-hot form of a scatter along `axis`: each update compared with every position of the
+// axis (Equal(index, arange(n))), the positions it does not hit given `fill`, and `reduce_op`
+// (ReduceSum, ReduceMax, ...) over the updates: each position's reduction, n at `axis`. With
+// `pad` (an index smaller than `data` in a non-indexed dim), padded with `fill` to data's shape
+// (Pad with computed pads: opset 11).
+Value onehot_reduce(GraphContext& g, const Value& data, const Value& index, const Value& updates,
+                    int64_t axis, int64_t rank, const std::string& reduce_op, const Value& fill,
+                    bool pad) {
+  Value n = dim_size(g, data, axis);
+  std::vector<int64_t> ar_shape(rank + 1, 1);
+  ar_shape[axis + 1] = -1;
+  Value ar = g.op("Reshape", {arange(g, n), g.constant_ints(ar_shape)});
+  Value hit = g.op("Equal", {unsqueeze(g, index, {axis + 1}), ar});  // index dims + n at axis+1
+  Value picked = g.op("Where", {hit, unsqueeze(g, updates, {axis + 1}), fill});
+  Value out = reduce(g, reduce_op, picked, {axis}, /*keepdims=*/false);  // n at axis
+  if (pad) {
+    if (g.opset() < 11) {
+      g.fail("an index smaller than the input in a non-indexed dim needs opset 11");
+    }
+    Value missing = g.op("Sub", {shape_of(g, data), shape_of(g, out)});
+    Value pads = g.op("Concat", {g.constant_ints(std::vector<int64_t>(rank, 0)), missing},
+                      {{"axis", int64_t{0}}});
+    out = g.op("Pad", {out, pads, fill});
+  }
+  return out;
+}
+
 // data + (updates scattered along `axis` at `index`, duplicates added), without ScatterElements
 // reduction: the one-hot lowering described at the top. `index` and `updates` have one shape;
 // when it is smaller than `data`'s in dims other than `axis` (`pad`), the sums are padded with
@@ -83,22 +110,8 @@ Value scatter_add_onehot(GraphContext& g, const Value& data, const Value& index,
                          bool pad) {
   at::ScalarType st = summable(type);
   Value upd = st == type ? updates : g.cast(updates, st);
-  Value n = dim_size(g, data, axis);
-  std::vector<int64_t> ar_shape(rank + 1, 1);
-  ar_shape[axis + 1] = -1;
-  Value ar = g.op("Reshape", {arange(g, n), g.constant_ints(ar_shape)});
-  Value hit = g.op("Equal", {unsqueeze(g, index, {axis + 1}), ar});  // index dims + n at axis+1
   Value zero = g.constant_scalar(0, st);
-  Value picked = g.op("Where", {hit, unsqueeze(g, upd, {axis + 1}), zero});
-  Value sums = reduce(g, "ReduceSum", picked, {axis}, /*keepdims=*/false);  // n at axis
-  if (pad) {
-    if (g.opset() < 11)
-      g.fail("an index smaller than the input in a non-indexed dim needs opset 11");
-    Value missing = g.op("Sub", {shape_of(g, data), shape_of(g, sums)});
-    Value pads = g.op("Concat", {g.constant_ints(std::vector<int64_t>(rank, 0)), missing},
-                      {{"axis", int64_t{0}}});
-    sums = g.op("Pad", {sums, pads, zero});
-  }
+  Value sums = onehot_reduce(g, data, index, upd, axis, rank, "ReduceSum", zero, pad);
   Value d = st == type ? data : g.cast(data, st);
   Value out = type == at::kBool ? g.op("Or", {g.cast(d, at::kBool), g.cast(sums, at::kBool)})
                                 : g.op("Add", {d, sums});
@@ -123,22 +136,9 @@ Value scatter_extremum_onehot(GraphContext& g, const Value& data, const Value& i
         if (Limits::has_infinity) return max ? -Limits::infinity() : Limits::infinity();
         return max ? Limits::lowest() : Limits::max();
       });
-  Value n = dim_size(g, data, axis);
-  std::vector<int64_t> ar_shape(rank + 1, 1);
-  ar_shape[axis + 1] = -1;
-  Value ar = g.op("Reshape", {arange(g, n), g.constant_ints(ar_shape)});
-  Value hit = g.op("Equal", {unsqueeze(g, index, {axis + 1}), ar});  // index dims + n at axis+1
   Value fill = g.constant(at::scalar_tensor(identity, type));
-  Value picked = g.op("Where", {hit, unsqueeze(g, updates, {axis + 1}), fill});
-  Value ext = reduce(g, max ? "ReduceMax" : "ReduceMin", picked, {axis}, /*keepdims=*/false);
-  if (pad) {
-    if (g.opset() < 11)
-      g.fail("an index smaller than the input in a non-indexed dim needs opset 11");
-    Value missing = g.op("Sub", {shape_of(g, data), shape_of(g, ext)});
-    Value pads = g.op("Concat", {g.constant_ints(std::vector<int64_t>(rank, 0)), missing},
-                      {{"axis", int64_t{0}}});
-    ext = g.op("Pad", {ext, pads, fill});
-  }
+  Value ext = onehot_reduce(g, data, index, updates, axis, rank, max ? "ReduceMax" : "ReduceMin",
+                            fill, pad);
   if (g.opset() < 12 && !at::isFloatingType(type)) {
     // Max/Min take integers from opset 12: the larger (smaller) by Greater (Less) and Where.
     return g.op("Where", {g.op(max ? "Greater" : "Less", {ext, data}), ext, data});
