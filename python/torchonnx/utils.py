@@ -143,8 +143,9 @@ def _args_tuple(args, kwargs=None) -> Tuple[Any, ...]:
 
 
 class _Param:
-    def __init__(self, name, has_default, default):
+    def __init__(self, name, has_default, default, optional=False):
         self.name, self.has_default, self.default = name, has_default, default
+        self.optional = optional  # a TorchScript argument of an Optional type
 
 
 def _python_params(fn) -> Optional[List[_Param]]:
@@ -162,13 +163,27 @@ def _python_params(fn) -> Optional[List[_Param]]:
 
 def _schema_params(schema, skip_self: bool) -> List[_Param]:
     arguments = list(schema.arguments)[1 if skip_self else 0 :]
-    return [_Param(a.name, a.has_default_value(), a.default_value) for a in arguments]
+    return [
+        _Param(a.name, a.has_default_value(), a.default_value,
+               isinstance(a.type, torch._C.OptionalType))
+        for a in arguments
+    ]
 
 
-def _decide_input_format(params: Optional[List[_Param]], args: Tuple[Any, ...]) -> Tuple[Any, ...]:
+def _decide_input_format(params: Optional[List[_Param]], args: Tuple[Any, ...],
+                         scripted: bool = False) -> Tuple[Any, ...]:
     """torch.onnx's rule: a trailing dict holds keyword arguments; the arguments after the
     positional ones are taken from it by name, or else from their defaults (also without a dict).
-    A model whose last argument is a dict is exported with an empty dict after it."""
+    A model whose last argument is a dict is exported with an empty dict after it.
+
+    Note [Optional arguments of a scripted model]
+    For a ScriptModule or ScriptFunction (`scripted`), an argument of an Optional type that is not
+    given is None, not its default: torch.onnx makes it an optional graph input that the exported
+    model's caller leaves out, which ONNX takes as None (ONNX has no default values; PyTorch's
+    test_all_optional_default_tensor_script says so). Here that None is a constant of the graph,
+    and the branches it decides fold. None given in args is refused as torch.onnx refuses it
+    (_check_flatten_did_not_remove), except for an argument whose default is None: passing its
+    default is what leaving it out does (a transducer's `state: Optional[...] = None`)."""
     positional = list(args)
     kwargs: Dict[str, Any] = {}
     has_dict = bool(positional) and isinstance(positional[-1], dict)
@@ -181,9 +196,13 @@ def _decide_input_format(params: Optional[List[_Param]], args: Tuple[Any, ...]) 
                 "cannot be read to place them"
             )
         return tuple(positional)
+    given = list(zip(params, positional))  # (param, the value the caller gave)
     for p in params[len(positional) :]:
         if p.name in kwargs:
+            given.append((p, kwargs[p.name]))
             positional.append(kwargs.pop(p.name))
+        elif scripted and p.optional:
+            positional.append(None)
         elif p.has_default:
             positional.append(p.default)
         elif has_dict:
@@ -194,6 +213,8 @@ def _decide_input_format(params: Optional[List[_Param]], args: Tuple[Any, ...]) 
             )
         else:
             break  # too few arguments: the model's own error says which
+    if scripted:
+        _check_no_none(given)
     if kwargs:
         names = [p.name for p in params]
         raise errors.InvalidArgumentError(
@@ -203,6 +224,32 @@ def _decide_input_format(params: Optional[List[_Param]], args: Tuple[Any, ...]) 
             "args with an empty dict: (x, {'key': value}, {})"
         )
     return tuple(positional)
+
+
+def _check_no_none(given: List[Tuple[_Param, Any]]) -> None:
+    """torch.onnx's refusal of None in the arguments of a scripted model, in its words (Note
+    [Optional arguments of a scripted model])."""
+
+    def count(a) -> int:
+        if a is None:
+            return 1
+        if isinstance(a, (list, tuple)):
+            return sum(count(x) for x in a)
+        if isinstance(a, dict):
+            return sum(count(x) for x in a.values())
+        return 0
+
+    n = sum(
+        count(a) for p, a in given
+        if not (a is None and p.has_default and p.default is None)
+    )
+    if n:
+        raise ValueError(
+            f"args contained {n} None's after flattening. When exporting a ScriptModule or "
+            "ScriptFunction, no args may be None because that breaks type propagation. "
+            "Remedy: leave an Optional argument out (pass the ones after it by name, in a "
+            "trailing dict) to export it as None"
+        )
 
 
 class _Leaf:
@@ -508,7 +555,8 @@ def _prepare(model, args: Tuple[Any, ...], training: "TrainingMode") -> _Prepare
     """Call inside _exporting() and select_model_mode_for_export(model, training): traces an
     nn.Module in the mode it is in."""
     if isinstance(model, torch.jit.ScriptFunction):
-        args = _decide_input_format(_schema_params(model.schema, skip_self=False), args)
+        args = _decide_input_format(_schema_params(model.schema, skip_self=False), args,
+                                    scripted=True)
         return _Prepared(_function_module(model)._c, args)
     if isinstance(model, torch.jit.ScriptModule):
         try:
@@ -517,7 +565,7 @@ def _prepare(model, args: Tuple[Any, ...], training: "TrainingMode") -> _Prepare
             raise errors.InvalidArgumentError(
                 "the ScriptModule has no forward() method to export"
             ) from e
-        args = _decide_input_format(_schema_params(schema, skip_self=True), args)
+        args = _decide_input_format(_schema_params(schema, skip_self=True), args, scripted=True)
         return _Prepared(model._c, args)
     if not isinstance(model, torch.nn.Module):
         raise errors.InvalidArgumentError(

@@ -5,7 +5,7 @@ against eager PyTorch."""
 
 import io
 import warnings
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import pytest
 import torch
@@ -117,6 +117,39 @@ def test_script_module_with_none_for_an_optional_argument():
         torchonnx.export(m, args, f)
         assert len(OnnxModel(f.getvalue()).inputs) == 1
         run_in_ort(f.getvalue(), [x], [x * 2.0])
+
+
+def test_script_module_optional_arguments_left_out_are_none():
+    # Note [Optional arguments of a scripted model]: an Optional argument not given is None (as
+    # ONNX Runtime takes torch.onnx's optional input left out), not its default; None given for
+    # an argument whose default is not None is refused in torch.onnx's words.
+    class M(nn.Module):
+        def forward(self, x: Optional[torch.Tensor] = torch.ones(2, 3),
+                    y: Optional[torch.Tensor] = torch.zeros(2, 3)):
+            if x is not None:
+                return x if y is None else x + y
+            if y is not None:
+                return y * 3.0
+            return torch.tensor(-1.0)
+
+    m, x, y = torch.jit.script(M()), torch.randn(2, 3), torch.randn(2, 3)
+    for args, feed, expected in (((x,), [x], x),  # y left out: None, not zeros
+                                 (({"y": y},), [y], y * 3.0),  # x left out before y
+                                 ((x, {"y": y}), [x, y], x + y)):
+        f = io.BytesIO()
+        torchonnx.export(m, args, f)
+        assert len(OnnxModel(f.getvalue()).inputs) == len(feed)
+        run_in_ort(f.getvalue(), feed, [expected])
+
+    class Pair(nn.Module):
+        def forward(self, x, ys: Tuple[Optional[torch.Tensor], Optional[torch.Tensor]] = (
+                torch.zeros(2, 3), torch.zeros(2, 3))):
+            y0, y1 = ys
+            return x if y0 is None or y1 is None else x + y0 - y1
+
+    for model, args in ((m, (x, None)), (torch.jit.script(Pair()), (x, (None, y)))):
+        with pytest.raises(ValueError, match="args contained 1 None's after flattening"):
+            torchonnx.export(model, args, io.BytesIO())
 
 
 def test_several_script_functions_in_one_process():
