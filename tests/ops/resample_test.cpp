@@ -92,6 +92,37 @@ std::map<std::string, int> computing_ops(const TracedFunction& fn, const Inputs&
   return counts;
 }
 
+// Exports `m` once at `opset` with every dim of every input dynamic (inputs x0, x1, ...), on the
+// first of `cases`, then runs it in ONNX Runtime on each case and expects libtorch's outputs.
+// Returns whether the model has a node converted from `op`.
+bool expect_dynamic_matches(const std::string& op, const torch::jit::Module& m,
+                            const std::vector<Inputs>& cases, int opset) {
+  SCOPED_TRACE(::testing::Message() << "opset " << opset);
+  ExportOptions options;
+  options.opset_version = opset;
+  options.do_constant_folding = false;
+  for (size_t i = 0; i < cases[0].size(); ++i) {
+    const std::string name = "x" + std::to_string(i);
+    options.input_names.push_back(name);
+    DynamicAxes::mapped_type axes;
+    for (int64_t d = 0; d < cases[0][i].toTensor().dim(); ++d) axes[d] = "";
+    options.dynamic_axes[name] = axes;
+  }
+  const std::string dir = temp_dir("resample_dynamic");
+  export_model(m, cases[0], dir + "/model.onnx", options);
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const std::string data = dir + "/case" + std::to_string(c);
+    std::filesystem::create_directories(data);
+    write_test_data(data, cases[c], frontend::run_module(m, cloned(cases[c])));
+    OrtResult r = run_in_ort(dir + "/model.onnx", data);
+    EXPECT_TRUE(r.ok) << "case " << c << " (first input " << cases[c][0].toTensor().sizes()
+                      << "): " << r.report;
+  }
+  const bool has_op = model_has_node_from(read_model_file(dir + "/model.onnx"), op);
+  std::filesystem::remove_all(dir);
+  return has_op;
+}
+
 class Resample : public ::testing::Test {
  protected:
   void SetUp() override { at::manual_seed(0); }
@@ -526,14 +557,46 @@ graph(%theta : Tensor, %x : Tensor):
                        ac ? 1 : 0);
   };
   const Inputs in{at::randn({2, 2, 3}), at::randn({2, 3, 5, 4})};
-  expect_module_export_fails(ir_module(ir(false)), in, 17, "argument 1 must be a constant",
-                             ErrorCode::kConversion, /*fold=*/false);
+  for (bool ac : {false, true}) {
+    expect_module_export_fails(ir_module(ir(ac)), in, 17,
+                               "a size computed in the graph needs ONNX AffineGrid; export with "
+                               "opset >= 20",
+                               ErrorCode::kConversion, /*fold=*/false);
+  }
   TORCHONNX_SKIP_BELOW_OPSET(20);
   expect_script_matches("aten::affine_grid_generator", ir_module(ir(false)), in,
                         {20, highest_opset(), /*fold=*/false});
-  expect_module_export_fails(ir_module(ir(true)), in, 20,
-                             "align_corners=True needs a constant size", ErrorCode::kConversion,
-                             /*fold=*/false);
+  // Sizes known only at run time, spatial dims of size 1 among them (PyTorch's coordinate there
+  // is 0, AffineGrid's -1 in ONNX's reference, +1 in ONNX Runtime): one export, every case.
+  for (bool ac : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << "align " << ac);
+    const std::vector<Inputs> cases2d{
+        {at::randn({2, 2, 3}), at::randn({2, 3, 5, 4})},
+        {at::randn({1, 2, 3}), at::randn({1, 2, 1, 4})},
+        {at::randn({3, 2, 3}), at::randn({3, 1, 5, 1})},
+        {at::randn({2, 2, 3}), at::randn({2, 1, 1, 1})},
+    };
+    const std::vector<Inputs> cases3d{
+        {at::randn({2, 3, 4}), at::randn({2, 3, 4, 5, 3})},
+        {at::randn({1, 3, 4}), at::randn({1, 2, 1, 5, 3})},
+        {at::randn({2, 3, 4}), at::randn({2, 2, 4, 1, 3})},
+        {at::randn({2, 3, 4}), at::randn({2, 2, 2, 3, 1})},
+        {at::randn({1, 3, 4}), at::randn({1, 1, 1, 1, 1})},
+    };
+    for (int opset = 20; opset <= highest_opset(); ++opset) {
+      for (const auto* cases : {&cases2d, &cases3d}) {
+        EXPECT_TRUE(expect_dynamic_matches("aten::affine_grid_generator", ir_module(ir(ac)), *cases,
+                                           opset));
+      }
+      // A double theta.
+      EXPECT_TRUE(
+          expect_dynamic_matches("aten::affine_grid_generator", ir_module(ir(ac)),
+                                 {{at::randn({2, 2, 3}, at::kDouble), at::randn({2, 3, 1, 4})},
+                                  {at::randn({1, 2, 3}, at::kDouble), at::randn({1, 3, 5, 4})}},
+                                 opset));
+      record_tested_op("aten::affine_grid_generator", opset, true);
+    }
+  }
 }
 
 // Spatial transformer: affine_grid then grid_sample (2-D; 3-D from opset 20).

@@ -516,6 +516,11 @@ at::Tensor neg_one_to_one(int64_t steps, bool align_corners, at::ScalarType type
 // MatMul(base grid, theta^T): base grid (H*W, 3) rows (x, y, 1), or (D*H*W, 4) rows (x, y, z, 1),
 // a constant of the requested size (opsets 9-19).
 Values affine_grid(GraphContext& g, const Args& a) {
+  if (!a.is_constant(1)) {
+    g.fail(
+        "affine_grid with a size computed in the graph needs ONNX AffineGrid; export with opset "
+        ">= 20");
+  }
   Ints size = a.int_list(1);
   bool align = a.bool_arg(2);
   at::ScalarType type = a.dtype(0);
@@ -551,10 +556,27 @@ Values affine_grid(GraphContext& g, const Args& a) {
   return {g.op("Reshape", {grid, g.constant_ints(shape)})};
 }
 
+// AffineGrid with align_corners=True over a size known only at run time. Its base grid is
+// PyTorch's except along a spatial dim of size 1: PyTorch's coordinate there is 0; onnx 1.17's
+// reference implementation gives -1, ONNX Runtime 1.21 +1. So theta's column of that coordinate
+// (x: W, y: H, z: D) is zeroed first: the dim then contributes 0 whatever the runtime puts there.
+//   keep  = Cast(Not(Equal(size[-1:1:-1], 1)))   (W, H[, D]) -> 0 where the dim has size 1
+//   theta' = theta * Concat(keep, [1])            (the translation column kept)
+//   AffineGrid(theta', size)
+Value affine_grid_dynamic_aligned(GraphContext& g, const Value& theta, const Value& size,
+                                  at::ScalarType type) {
+  Value reversed = slice(g, size, {0}, {-1}, {1}, {-1});
+  Value unit = g.op("Equal", {reversed, g.constant_ints({1})});
+  Value keep = g.cast(g.op("Not", {unit}), type);
+  Value one = g.constant(at::ones({1}, at::TensorOptions().dtype(type)));
+  Value columns = g.op("Concat", {keep, one}, {{"axis", 0}});
+  Value masked = g.op("Mul", {theta, columns});
+  return g.op("AffineGrid", {masked, size}, {{"align_corners", int64_t{1}}});
+}
+
 // aten::affine_grid_generator from opset 20: AffineGrid, whose base grid is PyTorch's except for a
-// spatial size of 1 with align_corners=True (PyTorch's coordinate there is 0, AffineGrid's -1):
-// that case keeps the MatMul form. The size may be computed in the graph when align_corners is
-// False.
+// spatial size of 1 with align_corners=True (see affine_grid_dynamic_aligned): a constant size
+// with such a dim keeps the MatMul form, a size computed in the graph masks theta.
 Values affine_grid20(GraphContext& g, const Args& a) {
   const bool align = a.bool_arg(2);
   at::ScalarType type = a.dtype(0);
@@ -570,12 +592,8 @@ Values affine_grid20(GraphContext& g, const Args& a) {
     }
     size = g.constant_ints(sizes);
   } else {
-    if (align) {
-      g.fail(
-          "affine_grid with align_corners=True needs a constant size (ONNX AffineGrid puts a "
-          "spatial dim of size 1 at -1, PyTorch at 0)");
-    }
     size = a.tensor_as(1, at::kLong);
+    if (align) return {affine_grid_dynamic_aligned(g, a.tensor(0), size, type)};
   }
   return {
       g.op("AffineGrid", {a.tensor(0), size}, {{"align_corners", static_cast<int64_t>(align)}})};
