@@ -275,9 +275,53 @@ TEST_F(Resample, ComputedSizes) {
   }
 }
 
-// Below opset 11 the lowerings need the output sizes as constants.
+// Nearest to output sizes computed in the graph (F.interpolate(x, size=[v * 2 for v in
+// x.size()[2:]]) traced), over input sizes known only at run time: below opset 11 a Gather of
+// indices computed in the graph, Resize from 11. Up- and down-sampling, integer and other ratios
+// (w + 1: 5 -> 6, 3 -> 4), float, double and uint8.
+TEST_F(Resample, NearestComputedSizesDynamicShapes) {
+  const std::string down =
+      "graph(%x : Tensor):\n"
+      "  %c1 : int = prim::Constant[value=1]()\n"
+      "  %c2 : int = prim::Constant[value=2]()\n"
+      "  %c3 : int = prim::Constant[value=3]()\n"
+      "  %none : NoneType = prim::Constant()\n"
+      "  %h : int = aten::size(%x, %c2)\n"
+      "  %h1 : int = aten::sub(%h, %c1)\n"
+      "  %w : int = aten::size(%x, %c3)\n"
+      "  %w2 : int = aten::floordiv(%w, %c2)\n"
+      "  %sz : int[] = prim::ListConstruct(%h1, %w2)\n"
+      "  %y : Tensor = aten::upsample_nearest2d(%x, %sz, %none)\n"
+      "  return (%y)\n";
+  std::vector<std::string> irs{down};
+  for (const auto& c : kComputedSizes) {
+    if (std::string(c.op) == "aten::upsample_nearest2d") irs.push_back(computed_size_ir(c));
+  }
+  for (const std::string& ir : irs) {
+    SCOPED_TRACE(ir);
+    for (at::ScalarType type : {at::kFloat, at::kDouble, at::kByte}) {
+      SCOPED_TRACE(type);
+      auto input = [type](Ints shape) {
+        return type == at::kByte ? at::randint(0, 255, shape, at::kByte)
+                                 : at::randn(shape, at::TensorOptions().dtype(type));
+      };
+      const std::vector<Inputs> cases{{input({2, 3, 4, 5})},
+                                      {input({1, 2, 3, 7})},
+                                      {input({1, 1, 6, 3})},
+                                      {input({2, 1, 2, 2})}};
+      for (int opset : with_newest_opsets({9, 10, 11, 13, 17})) {
+        EXPECT_TRUE(
+            expect_dynamic_matches("aten::upsample_nearest2d", ir_module(ir), cases, opset));
+        record_tested_op("aten::upsample_nearest2d", opset, true);
+      }
+    }
+  }
+}
+
+// Below opset 11 the linear and cubic lowerings need the output sizes as constants.
 TEST_F(Resample, ComputedSizesNeedOpset11) {
   for (const auto& c : kComputedSizes) {
+    if (std::string(c.op) == "aten::upsample_nearest2d") continue;
     for (int opset : {9, 10}) {
       SCOPED_TRACE(::testing::Message() << c.call << " opset " << opset);
       ExportOptions options;

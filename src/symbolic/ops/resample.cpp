@@ -19,9 +19,9 @@
 // expresses (every mode tried is off by up to ~1 on N(0, 1) data): that case fails.
 //
 // Below opset 11 ONNX has only Upsample-9/Resize-10 with asymmetric coordinates: exact for nearest
-// upsampling by integer factors. Other cases are lowered with static shapes: nearest as a Gather
-// of PyTorch's source indices, linear/cubic as a MatMul per spatial dim with the interpolation
-// weights PyTorch uses (computed here from the sizes).
+// upsampling by integer factors. Other cases: nearest as a Gather of PyTorch's source indices
+// (computed in the graph when the output sizes are), linear/cubic with static shapes as a MatMul
+// per spatial dim with the interpolation weights PyTorch uses (computed here from the sizes).
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -286,9 +286,33 @@ std::optional<double> scale_of(const Resample& r, int64_t k) {
   return (*r.scales)[k];
 }
 
+// Nearest below opset 11 with output sizes computed in the graph: per spatial dim a Gather of
+// PyTorch's source indices, computed as its kernel does (in float):
+//   src = min(floor(dst * (in / out)), in - 1),  dst = 0 .. out-1
+// dst is NonZero of ones of the output's length (Range is opset 11). Exact for every ratio and
+// dtype, where Upsample with scales out/in is not: ONNX Runtime takes floor(in * scale) for the
+// output size, which float rounding makes out - 1 for some ratios (in 3, out 7).
+Value nearest_gather_computed(GraphContext& g, const Value& x, const Resample& r) {
+  Value y = x;
+  for (int64_t k = 0; k < r.n; ++k) {
+    Value out = slice(g, r.sizes_value, {0}, {k}, {k + 1});  // [out]
+    Value ones = g.op("ConstantOfShape", {out}, {{"value", at::ones({1}, at::kFloat)}});
+    Value dst = g.cast(squeeze(g, g.op("NonZero", {ones}), {0}), at::kFloat);
+    Value in = g.cast(dims_of(g, x, {2 + k}), at::kFloat);
+    Value scale = g.op("Div", {in, g.cast(out, at::kFloat)});
+    Value src = g.op("Floor", {g.op("Mul", {dst, scale})});
+    Value last = g.op("Sub", {in, g.constant(at::ones({1}, at::kFloat))});
+    Value index = g.cast(g.op("Min", {src, last}), at::kLong);
+    y = g.op("Gather", {y, index}, {{"axis", 2 + k}});
+  }
+  return y;
+}
+
 // Nearest at opset 9/10 (or a double input): Upsample/Resize-10 (asymmetric, floor when
-// upsampling) for integer factors of a float input, else a Gather of PyTorch's indices per dim.
+// upsampling) for integer factors of a float input, else a Gather of PyTorch's indices per dim
+// (computed in the graph when the output sizes are).
 Value resize_low_nearest(GraphContext& g, const Args& a, const Value& x, const Resample& r) {
+  if (!r.sizes_value.empty()) return nearest_gather_computed(g, x, r);
   std::vector<float> factors{1.0f, 1.0f};
   bool integer = true;
   auto in = a.sizes(0);
