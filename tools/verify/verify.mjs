@@ -38,7 +38,9 @@
 // tolerance in one of them counts as unmatched. Passes when N is equal and at
 // least 98% of the expected detections are matched (all of them when N < 50).
 // Boxes and keypoints (NxKx3) are in pixels: --pixel-atol (default: --atol) is
-// their absolute tolerance. Other outputs compare as above.
+// their absolute tolerance; scores and the other floating-point per-detection
+// outputs have the atol above (--atol-scale included, as src/verify's). Other
+// outputs compare as above.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -379,9 +381,10 @@ function close(a, b, rtol, atol) {
 
 /**
  * Compares the per-detection outputs `idx` (indices into expected/actual) as
- * detection records. Returns {ok, lines}.
+ * detection records. Returns {ok, lines}. `atolScale`: as --atol-scale, for the
+ * scores and the other floating-point outputs that are not in pixels.
  */
-function compareDetections(idx, names, expected, actual, rtol, atol, pixelAtol) {
+function compareDetections(idx, names, expected, actual, rtol, atol, pixelAtol, atolScale = 0) {
   const lines = [];
   const n = expected[idx[0]].dims[0];
   const head = `detections (outputs ${idx.join(',')}, N=${n}):`;
@@ -409,6 +412,8 @@ function compareDetections(idx, names, expected, actual, rtol, atol, pixelAtol) 
   const aBoxV = numericView(actual[boxes].type, actual[boxes].data);
   const eLab = expected[labels].data, aLab = actual[labels].data;
   const eSc = view(expected[scores]), aSc = numericView(actual[scores].type, actual[scores].data);
+  const scaledAtol = (values) => (atolScale > 0 ? Math.max(atol, atolScale * outputScale(values)) : atol);
+  const scoreAtol = scaledAtol(eSc);
   // Greedy matching by expected order.
   const used = new Uint8Array(n);
   const match = new Int32Array(n).fill(-1);
@@ -417,7 +422,7 @@ function compareDetections(idx, names, expected, actual, rtol, atol, pixelAtol) 
     let best = -1;
     let bestErr = Infinity;
     for (let j = 0; j < n; j++) {
-      if (used[j] || eLab[i] !== aLab[j] || !close(aSc[j], eSc[i], rtol, atol)) continue;
+      if (used[j] || eLab[i] !== aLab[j] || !close(aSc[j], eSc[i], rtol, scoreAtol)) continue;
       let err = 0;
       let fits = true;
       for (let c = 0; c < 4 && fits; c++) {
@@ -443,8 +448,9 @@ function compareDetections(idx, names, expected, actual, rtol, atol, pixelAtol) 
   for (const k of idx) {
     const len = rowLen(k);
     const d = expected[k].dims;
-    const kAtol = k === boxes || (d.length === 3 && d[2] === 3) ? pixelAtol : atol;
     const e = view(expected[k]);
+    const kAtol = k === boxes || (d.length === 3 && d[2] === 3) ? pixelAtol
+      : isFloat(k) ? scaledAtol(e) : atol;
     const a = numericView(actual[k].type, actual[k].data);
     const float = isFloat(k);
     let maxAbs = 0;
@@ -569,7 +575,7 @@ export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEF
       }
       const actual = outNames.map((name) => results[name]);
       const r = compareDetections([...perDetection], outNames, expected, actual, rtol, atol,
-        pixelAtol === undefined ? atol : pixelAtol);
+        pixelAtol === undefined ? atol : pixelAtol, compare.atolScale || 0);
       ok = ok && r.ok;
       lines.push(...r.lines);
     }
