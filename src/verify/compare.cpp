@@ -95,10 +95,11 @@ OutputCheck compare(const std::string& name, const at::Tensor& actual,
   const at::Tensor misplaced = ~finite & ~special_ok;
   c.nan_inf_match = misplaced.sum().item<int64_t>() == 0;
   const at::Tensor diff = at::where(finite, (a - e).abs(), at::zeros_like(a));
-  // Integers and booleans match exactly (an index 10001 for 10000 is wrong at any scale).
+  // Integers and booleans match exactly (an index 10001 for 10000 is wrong at any scale), compared
+  // as themselves: int64 values beyond 2^53 are not all doubles (2^53 + 1 would equal 2^53).
   const bool exact = !at::isFloatingType(expected.scalar_type());
   const double atol = exact ? 0 : output_atol(expected, tolerance);
-  const at::Tensor within = exact ? diff == 0 : diff <= atol + rtol * e.abs();
+  const at::Tensor within = exact ? actual == expected : diff <= atol + rtol * e.abs();
   c.mismatched = (finite & ~within).sum().item<int64_t>() + misplaced.sum().item<int64_t>();
   if (a.numel() > 0) {
     c.max_abs_error = diff.max().item<double>();
