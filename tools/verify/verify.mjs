@@ -265,7 +265,7 @@ function outputScale(values) {
 /**
  * Compares one expected tensor with ORT's output. Returns {ok, line}.
  */
-function compareOutput(k, name, expected, actual, rtol, atolFloor, opts = {}) {
+export function compareOutput(k, name, expected, actual, rtol, atolFloor, opts = {}) {
   const { atolScale = 0, step = 0, stepFraction = DEFAULT_STEP_FRACTION } = opts;
   const head = `output ${k} '${name}':`;
   const aDims = Array.from(actual.dims, Number);
@@ -384,7 +384,7 @@ function close(a, b, rtol, atol) {
  * detection records. Returns {ok, lines}. `atolScale`: as --atol-scale, for the
  * scores and the other floating-point outputs that are not in pixels.
  */
-function compareDetections(idx, names, expected, actual, rtol, atol, pixelAtol, atolScale = 0) {
+export function compareDetections(idx, names, expected, actual, rtol, atol, pixelAtol, atolScale = 0) {
   const lines = [];
   const n = expected[idx[0]].dims[0];
   const head = `detections (outputs ${idx.join(',')}, N=${n}):`;
