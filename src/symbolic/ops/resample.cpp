@@ -291,7 +291,8 @@ std::optional<double> scale_of(const Resample& r, int64_t k) {
 //   src = min(floor(dst * (in / out)), in - 1),  dst = 0 .. out-1
 // dst is NonZero of ones of the output's length (Range is opset 11). Exact for every ratio and
 // dtype, where Upsample with scales out/in is not: ONNX Runtime takes floor(in * scale) for the
-// output size, which float rounding makes out - 1 for some ratios (in 3, out 7).
+// output size, which float rounding makes out - 1 for some ratios (in 11, out 13: 12 in ONNX
+// Runtime 1.21).
 Value nearest_gather_computed(GraphContext& g, const Value& x, const Resample& r) {
   Value y = x;
   for (int64_t k = 0; k < r.n; ++k) {
