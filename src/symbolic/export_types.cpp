@@ -164,16 +164,35 @@ void reject_blocks(GraphContext& g, const Node* node, const char* mode) {
   }
 }
 
+// The overload an ATen node names, as torch.onnx names it: torch.onnx erases number types before
+// its symbolics run (_jit_pass_erase_number_types: int, float and bool values and constants become
+// tensors), so the node's schema is the overload that matches with those inputs as tensors, or
+// none (""). torch.clamp(x, -0.5, 0.5) is "Tensor" (clamp.Tensor), x * x.size(0) "Tensor",
+// torch.where(c, x, 0.0) "self"; x + y is "" (add.Tensor's alpha, a tensor then, matches no
+// overload), as are softmax(x, 1) and triu(x, 1).
+std::string erased_overload_name(const Node* node) {
+  torch::jit::Graph graph;
+  Node* erased = graph.create(node->kind(), 0);
+  for (const torch::jit::Value* v : node->inputs()) {
+    c10::TypePtr type = v->type();
+    if (type->isSubtypeOf(*c10::NumberType::get()) || type->isSubtypeOf(*c10::BoolType::get())) {
+      type = c10::TensorType::get();
+    }
+    erased->addInput(graph.addInput()->setType(type));
+  }
+  const auto* schema = erased->maybeSchema();
+  return schema != nullptr ? schema->overload_name() : "";
+}
+
 // aten::foo → org.pytorch.aten::ATen[operator="foo", overload_name="..."].
 Values aten_node(GraphContext& g, const Args& args) {
   const Node* node = args.node();
   reject_blocks(g, node, "ONNX_ATEN");
   ir::Attributes attributes;
   Values inputs = node_inputs(g, args, attributes);
-  const auto* schema = node->maybeSchema();
   attributes.insert(attributes.begin(),
                     {ir::Attribute("operator", split_kind(node).second),
-                     ir::Attribute("overload_name", schema ? schema->overload_name() : "")});
+                     ir::Attribute("overload_name", erased_overload_name(node))});
   return g.op(std::string(kAtenDomain) + "::ATen", inputs, std::move(attributes),
               node->outputs().size());
 }

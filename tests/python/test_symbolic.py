@@ -536,3 +536,62 @@ def test_autograd_function_without_symbolic_is_inlined():
     torchonnx.export(M(), (x, scale), f)
     assert "Softplus" in OnnxModel(f.getvalue()).op_types
     run_in_ort(f.getvalue(), [x, scale], list(M()(x, scale)))
+
+
+class ClampModel(torch.nn.Module):
+    def forward(self, x):
+        return torch.clamp(x, min=-0.5, max=0.5)
+
+
+def test_aten_fallback_when_a_symbolic_raises(registered):
+    # ONNX_ATEN_FALLBACK: a symbolic that refuses (torch.onnx's _onnx_unsupported raises a
+    # RuntimeError) gives an ATen node, whose overload_name is torch.onnx's: the overload matched
+    # once numbers are tensors (clamp.Tensor).
+    def bad_clamp(g, self, min, max):
+        return torch.onnx.symbolic_helper._onnx_unsupported("Bad boy!")
+
+    torchonnx.register_custom_op_symbolic("aten::clamp", bad_clamp, 17)
+    registered.append(("aten::clamp", 17))
+    f = io.BytesIO()
+    torchonnx.export(ClampModel(), torch.randn(3, 4), f, opset_version=17,
+                     operator_export_type=torchonnx.OperatorExportTypes.ONNX_ATEN_FALLBACK)
+    aten = [n for n in OnnxModel(f.getvalue()).nodes if n["op_type"] == "ATen"]
+    assert [(n["domain"], n["attributes"]["operator"], n["attributes"]["overload_name"])
+            for n in aten] == [("org.pytorch.aten", "clamp", "Tensor")]
+
+
+def _aten_overloads(export, model, x):
+    f = io.BytesIO()
+    export(model, x, f, opset_version=17, do_constant_folding=False,
+           operator_export_type=torch.onnx.OperatorExportTypes.ONNX_ATEN)
+    return [(n["attributes"]["operator"], n["attributes"].get("overload_name", ""))
+            for n in OnnxModel(f.getvalue()).nodes if n["op_type"] == "ATen"]
+
+
+class _Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+def test_aten_node_overload_names_are_torch_onnxs():
+    # ATen nodes name the overload torch.onnx names (it erases number types before its
+    # symbolics): the overload matching with int/float/bool arguments as tensors, or "".
+    cases = [
+        (lambda x: torch.clamp(x, min=-0.5, max=0.5), [("clamp", "Tensor")]),
+        (lambda x: torch.clamp(x, min=-0.5), [("clamp", "Tensor")]),
+        (lambda x: x + x, [("add", "")]),
+        (lambda x: x + 1, [("add", "")]),
+        (lambda x: torch.fmod(x, 2.0), [("fmod", "Tensor")]),
+        (lambda x: x ** 2, [("pow", "Tensor_Tensor")]),
+        (lambda x: torch.softmax(x, 1), [("softmax", "")]),
+        (lambda x: torch.where(x > 0, x, 0.0), [("gt", "Tensor"), ("where", "self")]),
+        (lambda x: torch.div(x, 2, rounding_mode="floor"), [("div", "Tensor_mode")]),
+        (lambda x: x * x.size(0), [("size", ""), ("mul", "Tensor")]),
+    ]
+    x = torch.randn(3, 4)
+    for fn, expected in cases:
+        assert _aten_overloads(torchonnx.export, _Fn(fn), x) == expected
