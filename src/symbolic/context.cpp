@@ -427,6 +427,19 @@ std::optional<std::vector<int64_t>> Args::output_sizes(size_t k) const {
   return value_sizes(node_->output(k));
 }
 
+namespace {
+
+// A constant list of ints, floats or bools as a 1-D tensor (int64, float64, bool).
+at::Tensor scalar_list_tensor(const c10::IValue& list) {
+  if (list.isIntList()) return at::tensor(list.toIntVector(), at::TensorOptions(at::kLong));
+  if (list.isDoubleList()) return at::tensor(list.toDoubleVector(), at::TensorOptions(at::kDouble));
+  std::vector<int64_t> values;
+  for (bool b : list.toBoolList()) values.push_back(b);
+  return at::tensor(values, at::TensorOptions(at::kLong)).to(at::kBool);
+}
+
+}  // namespace
+
 Value Args::tensor(size_t i) const {
   const torch::jit::Value* v = jit(i);
   if (const Values* bound = g_.lookup(v)) {
@@ -444,6 +457,8 @@ Value Args::tensor(size_t i) const {
       return g_.constant(at::scalar_to_tensor(c->toScalar()));
     }
     if (c->isIntList()) return g_.constant_ints(c->toIntVector());
+    // A float or bool list (the empty list a loop appends run-time scale factors to).
+    if (c->isDoubleList() || c->isBoolList()) return g_.constant(scalar_list_tensor(*c));
     g_.fail(fmt::format("argument {} (a constant {}) cannot be a tensor", i, c->tagKind()));
   }
   g_.fail(fmt::format("argument {} (%{}) has no ONNX value; its producer was not converted", i,
@@ -460,6 +475,9 @@ Value Args::tensor_as(size_t i, at::ScalarType type) const {
     }
     if (!g_.lookup(v) && (c->isInt() || c->isDouble() || c->isBool())) {
       return g_.constant(at::scalar_tensor(c->toScalar(), at::TensorOptions().dtype(type)));
+    }
+    if (!g_.lookup(v) && (c->isIntList() || c->isDoubleList() || c->isBoolList())) {
+      return g_.constant(scalar_list_tensor(*c).to(type));
     }
   }
   Value t = tensor(i);
