@@ -77,10 +77,16 @@ Converter unary(const std::string& onnx_op) {
 }
 
 // Floor/Ceil: ONNX takes floating types only; on integers PyTorch returns the input's values.
+// The scalar overloads (aten::floor.float(float a) -> int) return an int: Cast to int64.
 Converter rounding(const std::string& onnx_op) {
   return [=](GraphContext& g, const Args& a) -> Values {
     if (at::isIntegralType(a.dtype(0), /*includeBool=*/true)) return {a.tensor(0)};
-    return {g.op(onnx_op, {a.tensor(0)})};
+    Value rounded = g.op(onnx_op, {a.tensor(0)});
+    const at::ScalarType out = a.output_dtype();
+    if (out != at::ScalarType::Undefined && at::isIntegralType(out, /*includeBool=*/false)) {
+      rounded = g.cast(rounded, out);
+    }
+    return {rounded};
   };
 }
 
