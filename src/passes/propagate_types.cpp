@@ -366,7 +366,11 @@ void Propagator::visit(Node* node) {
     if (writes_input(node, i) && inputs_before[i].isList()) {
       if (!all_concrete) concrete.erase(node->inputs()[i]);
       env[node->inputs()[i]] = inputs_before[i];
-      if (shadow.count(node->inputs()[i])) {
+      // A list that did not vary varies from the write of a varying value on (`scales = [];
+      // scales.append(s.item())`, s computed from a dynamic size).
+      const bool now_varies = shadowed && (!shadow_ok || scalar_input_varies ||
+                                           !same_value(inputs_before[i], shadow_before[i]));
+      if (shadow.count(node->inputs()[i]) || now_varies) {
         shadow[node->inputs()[i]] = shadow_ok ? shadow_before[i] : c10::IValue();
       }
     }

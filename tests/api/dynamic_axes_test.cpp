@@ -119,6 +119,14 @@ const DynamicModel kModels[] = {
      {{"x", {{0, "rows"}}}},
      {16, 17},
      {1e-3, 1e-7, 1e-5}},
+    // PyTorch's test_resize_images: a scale computed from the sizes (.item()), appended to a
+    // float list in a loop, and output sizes floored from it.
+    {"scripted_resize_by_scale",
+     {"image"},
+     {"resized"},
+     {{"image", {{0, "channels"}, {1, "height"}, {2, "width"}}}},
+     {11, 17},
+     {1e-3, 1e-7, 1e-5}},
     {"alexnet",
      {"image"},
      {"logits"},
