@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # All tests: set up, build, run ctest (converter tests, API and error tests, torchvision models),
-# then the sanitizer run (scripts/sanitize.sh: clang ASan/UBSan build of a subset of the tests and
-# 20 s of fuzzing per fuzz target; TORCHONNX_SKIP_SANITIZE=1 skips it).
+# check its skips against tests/expected-skips.txt (scripts/check-skips.py), then the sanitizer
+# run (scripts/sanitize.sh: clang ASan/UBSan build of a subset of the tests and 20 s of fuzzing
+# per fuzz target; TORCHONNX_SKIP_SANITIZE=1 skips it).
 # On Debian 12 a second leg follows: the same ctest suite on Debian 13 (libtorch 2.6, onnx 1.17) in
 # the root of scripts/debian13.sh (TORCHONNX_DEBIAN13=0 skips it; the sanitizer run is the first
 # leg's only: it checks our code, which is the same on both). On Debian 13 the one leg is its own,
@@ -16,7 +17,13 @@ platform="Debian $(. /etc/os-release && echo "${VERSION_ID:-?}")"
 leg_start=$SECONDS
 status=0
 bash scripts/setup.sh
-(cd "$build" && ctest --output-on-failure -j "$(nproc)" "$@") || status=1
+# Every skip printed, one not in tests/expected-skips.txt a failure (scripts/check-skips.py): each
+# gtest binary writes its results (GTEST_OUTPUT), ctest its own (a SKIP_RETURN_CODE skip).
+results="$(cd "$build" && pwd)/test-results"
+rm -rf "$results" && mkdir -p "$results/gtest"
+(cd "$build" && GTEST_OUTPUT="xml:$results/gtest/" \
+  ctest --output-on-failure --output-junit "$results/ctest.xml" -j "$(nproc)" "$@") || status=1
+python3 scripts/check-skips.py "$results" || status=1
 if [ "$platform" = "Debian 13" ] && [ "${TORCHONNX_TORCH_TESTS:-1}" != 0 ] && [ $# = 0 ]; then
   # A fixed sample of PyTorch 2.6's own ONNX tests through torchonnx (issue 36): it fails when a
   # test that passed when the sample was recorded stops passing.
