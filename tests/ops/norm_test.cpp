@@ -131,6 +131,9 @@ TEST_F(Norm, InstanceNormWithRunningStats) {
 struct LayerNormCase {
   std::vector<int64_t> input, normalized;
   bool weight, bias;
+  // An eps that matters: with inputs of variance ~0.01, eps=0.1 changes the output by ~3x, so a
+  // converter that drops eps (LayerNormalization's default 1e-5) fails (the eps mutant).
+  double eps = 1e-4, scale = 3;
 };
 
 void expect_layer_norm(int first, int last) {
@@ -138,23 +141,25 @@ void expect_layer_norm(int first, int last) {
                                                   {{2, 3, 4}, {3, 4}, true, true},
                                                   {{4, 6}, {6}, false, false},
                                                   {{2, 5}, {5}, true, false},
-                                                  {{2, 5}, {5}, false, true}}) {
-    SCOPED_TRACE(::testing::Message()
-                 << "input " << at::IntArrayRef(c.input) << " normalized "
-                 << at::IntArrayRef(c.normalized) << " weight " << c.weight << " bias " << c.bias);
+                                                  {{2, 5}, {5}, false, true},
+                                                  {{2, 3, 8}, {8}, true, true, 0.1, 0.1}}) {
+    SCOPED_TRACE(::testing::Message() << "input " << at::IntArrayRef(c.input) << " normalized "
+                                      << at::IntArrayRef(c.normalized) << " weight " << c.weight
+                                      << " bias " << c.bias << " eps " << c.eps);
     at::Tensor w = at::randn(c.normalized), b = at::randn(c.normalized);
     NamedTensors params;
     if (c.weight) params.push_back({"weight", w});
     if (c.bias) params.push_back({"bias", b});
     auto normalized = c.normalized;
     bool has_w = c.weight, has_b = c.bias;
+    double eps = c.eps;
     expect_op_matches(
         "aten::layer_norm",
         [=](const Inputs& in) {
           return at::layer_norm(arg(in, 0), normalized, has_w ? w : at::Tensor(),
-                                has_b ? b : at::Tensor(), 1e-4);
+                                has_b ? b : at::Tensor(), eps);
         },
-        {at::randn(c.input) * 3 + 1}, first, last, params);
+        {at::randn(c.input) * c.scale + 1}, first, last, params);
   }
 }
 
@@ -183,6 +188,7 @@ TEST_F(Norm, NativeLayerNormReturnsMeanAndRstd) {
     if (c.bias) params.push_back({"bias", b});
     auto normalized = c.normalized;
     bool has_w = c.weight, has_b = c.bias;
+    double eps = c.eps;
     expect_op_matches(
         "aten::native_layer_norm",
         [=](const Inputs& in) {
