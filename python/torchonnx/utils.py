@@ -261,9 +261,9 @@ class _Leaf:
 
 def _flatten_inputs(args: Tuple[Any, ...]):
     """The arguments as torch.onnx traces them (torch.jit._flatten): their tensors in order — of
-    nested tuples, lists and dict values; numbers (int, float, bool) as 0-d tensors, which become
-    graph inputs as torch.onnx makes them — and the structure to rebuild the arguments from the
-    traced tensors (None and strings stay as they are)."""
+    nested tuples, lists and dicts (a tensor key before its value); numbers (int, float, bool) as
+    0-d tensors, which become graph inputs as torch.onnx makes them — and the structure to
+    rebuild the arguments from the traced tensors (None and strings stay as they are)."""
     leaves: List[torch.Tensor] = []
 
     def leaf(t: torch.Tensor) -> _Leaf:
@@ -285,7 +285,10 @@ def _flatten_inputs(args: Tuple[Any, ...]):
         if isinstance(a, list):
             return [walk(x) for x in a]
         if isinstance(a, dict):
-            return {k: walk(v) for k, v in a.items()}
+            # A tensor key is traced too, before its value, as torch.jit._flatten walks a
+            # dict's (key, value) items: it is a graph input where the model reads it.
+            return {(walk(k) if isinstance(k, torch.Tensor) else k): walk(v)
+                    for k, v in a.items()}
         if a is None or isinstance(a, str):
             return a
         raise errors.InvalidArgumentError(
@@ -306,7 +309,8 @@ def _rebuild(template, leaves):
     if isinstance(template, list):
         return [_rebuild(x, leaves) for x in template]
     if isinstance(template, dict):
-        return {k: _rebuild(v, leaves) for k, v in template.items()}
+        return {(_rebuild(k, leaves) if isinstance(k, _Leaf) else k): _rebuild(v, leaves)
+                for k, v in template.items()}
     return template
 
 

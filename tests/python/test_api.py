@@ -90,6 +90,22 @@ def test_dict_and_string_arguments_and_default_input_names():
     run_in_ort(f.getvalue(), [x, p0, p1, a, b], [x - (p0 * p1 + a - b)])
 
 
+def test_dict_tensor_key_is_an_input():
+    # torch.jit._flatten walks a dict's (key, value) items: a tensor key is a graph input, before
+    # its value, and the model reads it there (PyTorch's test_dict).
+    class M(nn.Module):
+        def forward(self, d):
+            key = list(d.keys())[0]
+            return d[key] * key
+
+    k, v = torch.tensor(2.0), torch.randn(2, 3)
+    f = io.BytesIO()
+    torchonnx.export(M(), ({k: v}, {}), f)
+    assert len(OnnxModel(f.getvalue()).inputs) == 2
+    k2 = torch.tensor(-3.0)
+    run_in_ort(f.getvalue(), [k2, v], [v * k2])
+
+
 def test_kwargs_of_torch2():
     class M(nn.Module):
         def forward(self, x, y=None):
