@@ -126,10 +126,17 @@ struct ScriptOptions {
   Tolerance tol = {};
 };
 
-// Whether this process's libtorch registers the operator `name` ("aten::rms_norm"). Tests of
-// operators newer than libtorch 1.13 skip where it lacks them; the Debian 13 build runs them.
+// Whether this process's libtorch registers the operator `name` ("aten::rms_norm", or one overload
+// of it: "aten::squeeze.dims"). Tests of operators newer than libtorch 1.13 skip where it lacks
+// them; the Debian 13 build runs them.
 inline bool has_operator(const std::string& name) {
-  return !torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name)).empty();
+  const size_t dot = name.find('.', name.find("::"));
+  const std::string symbol = name.substr(0, dot);
+  const std::string overload = dot == std::string::npos ? "" : name.substr(dot + 1);
+  for (const auto& op : torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(symbol))) {
+    if (dot == std::string::npos || op->schema().overload_name() == overload) return true;
+  }
+  return false;
 }
 #define TORCHONNX_SKIP_WITHOUT_OPERATOR(name)                    \
   if (!::torchonnx::testing::has_operator(name))                 \
