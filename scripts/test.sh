@@ -21,22 +21,38 @@ bash scripts/setup.sh
 # gtest binary writes its results (GTEST_OUTPUT), ctest its own (a SKIP_RETURN_CODE skip).
 results="$(cd "$build" && pwd)/test-results"
 rm -rf "$results" && mkdir -p "$results/gtest"
+# What failed, repeated at the very end of the output (CI may keep only its tail): the failing
+# ctest tests, the sample's and the sanitizer's verdict lines.
+failures="$results/failures.txt"
+: >"$failures"
+failed() {  # failed PART LOG: PART failed; its lines that say what, from LOG
+  echo "test: $platform: $1 FAILED" >>"$failures"
+  grep -E "$2" "$3" | tail -n 40 | sed 's/^/    /' >>"$failures" || true
+}
 (cd "$build" && GTEST_OUTPUT="xml:$results/gtest/" \
-  ctest --output-on-failure --output-junit "$results/ctest.xml" -j "$(nproc)" "$@") || status=1
-python3 scripts/check-skips.py "$results" || status=1
+  ctest --output-on-failure --output-junit "$results/ctest.xml" -j "$(nproc)" "$@") \
+  2>&1 | tee "$results/ctest.log" ||
+  { status=1; failed ctest '^[[:space:]]*[0-9]+ - ' "$results/ctest.log"; }
+python3 scripts/check-skips.py "$results" 2>&1 | tee "$results/skips.log" ||
+  { status=1; failed "the skip check" 'UNEXPECTED|FAILED|unreadable|no results' "$results/skips.log"; }
 if [ "$platform" = "Debian 13" ] && [ "${TORCHONNX_TORCH_TESTS:-1}" != 0 ] && [ $# = 0 ]; then
   # A fixed sample of PyTorch 2.6's own ONNX tests through torchonnx (issue 36): it fails when a
   # test that passed when the sample was recorded stops passing.
-  bash scripts/torch-tests.sh --sample || status=1
+  bash scripts/torch-tests.sh --sample 2>&1 | tee "$results/sample.log" ||
+    { status=1; failed "the torch-tests sample" 'torch-tests: (no longer|sample)' \
+        "$results/sample.log"; }
 fi
 if [ "$platform" != "Debian 12" ]; then
   # sanitize.sh is made for Debian 12's clang 14 runtime and libtorch 1.13's leak suppressions;
   # it checks our code, which is the same on both platforms.
   echo "test: the sanitizer run is Debian 12's (scripts/sanitize.sh); skipped on $platform"
 elif [ "${TORCHONNX_SKIP_SANITIZE:-0}" != 1 ]; then
-  bash scripts/sanitize.sh || status=1
+  bash scripts/sanitize.sh 2>&1 | tee "$results/sanitize.log" ||
+    { status=1; failed "the sanitizer run" \
+        'sanitize: |^[[:space:]]*[0-9]+ - |ERROR: |SUMMARY: |^Base64: ' "$results/sanitize.log"; }
 fi
 echo "test: $platform leg $([ $status = 0 ] && echo passed || echo FAILED) in $((SECONDS - leg_start)) s"
+cat "$failures"
 
 if [ "$platform" = "Debian 12" ] && [ "${TORCHONNX_DEBIAN13:-1}" != 0 ]; then
   leg_start=$SECONDS
@@ -44,5 +60,6 @@ if [ "$platform" = "Debian 12" ] && [ "${TORCHONNX_DEBIAN13:-1}" != 0 ]; then
   TORCHONNX_SKIP_SANITIZE=1 bash scripts/debian13.sh bash scripts/test.sh "$@" || leg_status=1
   echo "test: Debian 13 leg (with making its root) $([ $leg_status = 0 ] && echo passed || echo FAILED) in $((SECONDS - leg_start)) s"
   [ $leg_status = 0 ] || status=1
+  cat "$failures"  # the first leg's, again at the end
 fi
 exit $status
