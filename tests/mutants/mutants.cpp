@@ -37,6 +37,7 @@ at::ScalarType out_type(const Args& a, size_t input = 0) {
 Value reduce(GraphContext& g, const std::string& op, const Value& x, std::vector<int64_t> axes,
              bool keepdims) {
   const int axes_input_from = op == "ReduceSum" ? 13 : 18;
+  if (axes.empty()) return g.op(op, {x}, {{"keepdims", keepdims}});  // all dims (0-d: none)
   if (g.opset() >= axes_input_from) {
     return g.op(op, {x, g.constant_ints(axes)}, {{"keepdims", keepdims}});
   }
@@ -50,6 +51,7 @@ std::vector<int64_t> all_axes(int64_t rank) {
 }
 
 std::vector<int64_t> reduction_axes(const Args& a, size_t i, int64_t rank) {
+  if (rank == 0) return {};  // dim 0 or -1 of a 0-d tensor: nothing to reduce
   std::vector<int64_t> dims;
   if (auto d = a.optional_int_list(i)) dims = *d;
   if (dims.empty()) {
