@@ -8,6 +8,7 @@
 # registered, or when a family fails without one.
 #
 #   bash scripts/mutants.sh BUILD_DIR [MUTANT...]      (ctest: the `mutants` test)
+# About 4.5 minutes of 2 cores on either platform (Debian 12: 272 s under ctest; Debian 13: 265 s).
 set -uo pipefail
 
 build=${1:?usage: mutants.sh BUILD_DIR [MUTANT...]}
