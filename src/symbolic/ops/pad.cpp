@@ -5,6 +5,7 @@
 // (exact for every mode), the non-negative part a Pad (constant/reflect/edge) or, for circular
 // padding, Pad's wrap mode from opset 19 and Slice + Concat of the wrapped borders below.
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <cmath>
@@ -108,7 +109,14 @@ Value circular_pad(GraphContext& g, Value x, const DimPads& p) {
 // and wraps the cropped tensor, as PyTorch does.
 Value dynamic_pad(GraphContext& g, const Args& a, const std::string& mode, double value,
                   Circular circular) {
-  if (g.opset() < 11) g.fail("pads computed in the graph need opset 11; export with opset >= 11");
+  if (g.opset() < 11) {
+    // torch.onnx's words too (test_unsupported_pad matches them).
+    g.fail(
+        fmt::format("Unsupported: ONNX export of Pad in opset {}. The sizes of the padding must "
+                    "be constant: pads computed in the graph need opset 11; export with "
+                    "opset >= 11",
+                    g.opset()));
+  }
   if (mode == "circular" && circular != Circular::kWrap) {
     g.fail(
         "circular padding with pads computed in the graph needs Pad's wrap mode (opset 19); "
