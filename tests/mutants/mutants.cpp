@@ -137,20 +137,24 @@ Values sub_alpha_sign(GraphContext& g, const Args& a) {
   return {g.op("Sub", {a.tensor_as(0, type), rhs})};
 }
 
+// Argument `num` divided by argument `den` with div's rounding_mode (argument 2: "floor" or
+// "trunc"), integers divided in double, as the built-in converter does.
+Value div_rounded(GraphContext& g, const Args& a, at::ScalarType type, size_t num, size_t den) {
+  const bool floating = at::isFloatingType(type);
+  at::ScalarType work = floating ? type : at::kDouble;
+  Value q = g.op("Div", {a.tensor_as(num, work), a.tensor_as(den, work)});
+  if (a.str_arg(2) == "floor") {
+    q = g.op("Floor", {q});
+  } else {
+    q = g.op("Mul", {g.op("Sign", {q}), g.op("Floor", {g.op("Abs", {q})})});
+  }
+  return floating ? q : g.cast(q, type);
+}
+
 // div with its operands transposed (rounding modes applied to the transposed quotient). 14+.
 Values div_swapped(GraphContext& g, const Args& a) {
   at::ScalarType type = out_type(a);
-  if (a.size() > 2 && !a.is_none(2)) {
-    const bool floating = at::isFloatingType(type);
-    at::ScalarType work = floating ? type : at::kDouble;
-    Value q = g.op("Div", {a.tensor_as(1, work), a.tensor_as(0, work)});
-    if (a.str_arg(2) == "floor") {
-      q = g.op("Floor", {q});
-    } else {
-      q = g.op("Mul", {g.op("Sign", {q}), g.op("Floor", {g.op("Abs", {q})})});
-    }
-    return {floating ? q : g.cast(q, type)};
-  }
+  if (a.size() > 2 && !a.is_none(2)) return {div_rounded(g, a, type, 1, 0)};
   return {g.op("Div", {a.tensor_as(1, type), a.tensor_as(0, type)})};
 }
 
@@ -158,17 +162,7 @@ Values div_swapped(GraphContext& g, const Args& a) {
 // division: 7 / 2 is 3.0, not 3.5. Opset 14+.
 Values div_int_no_cast(GraphContext& g, const Args& a) {
   at::ScalarType type = out_type(a);
-  if (a.size() > 2 && !a.is_none(2)) {
-    const bool floating = at::isFloatingType(type);
-    at::ScalarType work = floating ? type : at::kDouble;
-    Value q = g.op("Div", {a.tensor_as(0, work), a.tensor_as(1, work)});
-    if (a.str_arg(2) == "floor") {
-      q = g.op("Floor", {q});
-    } else {
-      q = g.op("Mul", {g.op("Sign", {q}), g.op("Floor", {g.op("Abs", {q})})});
-    }
-    return {floating ? q : g.cast(q, type)};
-  }
+  if (a.size() > 2 && !a.is_none(2)) return {div_rounded(g, a, type, 0, 1)};
   at::ScalarType t0 = a.dtype(0), t1 = a.dtype(1);
   if (at::isIntegralType(t0, false) && at::isIntegralType(t1, false) && t0 != at::kByte &&
       t0 != at::kChar && t0 != at::kShort) {
