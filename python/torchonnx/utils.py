@@ -555,6 +555,19 @@ def _function_module(function: torch.jit.ScriptFunction) -> torch.jit.ScriptModu
     return module
 
 
+def _run_once(model: torch.jit.ScriptModule, args: Tuple[Any, ...]) -> None:
+    """Note [A scripted model runs once]: torch.onnx runs a ScriptModule once on (a deep copy of)
+    the example arguments, in the training mode it exports, to learn its outputs
+    (torch.onnx.utils._get_example_outputs), as tracing runs an nn.Module once. What that run
+    changes in the module's state is in the file torch.onnx writes: in training mode the
+    BatchNorm running statistics after one step (not a fresh layer's 0 and 1). torchonnx runs it
+    the same way, before the core reads the module, so that both exporters write the same
+    initializers. (A fresh BatchNorm's 0 and 1 are also what ONNX Runtime's constant sharing
+    merges with the weight and bias of other layers, which its training-mode
+    BatchNormalization then overwrites.)"""
+    model(*copy.deepcopy(args))
+
+
 def _prepare(model, args: Tuple[Any, ...], training: "TrainingMode") -> _Prepared:
     """Call inside _exporting() and select_model_mode_for_export(model, training): traces an
     nn.Module in the mode it is in."""
@@ -570,6 +583,7 @@ def _prepare(model, args: Tuple[Any, ...], training: "TrainingMode") -> _Prepare
                 "the ScriptModule has no forward() method to export"
             ) from e
         args = _decide_input_format(_schema_params(schema, skip_self=True), args, scripted=True)
+        _run_once(model, args)
         return _Prepared(model._c, args)
     if not isinstance(model, torch.nn.Module):
         raise errors.InvalidArgumentError(

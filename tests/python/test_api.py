@@ -263,6 +263,40 @@ def test_training_modes_and_mode_restored():
     assert "Dropout" not in OnnxModel(f.getvalue()).op_types
 
 
+def test_script_module_runs_once_as_torch_onnx_runs_it():
+    # Note [A scripted model runs once]: the exported state is the module's after one run on the
+    # example arguments in the exported training mode (torch.onnx's _get_example_outputs), so a
+    # fresh BatchNorm exported for training carries stepped running statistics, as torch.onnx's
+    # file does, and ONNX Runtime computes the batch statistics right (with a fresh layer's 0 and
+    # 1 its constant sharing merges them with the weights, which training-mode
+    # BatchNormalization then overwrites).
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn1 = nn.BatchNorm2d(3, affine=False)
+            self.cv1 = nn.Conv2d(3, 3, 10)
+            self.bn2 = nn.BatchNorm2d(3, affine=True)
+
+        def forward(self, x):
+            return self.bn2(self.cv1(self.bn1(x)))
+
+    torch.manual_seed(0)
+    x = torch.randn(10, 3, 20, 20) * 2
+    model = torch.jit.script(M())
+    model.train()
+    stepped = torch.jit.script(M())
+    stepped.load_state_dict(model.state_dict())
+    stepped.train()
+    with torch.no_grad():
+        expected = stepped(x)  # the reference; steps `stepped` as the export steps `model`
+    f = io.BytesIO()
+    torchonnx.export(model, (x,), f, training=torchonnx.TrainingMode.TRAINING, opset_version=15)
+    for name, value in stepped.state_dict().items():
+        assert torch.equal(model.state_dict()[name], value), name
+    assert int(model.bn1.num_batches_tracked) == 1
+    run_in_ort(f.getvalue(), [x], [expected])
+
+
 def test_select_model_mode_for_export():
     model = Linear()
     model.train()

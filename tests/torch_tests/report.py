@@ -49,9 +49,6 @@ RULES = [
     # default attribute left out, training-mode dropout computed instead of ONNX Dropout).
     (r"test_onnx_opset\.", r"^(AssertionError: )?assert ",
      "internals: torch.onnx's exact node list and attributes (test_onnx_opset)"),
-    (r"test_(multiple_conv_bn|batchnorm_training)",
-     "ONNX Runtime: training-form BatchNormalization of a fresh layer (constants 1, 0, 0, 1 "
-     "shared by its optimizer); torch.onnx's export happens to update the running stats"),
 ]
 
 
