@@ -200,6 +200,16 @@ Values round_as_floor(GraphContext& g, const Args& a) {
   return {g.op("Mul", {g.op("Floor", {g.op("Div", {x, scale})}), scale})};
 }
 
+// round(decimals != 0) as Floor of the scaled value; decimals 0 right (Round). Opset 11+.
+Values round_decimals_as_floor(GraphContext& g, const Args& a) {
+  int64_t decimals = a.size() > 1 ? a.int_arg(1) : 0;
+  if (decimals == 0 || at::isIntegralType(a.dtype(0), true)) {
+    return {at::isIntegralType(a.dtype(0), true) ? a.tensor_as(0, out_type(a))
+                                                 : g.op("Round", {a.tensor(0)})};
+  }
+  return round_as_floor(g, a);
+}
+
 // gt computed in the dtype of self, the other operand cast to it (the promotion dropped):
 // int_tensor > 0.5 compares with 0.
 Values gt_no_promotion(GraphContext& g, const Args& a) {
@@ -437,6 +447,7 @@ const std::vector<Mutant>& mutants() {
       {"div_int_no_cast", "elementwise", "aten::div", 14, div_int_no_cast},
       {"pow_swapped", "elementwise", "aten::pow", 12, pow_swapped},
       {"round_as_floor", "elementwise", "aten::round", 11, round_as_floor},
+      {"round_decimals_as_floor", "elementwise", "aten::round", 11, round_decimals_as_floor},
       {"clamp_bounds_as_int", "elementwise", "aten::clamp", 12, clamp_bounds_as_int},
       {"where_swapped", "index", "aten::where", 9, where_swapped},
       {"index_select_axis_off_by_one", "index", "aten::index_select", 9,

@@ -375,16 +375,21 @@ TEST_F(Elementwise, RoundHalfToEven) {
   // exactly, including large values, infinities and NaN.
   at::Tensor x = floats({0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4999, 0.49999997f, -0.49999997f, 3.7,
                          -3.7, 8388607.5, 16777216, 1e30, kInf, -kInf, kNaN});
-  expect_unary({"aten::round", at::round, x});
-  expect_unary({"aten::round", at::round, x.to(at::kDouble)});
-  expect_unary({"aten::round", at::round, at::randn({3, 4}) * 100});
-  expect_unary({"aten::round", at::round, at::scalar_tensor(-6.5)});
+  for (const at::Tensor& t :
+       {x, x.to(at::kDouble), at::randn({3, 4}) * 100, at::scalar_tensor(-6.5)}) {
+    expect_op_matches(
+        "aten::round", [](const Inputs& in) { return at::round(arg(in, 0)); }, {t}, kMinOpset,
+        highest_opset(), {}, kExact);
+  }
 }
 
 TEST_F(Elementwise, RoundDecimals) {
+  // Compared exactly: the lowering (Mul, Round, Div as ATen computes it) is bitwise ATen's, and a
+  // tolerance would accept floor or trunc for round (they err by < 10^-decimals).
   for (int64_t d : {2, 0, -1}) {
-    expect_op_matches("aten::round", [d](const Inputs& in) { return at::round(arg(in, 0), d); },
-                      {at::randn({3, 5}) * 100});
+    expect_op_matches(
+        "aten::round", [d](const Inputs& in) { return at::round(arg(in, 0), d); },
+        {at::randn({3, 5}) * 100}, kMinOpset, highest_opset(), {}, kExact);
   }
 }
 

@@ -40,6 +40,12 @@ struct Tolerance {
   double step_fraction = 0.02;
 };
 
+// Exact equality (NaN where libtorch has NaN): for ops whose ONNX lowering computes the same
+// float operations as ATen (a dtype round trip, rounding), where any tolerance lets a wrong
+// lowering through: floor for round(decimals=2) errs by < 0.01, which rtol 1e-3 of values ~100
+// accepts.
+inline constexpr Tolerance kExact{0, 0, 0};
+
 // Runs `model` in ONNX Runtime on DATA_DIR/input_*.pb and compares with DATA_DIR/output_*.pb.
 // `detections`: the outputs are detection records (boxes, labels, scores, masks, keypoints: every
 // output whose dim 0 is the first output's), compared as sets that may come in another order for
