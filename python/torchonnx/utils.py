@@ -564,8 +564,12 @@ def _run_once(model: torch.jit.ScriptModule, args: Tuple[Any, ...]) -> None:
     the same way, before the core reads the module, so that both exporters write the same
     initializers. (A fresh BatchNorm's 0 and 1 are also what ONNX Runtime's constant sharing
     merges with the weight and bias of other layers, which its training-mode
-    BatchNormalization then overwrites.)"""
-    model(*copy.deepcopy(args))
+    BatchNormalization then overwrites.) A run that fails is left to the export, whose error names
+    the argument or the node (an argument of the wrong type, an op it cannot convert)."""
+    try:
+        model(*copy.deepcopy(args))
+    except Exception:  # noqa: BLE001 - the export reports what is wrong, in its own words
+        pass
 
 
 def _prepare(model, args: Tuple[Any, ...], training: "TrainingMode") -> _Prepared:
