@@ -125,7 +125,27 @@ const std::vector<std::string>& OrtModel::output_names() const {
   return impl_->outputs;
 }
 
-std::vector<at::Tensor> OrtModel::run(const std::vector<at::Tensor>& inputs) const {
+namespace {
+
+at::Tensor to_tensor(const Ort::Value& v, const std::string& name) {
+  auto info = v.GetTensorTypeAndShapeInfo();
+  const auto type = torch_type(info.GetElementType());
+  if (!type) {
+    throw ExportError(ErrorCode::kInvalidArgument,
+                      fmt::format("output '{}' has an element type (ONNX {}) that verify "
+                                  "cannot compare",
+                                  name, static_cast<int>(info.GetElementType())));
+  }
+  const auto shape = info.GetShape();
+  at::Tensor t = at::empty(shape, at::TensorOptions().dtype(*type));
+  if (t.nbytes() > 0) std::memcpy(t.data_ptr(), v.GetTensorRawData(), t.nbytes());
+  return t;
+}
+
+}  // namespace
+
+std::vector<at::Tensor> OrtModel::run(const std::vector<at::Tensor>& inputs,
+                                      std::vector<std::string>* names) const {
   if (inputs.size() != impl_->inputs.size()) {
     throw ExportError(
         ErrorCode::kInvalidArgument,
@@ -162,26 +182,34 @@ std::vector<at::Tensor> OrtModel::run(const std::vector<at::Tensor>& inputs) con
                                   Ort::GetVersionString(), e.what()));
   }
   std::vector<at::Tensor> out;
+  if (names) names->clear();
+  Ort::AllocatorWithDefaultOptions alloc;
   for (size_t k = 0; k < results.size(); ++k) {
     Ort::Value& v = results[k];
-    if (!v.IsTensor()) {
-      throw ExportError(ErrorCode::kInvalidArgument,
-                        fmt::format("output '{}' is no tensor (a sequence or an optional): "
-                                    "verify compares tensor outputs only",
-                                    impl_->outputs[k]));
+    const std::string& name = impl_->outputs[k];
+    if (v.IsTensor()) {
+      out.push_back(to_tensor(v, name));
+      if (names) names->push_back(name);
+      continue;
     }
-    auto info = v.GetTensorTypeAndShapeInfo();
-    const auto type = torch_type(info.GetElementType());
-    if (!type) {
+    if (v.GetTypeInfo().GetONNXType() != ONNX_TYPE_SEQUENCE) {
       throw ExportError(ErrorCode::kInvalidArgument,
-                        fmt::format("output '{}' has an element type (ONNX {}) that verify "
-                                    "cannot compare",
-                                    impl_->outputs[k], static_cast<int>(info.GetElementType())));
+                        fmt::format("output '{}' is no tensor and no sequence of tensors (an "
+                                    "optional or a map): verify compares tensors only",
+                                    name));
     }
-    const auto shape = info.GetShape();
-    at::Tensor t = at::empty(shape, at::TensorOptions().dtype(*type));
-    if (t.nbytes() > 0) std::memcpy(t.data_ptr(), v.GetTensorRawData(), t.nbytes());
-    out.push_back(t);
+    const size_t count = v.GetCount();
+    for (size_t i = 0; i < count; ++i) {
+      Ort::Value element = v.GetValue(static_cast<int>(i), alloc);
+      const std::string element_name = fmt::format("{}[{}]", name, i);
+      if (!element.IsTensor()) {
+        throw ExportError(
+            ErrorCode::kInvalidArgument,
+            fmt::format("output '{}' is no tensor: verify compares tensors only", element_name));
+      }
+      out.push_back(to_tensor(element, element_name));
+      if (names) names->push_back(element_name);
+    }
   }
   return out;
 }

@@ -21,10 +21,13 @@ class OrtModel {
   const std::vector<std::string>& input_names() const;
   const std::vector<std::string>& output_names() const;
 
-  // Runs on one tensor per input (in order) and returns every output, in order, as CPU tensors.
+  // Runs on one tensor per input (in order) and returns every output, in order, as CPU tensors;
+  // a sequence output is its tensors in order, as libtorch's returned list flattens (`names`,
+  // when given, receives one name per tensor: the output's, "name[i]" for a sequence's).
   // ExportError(kInvalidArgument) for a wrong number of inputs or a dtype ONNX Runtime lacks;
   // kInvalidOnnx with ONNX Runtime's message when the run fails.
-  std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs) const;
+  std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs,
+                              std::vector<std::string>* names = nullptr) const;
 
  private:
   struct Impl;

@@ -75,7 +75,9 @@ def _compare_python_ort(ort, path, inputs, expected, rtol, atol, atol_scale):
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     names = [i.name for i in session.get_inputs()]
     assert len(names) >= len(inputs), f"graph inputs {names} for {len(inputs)} inputs"
-    outs = session.run(None, {n: t.numpy() for n, t in zip(names, inputs)})
+    outs = []  # a sequence output (a list of arrays) is its elements, as PyTorch's list flattens
+    for out in session.run(None, {n: t.numpy() for n, t in zip(names, inputs)}):
+        outs.extend(out if isinstance(out, list) else [out])
     assert len(outs) == len(expected), f"{len(outs)} outputs, expected {len(expected)}"
     for k, (got, want) in enumerate(zip(outs, expected)):
         want = want.numpy()
@@ -142,11 +144,17 @@ def _all(fields, number):
 
 
 def _value_info(buf):
+    """name, dims (an int, a dim_param, or None for a dim with neither) and elem_type of a
+    ValueInfoProto's tensor type, or of the tensors of its sequence type (sequence: True)."""
     fields = _fields(buf)
     name = _first(fields, 1, b"").decode()
     dims = None
     elem_type = None
-    tensor = _first(_fields(_first(fields, 2, b"")), 1)
+    type_fields = _fields(_first(fields, 2, b""))
+    sequence = _first(type_fields, 4)
+    if sequence is not None:  # TypeProto.sequence_type: its elem_type, a TypeProto
+        type_fields = _fields(_first(_fields(sequence), 1, b""))
+    tensor = _first(type_fields, 1)
     if tensor is not None:
         tf = _fields(tensor)
         elem_type = _first(tf, 1)
@@ -156,8 +164,8 @@ def _value_info(buf):
             for d in _all(_fields(shape), 1):
                 df = _fields(d)
                 param = _first(df, 2)
-                dims.append(param.decode() if param is not None else _first(df, 1, 0))
-    return {"name": name, "dims": dims, "elem_type": elem_type}
+                dims.append(param.decode() if param is not None else _first(df, 1))
+    return {"name": name, "dims": dims, "elem_type": elem_type, "sequence": sequence is not None}
 
 
 def _attribute(buf):

@@ -93,6 +93,43 @@ message TensorProto {
 
 const TensorProto = protobuf.parse(TENSOR_PROTO_SCHEMA).root.lookupType('onnx.TensorProto');
 
+// The part of a model's graph that sequence outputs need (below): its outputs' kinds of type, and
+// nodes and outputs to add. A serialized ModelProto followed by another merges with it: the graph
+// (field 7), a singular message, merges, and its repeated nodes and outputs are appended to the
+// model's own, which stay as they are.
+const GRAPH_SCHEMA = TENSOR_PROTO_SCHEMA + `
+message AttributeProto {
+  optional string name = 1;
+  optional TensorProto t = 5;
+  optional int32 type = 20;
+}
+message NodeProto {
+  repeated string input = 1;
+  repeated string output = 2;
+  optional string name = 3;
+  optional string op_type = 4;
+  repeated AttributeProto attribute = 5;
+}
+message TypeProto {
+  message Sequence {
+    optional TypeProto elem_type = 1;
+  }
+  optional Sequence sequence_type = 4;
+}
+message ValueInfoProto {
+  optional string name = 1;
+  optional TypeProto type = 2;
+}
+message GraphProto {
+  repeated NodeProto node = 1;
+  repeated ValueInfoProto output = 12;
+}
+message ModelProto {
+  optional GraphProto graph = 7;
+}
+`;
+const GraphPart = protobuf.parse(GRAPH_SCHEMA).root.lookupType('onnx.ModelProto');
+
 // ONNX data_type -> ORT tensor type, typed-array constructor, and the typed
 // TensorProto field that holds the values when raw_data is absent.
 const DTYPES = {
@@ -489,6 +526,88 @@ export function compareDetections(idx, names, expected, actual, rtol, atol, pixe
 // One verification
 // ---------------------------------------------------------------------------
 
+// The model's bytes with `nodes` added to its graph and `outputs` (names) to its outputs.
+function withAddedOutputs(modelBytes, nodes, outputs) {
+  const addition = GraphPart.encode(GraphPart.create({
+    graph: { node: nodes, output: outputs.map((name) => ({ name })) },
+  })).finish();
+  return Buffer.concat([modelBytes, Buffer.from(addition)]);
+}
+
+// A Constant node of an int64 scalar.
+function int64Constant(name, value) {
+  return {
+    output: [name], name, opType: 'Constant',
+    attribute: [{ name: 'value', type: 4, t: { dataType: 7, int64Data: [value] } }],
+  };
+}
+
+// Runs `session` on `feeds` and returns [name, ORT tensor] pairs, one per tensor: a tensor output
+// is itself; a sequence output (ONNX Runtime's Node API returns no sequences) is its elements in
+// order, named "name[i]", as libtorch's returned list flattens. The elements are read through
+// outputs added to a copy of the model: its sequences' lengths (SequenceLength), then SequenceAt
+// of each position.
+async function runFlattened(modelPath, session, feeds, sessionOptions) {
+  const meta = session.outputMetadata || [];
+  let sequences = [];
+  let modelBytes;
+  if (meta.some((m) => m && m.isTensor === false)) {  // a sequence, or an optional (returned)
+    modelBytes = fs.readFileSync(modelPath);
+    const outputs = GraphPart.decode(modelBytes).graph?.output || [];
+    sequences = outputs.filter((o) => o.type && o.type.sequenceType).map((o) => o.name);
+  }
+  if (sequences.length === 0) {
+    const results = await session.run(feeds);
+    return session.outputNames.map((name) => [name, results[name]]);
+  }
+  const tag = '__torchonnx_verify';
+  const lengthNodes = sequences.map((seq, j) => ({
+    input: [seq], output: [`${tag}_length_${j}`], name: `${tag}_length_${j}`,
+    opType: 'SequenceLength',
+  }));
+  const lengthNames = lengthNodes.map((n) => n.output[0]);
+  let lengths;
+  const withLengths = await ort.InferenceSession.create(
+    withAddedOutputs(modelBytes, lengthNodes, lengthNames), sessionOptions);
+  try {
+    const r = await withLengths.run(feeds, lengthNames);
+    lengths = lengthNames.map((name) => Number(r[name].data[0]));
+  } finally {
+    await withLengths.release();
+  }
+  const nodes = [];
+  const elementNames = new Map();  // sequence -> its elements' added output names
+  sequences.forEach((seq, j) => {
+    const names = [];
+    for (let i = 0; i < lengths[j]; i++) {
+      const index = `${tag}_index_${j}_${i}`;
+      const element = `${tag}_element_${j}_${i}`;
+      nodes.push(int64Constant(index, i));
+      nodes.push({ input: [seq, index], output: [element], name: element, opType: 'SequenceAt' });
+      names.push(element);
+    }
+    elementNames.set(seq, names);
+  });
+  const tensorNames = session.outputNames.filter((name) => !elementNames.has(name));
+  const added = [...elementNames.values()].flat();
+  const expanded = await ort.InferenceSession.create(
+    withAddedOutputs(modelBytes, nodes, added), sessionOptions);
+  try {
+    const r = await expanded.run(feeds, [...tensorNames, ...added]);
+    const out = [];
+    for (const name of session.outputNames) {
+      if (!elementNames.has(name)) {
+        out.push([name, r[name]]);
+        continue;
+      }
+      elementNames.get(name).forEach((element, i) => out.push([`${name}[${i}]`, r[element]]));
+    }
+    return out;
+  } finally {
+    await expanded.release();
+  }
+}
+
 function listNumbered(dir, prefix) {
   const re = new RegExp(`^${prefix}_(\\d+)\\.pb$`);
   const nums = [];
@@ -536,20 +655,20 @@ export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEF
     const expected = [];
     for (let k = 0; k < nOut; k++) expected.push(readTensorProto(path.join(dataDir, `output_${k}.pb`)));
 
+    const sessionOptions = {
+      graphOptimizationLevel: 'all',
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      logSeverityLevel: 3,
+    };
     try {
-      session = await ort.InferenceSession.create(modelPath, {
-        graphOptimizationLevel: 'all',
-        intraOpNumThreads: 1,
-        interOpNumThreads: 1,
-        executionMode: 'sequential',
-        logSeverityLevel: 3,
-      });
+      session = await ort.InferenceSession.create(modelPath, sessionOptions);
     } catch (e) {
       throw new UsageError(`ONNX Runtime failed to load ${modelPath}: ${e.message}`);
     }
 
     const inNames = session.inputNames;
-    const outNames = session.outputNames;
     if (nIn !== inNames.length) {
       throw new UsageError(
         `${dataDir} has ${nIn} input_*.pb file(s), the model has ${inNames.length} input(s): ` +
@@ -558,12 +677,14 @@ export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEF
     const feeds = {};
     inNames.forEach((name, i) => { feeds[name] = toOrtTensor(inputs[i]); });
 
-    let results;
+    let flat;
     try {
-      results = await session.run(feeds);
+      flat = await runFlattened(modelPath, session, feeds, sessionOptions);
     } catch (e) {
       throw new UsageError(`ONNX Runtime failed to run ${modelPath}: ${e.message}`);
     }
+    const outNames = flat.map(([name]) => name);
+    const results = Object.fromEntries(flat);
 
     let ok = true;
     const n = Math.min(nOut, outNames.length);
@@ -588,7 +709,7 @@ export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEF
     if (nOut !== outNames.length) {
       ok = false;
       lines.push(`MISMATCH output count: ${dataDir} has ${nOut} output_*.pb file(s), ` +
-        `the model has ${outNames.length} output(s)`);
+        `the model returns ${outNames.length} tensor(s) (a sequence output counts its elements)`);
     }
     return { code: ok ? 0 : 1, lines };
   } catch (e) {
