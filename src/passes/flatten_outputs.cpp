@@ -10,22 +10,33 @@ namespace torchonnx::passes {
 
 namespace {
 
+bool is_tensor_list(const torch::jit::Value* v) {
+  const auto list = v->type()->cast<c10::ListType>();
+  return list && list->getElementType()->kind() == c10::TypeKind::TensorType;
+}
+
 struct Flattener {
   bool keep_none = false;
+  bool keep_tensor_lists = false;
   std::vector<torch::jit::Value*> out;
   bool dropped_str = false;
   bool flattened_dict = false;
 
-  void flatten(torch::jit::Value* v) {
+  // `in_list`: v is an element of a returned list; a list of lists (a stacked RNN's [h, c] per
+  // layer) is flattened to its tensors, as torch.onnx flattens it.
+  void flatten(torch::jit::Value* v, bool in_list = false) {
     const auto kind = v->node()->kind();
     const auto type = v->type()->kind();
-    if (kind == c10::prim::TupleConstruct || kind == c10::prim::ListConstruct) {
-      for (auto* in : v->node()->inputs()) flatten(in);
+    if (kind == c10::prim::ListConstruct && keep_tensor_lists && !in_list && is_tensor_list(v)) {
+      out.push_back(v);  // one ONNX sequence (symbolic/convert.cpp), as torch.onnx returns it
+    } else if (kind == c10::prim::TupleConstruct || kind == c10::prim::ListConstruct) {
+      const bool list = in_list || kind == c10::prim::ListConstruct;
+      for (auto* in : v->node()->inputs()) flatten(in, list);
     } else if (kind == c10::prim::DictConstruct) {
       // Keys and values alternate; a dict's values iterate in insertion order.
       flattened_dict = true;
       const auto inputs = v->node()->inputs();
-      for (size_t i = 1; i < inputs.size(); i += 2) flatten(inputs[i]);
+      for (size_t i = 1; i < inputs.size(); i += 2) flatten(inputs[i], in_list);
     } else if (type == c10::TypeKind::DictType) {
       throw ExportError(ErrorCode::kConversion,
                         "the model returns a dict built by " +
@@ -47,9 +58,10 @@ struct Flattener {
 
 }  // namespace
 
-void FlattenOutputs(torch::jit::Graph& graph, bool keep_none) {
+void FlattenOutputs(torch::jit::Graph& graph, bool keep_none, bool keep_tensor_lists) {
   Flattener f;
   f.keep_none = keep_none;
+  f.keep_tensor_lists = keep_tensor_lists;
   for (auto* out : graph.outputs()) f.flatten(out);
   while (!graph.outputs().empty()) graph.eraseOutput(graph.outputs().size() - 1);
   for (auto* v : f.out) graph.registerOutput(v);

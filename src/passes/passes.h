@@ -100,8 +100,12 @@ void RemoveEvalNoOps(torch::jit::Graph& graph);
 
 // Makes the graph's outputs a flat list of tensors/scalars: tuples, lists and dict values are
 // expanded in order. None outputs are dropped, as torch.onnx drops them, unless `keep_none`
-// (opset 15+, where torch.onnx returns a scripted model's None as an empty optional).
-void FlattenOutputs(torch::jit::Graph& graph, bool keep_none = false);
+// (opset 15+, where torch.onnx returns a scripted model's None as an empty optional). With
+// `keep_tensor_lists` (opset 11+), a list of tensors built by ListConstruct stays one output, an
+// ONNX sequence, as torch.onnx returns a ScriptModule's list (a graph the exporter traced returns
+// a tuple: torch.onnx's tracing and frontend::capture_trace flatten the outputs).
+void FlattenOutputs(torch::jit::Graph& graph, bool keep_none = false,
+                    bool keep_tensor_lists = false);
 
 // Drops the outputs that are None constants (an Optional that type propagation found None), as
 // FlattenOutputs without keep_none does.

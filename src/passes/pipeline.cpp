@@ -207,7 +207,9 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   // torch.onnx returns a scripted model's None outputs as empty optionals from opset 15 (the
   // Optional op) and drops them below.
   const bool keep_none = options.opset_version >= 15;
-  runner.run("FlattenOutputs", [&] { FlattenOutputs(*graph, keep_none); });
+  // torch.onnx returns a ScriptModule's list of tensors as one sequence (opset 11+).
+  const bool keep_lists = options.opset_version >= 11;
+  runner.run("FlattenOutputs", [&] { FlattenOutputs(*graph, keep_none, keep_lists); });
   runner.run("LowerConstantKeyDicts", [&] { LowerConstantKeyDicts(*graph); });
   runner.run("LowerSimpleTuples", [&] {
     // LowerSimpleTuples(graph) is this followed by EliminateDeadCode(graph).
@@ -217,7 +219,7 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   });
   runner.run("LowerBranchLists", [&] {
     if (LowerBranchLists(*graph)) {
-      FlattenOutputs(*graph, keep_none);  // a returned list built again after its If
+      FlattenOutputs(*graph, keep_none, keep_lists);  // a returned list built again after its If
       eliminate_dead_code(graph);
     }
   });
@@ -240,7 +242,7 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   runner.run("EliminateDeadCode", [&] { eliminate_dead_code(graph); });
   runner.run("LowerNestedFromMask", [&] { LowerNestedFromMask(*graph); });
   runner.run("LowerNestedLists", [&] {
-    if (LowerNestedLists(*graph)) FlattenOutputs(*graph, keep_none);
+    if (LowerNestedLists(*graph)) FlattenOutputs(*graph, keep_none, keep_lists);
   });
   if (!keep_none) runner.run("DropNoneOutputs", [&] { DropNoneOutputs(*graph); });
 }

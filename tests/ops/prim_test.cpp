@@ -40,6 +40,41 @@ TEST_F(Prim, ListConstructOfComputedInts) {
                         {at::randn({2, 3, 4})}, kUnfolded);
 }
 
+// A ScriptModule's returned list of tensors is one output, an ONNX sequence, as torch.onnx
+// returns it (opset 11+); tuples around it are flattened. Below 11 (no sequences) its tensors are
+// outputs of their own. The comparison flattens the sequence's elements in order (verify.mjs reads
+// them through SequenceAt, the in-process verify through ONNX Runtime's sequence values).
+TEST_F(Prim, ReturnedListOfTensorsIsOneSequence) {
+  const auto m = script_module("def forward(self, x, y):\n  return [x, y * 2], x + 1\n");
+  const Inputs inputs{at::randn({2, 3}), at::randn({2, 4})};
+  expect_script_matches("prim::ListConstruct", m, inputs);
+  for (int opset : {9, 11, highest_opset()}) {
+    SCOPED_TRACE(opset);
+    ExportOptions options;
+    options.opset_version = opset;
+    const onnx::ModelProto model = parse_model(export_model_to_bytes(m, inputs, options));
+    const auto& outputs = model.graph().output();
+    if (opset < 11) {
+      ASSERT_EQ(outputs.size(), 3);
+      for (const auto& o : outputs) EXPECT_TRUE(o.type().has_tensor_type()) << o.name();
+      continue;
+    }
+    ASSERT_EQ(outputs.size(), 2);
+    ASSERT_TRUE(outputs[0].type().has_sequence_type());
+    EXPECT_EQ(outputs[0].type().sequence_type().elem_type().tensor_type().elem_type(),
+              onnx::TensorProto::FLOAT);
+    EXPECT_TRUE(outputs[1].type().has_tensor_type());
+  }
+  // A returned list of lists is its tensors in order, as torch.onnx flattens it.
+  const auto nested = script_module("def forward(self, x, y):\n  return [[x, y], [y * 2]]\n");
+  expect_script_matches("aten::mul", nested, inputs);  // the lists are gone before conversion
+  ExportOptions options;
+  options.opset_version = highest_opset();
+  const onnx::ModelProto model = parse_model(export_model_to_bytes(nested, inputs, options));
+  ASSERT_EQ(model.graph().output_size(), 3);
+  for (const auto& o : model.graph().output()) EXPECT_TRUE(o.type().has_tensor_type()) << o.name();
+}
+
 TEST_F(Prim, ListUnpackOfTensors) {
   expect_op_matches("prim::ListUnpack",
                     [](const Inputs& in) {

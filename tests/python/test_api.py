@@ -297,6 +297,29 @@ def test_script_module_runs_once_as_torch_onnx_runs_it():
     run_in_ort(f.getvalue(), [x], [expected])
 
 
+def test_script_module_list_output_is_one_sequence():
+    # A ScriptModule's returned list of tensors is one output, an ONNX sequence (opset 11+), as
+    # torch.onnx returns it; its type is the elements' dtype and their common shape, a dim that
+    # differs between them (or is dynamic in one) unknown (torch.onnx's
+    # test_utility_funs.test_sequence_dim).
+    class M(nn.Module):
+        def forward(self, x, y):
+            return [x, y]
+
+    m, x, y = torch.jit.script(M()), torch.randn(2, 3), torch.randn(2, 3)
+    for dynamic_axes, dims in (({"y": [1]}, [2, None]), (None, [2, 3])):
+        f = io.BytesIO()
+        torchonnx.export(m, (x, y), f, opset_version=13, input_names=["x", "y"],
+                         dynamic_axes=dynamic_axes)
+        out = OnnxModel(f.getvalue()).outputs
+        assert len(out) == 1 and out[0]["sequence"], out
+        assert out[0]["elem_type"] == 1 and out[0]["dims"] == dims, out
+        run_in_ort(f.getvalue(), [x, y], [x, y])
+    f = io.BytesIO()
+    torchonnx.export(m, (x, y), f, opset_version=10)  # no sequences below 11: two outputs
+    assert [o["sequence"] for o in OnnxModel(f.getvalue()).outputs] == [False, False]
+
+
 def test_select_model_mode_for_export():
     model = Linear()
     model.train()
