@@ -11,18 +11,22 @@ Each program is the Python source of an nn.Module drawn from a small typed gramm
 (tensor ops whose shapes fit, for/while loops with constant and size-derived trip counts,
 ifs on tensor and int conditions, List[Tensor] built by append, tuples, Optional[Tensor],
 ints/floats/bools, helper methods and free functions, parameters and nn.Linear). It is
-scripted and run twice in Python (on randn and rand inputs), in a worker process whose address
-space is limited (--mem-gb) and whose run is timed (--prepare-timeout); programs that fail to
-script or run, or exceed those, are discarded and counted. The others are saved with
-torch.jit.save and exported with `torchonnx export M.pt --input SHAPE ... --opset K
---save-test-data D --quiet` (under nice, 60 s timeout); exported models are run in ONNX Runtime (tools/verify/verify.mjs) against
-libtorch's outputs.
+scripted and run in Python on three input sets (INPUT_SETS: randn, rand, randn x 4, which take
+other branches and trip counts where they depend on values), in a worker process whose address
+space is limited (--mem-gb) and whose run is timed (--prepare-timeout); libtorch's outputs on
+each are written as test data (ref_0..2, by the torchonnx package's write_test_data). Programs
+that fail to script or run, or exceed those limits, are discarded and counted. The others are
+saved with torch.jit.save and exported with `torchonnx export M.pt --input SHAPE ... --opset K
+--save-test-data D --quiet` (under nice, 60 s timeout); exported models are run in ONNX Runtime
+(tools/verify/verify.mjs) against libtorch's outputs on the CLI's example and on the three sets,
+at the converter tests' tolerance (rtol 1e-3, atol max(1e-7, 1e-5 x the output's scale)).
 
 Classes: ok, mismatch, ort_error, internal (exit 1), crash (signal/abort/timeout),
-invalid_onnx (exit 6), refused (exit 4/5, grouped by normalized first message line),
-forward_failed (exit 8), other (any other exit code). Every non-ok program is kept under
-OUT/<class>/<n>/ (model.py, model.pt, stderr.txt, cmd.txt; at most 20 per message group);
-OUT/summary.json holds the counts. Exit status: 0 when no serious finding, 1 otherwise.
+invalid_onnx (exit 6), refused (exit 4/5, the documented refusals, grouped by normalized first
+message line), forward_failed (exit 8), other (any other exit code). Every non-ok program is kept
+under OUT/<class>/<n>/ (model.py, model.pt, data and ref_* folders, stderr.txt, cmd.txt; at most
+20 per message group); OUT/summary.json holds the counts. Exit status: 0 when every program is
+ok or refused, 1 otherwise. scripts/test.sh runs 60 programs of seed 1 on each platform.
 Works with torch 1.13 and 2.x.
 """
 import argparse
@@ -915,6 +919,11 @@ def first_message(stderr):
     return lines[0].strip() if lines else '(no message)'
 
 
+# The converter tests' tolerance (tests/support/harness.h Tolerance): |ort - torch| <=
+# max(ATOL, ATOL_SCALE * scale) + RTOL * |torch|, scale = max |torch| capped at 10x the median.
+RTOL, ATOL, ATOL_SCALE = 1e-3, 1e-7, 1e-5
+
+
 class Verifier:
     def __init__(self, script):
         self.script = script
@@ -937,8 +946,9 @@ class Verifier:
     def cli(self, model, data):
         try:
             p = subprocess.run(['nice', '-n', '10', 'node', self.script, model, data,
-                                '--rtol', '1e-3', '--atol', '1e-5'], capture_output=True, text=True,
-                               timeout=120)
+                                '--rtol', str(RTOL), '--atol', str(ATOL),
+                                '--atol-scale', str(ATOL_SCALE)],
+                               capture_output=True, text=True, timeout=120)
             return p.returncode, (p.stdout + p.stderr).strip()
         except subprocess.TimeoutExpired:
             return 2, 'verify timed out'
@@ -949,8 +959,8 @@ class Verifier:
             if self.proc is None or self.proc.poll() is not None:
                 self.start()
             try:
-                self.proc.stdin.write(json.dumps({'model': model, 'data': data, 'rtol': 1e-3,
-                                                  'atol': 1e-5}) + '\n')
+                self.proc.stdin.write(json.dumps({'model': model, 'data': data, 'rtol': RTOL,
+                                                  'atol': ATOL, 'atol_scale': ATOL_SCALE}) + '\n')
                 self.proc.stdin.flush()
                 r, _, _ = select.select([self.proc.stdout], [], [], 120)
                 if not r:
@@ -982,9 +992,25 @@ def load_module(path, name):
     return mod
 
 
-def prepare(task, torch):
-    """Scripts, runs (randn and rand inputs) and saves one program; returns None or
-    (stage, message) when it is discarded."""
+# The input sets libtorch's references are computed on (Python side, besides the CLI's own
+# --save-test-data example): values of other signs and magnitudes take other branches of ifs on
+# tensor values and other trip counts of while loops on them.
+INPUT_SETS = (
+    ('randn', lambda torch, s: torch.randn(*s) if s else torch.randn(())),
+    ('rand', lambda torch, s: torch.rand(*s) if s else torch.rand(())),
+    ('randn_x4', lambda torch, s: (torch.randn(*s) if s else torch.randn(())) * 4),
+)
+
+
+def flat_outputs(out):
+    """The forward's outputs as the export flattens them (a tensor or a tuple of tensors)."""
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def prepare(task, torch, write_test_data):
+    """Scripts, runs (on INPUT_SETS) and saves one program, with libtorch's outputs on each input
+    set as test data (PDIR/ref_K/input_*.pb, output_*.pb); returns None or (stage, message) when
+    it is discarded."""
     py, pt, seed, in_shapes, modname, allow_mutation = task
     stage = 'import'
     try:
@@ -994,14 +1020,18 @@ def prepare(task, torch):
         stage = 'script'
         sm = torch.jit.script(m)
         stage = 'run'
+        refs = []
         with torch.no_grad():
-            for gen in (torch.randn, torch.rand):
-                ins = [gen(*s) if s else gen(()) for s in in_shapes]
+            for _, gen in INPUT_SETS:
+                ins = [gen(torch, s) for s in in_shapes]
                 before = [i.clone() for i in ins]
-                sm(*ins)
+                outs = flat_outputs(sm(*ins))
                 if not allow_mutation and any(not torch.equal(a, b) for a, b in zip(ins, before)):
                     raise RuntimeError('mutates its inputs')
+                refs.append((before, [o.detach().clone() for o in outs]))
         torch.jit.save(sm, pt)
+        for k, (ins, outs) in enumerate(refs):
+            write_test_data(os.path.join(os.path.dirname(pt), 'ref_%d' % k), ins, outs)
         return None
     except Exception as e:
         msg = str(e).strip().splitlines()
@@ -1010,29 +1040,33 @@ def prepare(task, torch):
         sys.modules.pop(modname, None)
 
 
-def worker_main(conn, mem_bytes):
+def worker_main(conn, mem_bytes, package_dir):
     """The child process that prepares programs (Preparer): its address space is limited, so a
-    program that allocates without bound fails there (a discard) instead of taking the machine."""
+    program that allocates without bound fails there (a discard) instead of taking the machine.
+    Test data is written by the torchonnx package's write_test_data (TensorProto files)."""
     import resource
     if mem_bytes:
         resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
     import torch
     torch.set_num_threads(1)
+    sys.path.insert(0, package_dir)
+    import torchonnx
     while True:
         try:
             task = conn.recv()
         except EOFError:
             return
-        conn.send(prepare(task, torch))
+        conn.send(prepare(task, torch, torchonnx._C.write_test_data))
 
 
 class Preparer:
     """Runs prepare() in a worker process with a memory limit and a timeout; a worker that dies
     or hangs is replaced, and its program discarded."""
 
-    def __init__(self, mem_gb, timeout):
+    def __init__(self, mem_gb, timeout, package_dir):
         import multiprocessing
         self.ctx = multiprocessing.get_context('spawn')
+        self.package_dir = package_dir
         self.mem = int(mem_gb * (1 << 30))
         self.timeout = timeout
         self.proc = None
@@ -1040,7 +1074,8 @@ class Preparer:
 
     def start(self):
         parent, child = self.ctx.Pipe()
-        self.proc = self.ctx.Process(target=worker_main, args=(child, self.mem), daemon=True)
+        self.proc = self.ctx.Process(target=worker_main, args=(child, self.mem, self.package_dir),
+                                     daemon=True)
         self.proc.start()
         child.close()
         self.conn = parent
@@ -1077,6 +1112,9 @@ def main():
     ap.add_argument('--cli', default=os.path.join(ROOT, 'build', 'torchonnx'))
     ap.add_argument('--verify', default=os.path.join(ROOT, 'tools', 'verify', 'verify.mjs'))
     ap.add_argument('--cap', type=int, default=20, help='programs kept per message group')
+    ap.add_argument('--python-package', default='',
+                    help="the folder holding the torchonnx package (default: the CLI's "
+                         "folder's python/), whose write_test_data writes the references")
     ap.add_argument('--allow-input-mutation', action='store_true',
                     help='keep programs that modify their inputs in place (--save-test-data then '
                          'saves the modified inputs, a known false mismatch)')
@@ -1102,7 +1140,9 @@ def main():
     work = tempfile.mkdtemp(prefix='fuzz-scripted-')
     sys.path.insert(0, work)
     verifier = Verifier(args.verify)
-    preparer = Preparer(args.mem_gb, args.prepare_timeout)
+    package_dir = args.python_package or os.path.join(os.path.dirname(os.path.abspath(args.cli)),
+                                                      'python')
+    preparer = Preparer(args.mem_gb, args.prepare_timeout, package_dir)
     counts = collections.Counter()
     discards = collections.Counter()
     refused = collections.Counter()
@@ -1167,9 +1207,15 @@ def main():
             vreport = ''
             if rc == 0:
                 stats['exported'] += 1
-                vc, vreport = verifier.verify(onnx, data)
+                # The CLI's example, then libtorch's outputs on each of INPUT_SETS.
+                for ref in [data] + [os.path.join(pdir, 'ref_%d' % k)
+                                     for k in range(len(INPUT_SETS))]:
+                    vc, vreport = verifier.verify(onnx, ref)
+                    if vc:
+                        vreport = '%s: %s' % (os.path.basename(ref), vreport)
+                        break
                 cls = {0: 'ok', 1: 'mismatch'}.get(vc, 'ort_error')
-                msg = first_message(vreport) if vc else ''
+                msg = first_message(vreport.split(': ', 1)[1]) if vc else ''
             elif rc == 'timeout' or (isinstance(rc, int) and rc < 0) or rc in (134, 139):
                 cls, msg = 'crash', ('timeout' if rc == 'timeout' else 'signal %s' % rc) + ': ' + \
                     first_message(err)
@@ -1191,8 +1237,11 @@ def main():
                 for fn in ('model.py', 'model.pt', 'model.onnx'):
                     if os.path.exists(os.path.join(pdir, fn)):
                         shutil.copy(os.path.join(pdir, fn), dst)
-                if os.path.isdir(data):
-                    shutil.copytree(data, os.path.join(dst, 'data'), dirs_exist_ok=True)
+                for d in [data] + [os.path.join(pdir, 'ref_%d' % k)
+                                   for k in range(len(INPUT_SETS))]:
+                    if os.path.isdir(d):
+                        shutil.copytree(d, os.path.join(dst, os.path.basename(d)),
+                                        dirs_exist_ok=True)
                 with open(os.path.join(dst, 'meta.json'), 'w') as f:
                     json.dump({'torch_seed': seed, 'inputs': in_shapes, 'opset': opset}, f)
                 with open(os.path.join(dst, 'stderr.txt'), 'w') as f:
@@ -1200,7 +1249,9 @@ def main():
                 with open(os.path.join(dst, 'cmd.txt'), 'w') as f:
                     f.write('cd %s\n%s\n' % (dst, ' '.join(c.replace(pdir + '/', '') for c in cmd[3:])))
                     if rc == 0:
-                        f.write('node %s model.onnx data --rtol 1e-3 --atol 1e-5\n' % args.verify)
+                        for d in ['data'] + ['ref_%d' % k for k in range(len(INPUT_SETS))]:
+                            f.write('node %s model.onnx %s --rtol %g --atol %g --atol-scale %g\n'
+                                    % (args.verify, d, RTOL, ATOL, ATOL_SCALE))
                 if (cls, key) not in examples:
                     examples[(cls, key)] = dst
             shutil.rmtree(pdir, ignore_errors=True)
@@ -1247,7 +1298,7 @@ def main():
         for c, k, v in ser[:20]:
             print('  %-14s %4d  %s  (%s)' % (c, v, k, examples.get((c, k))))
     print('summary: %s' % os.path.join(args.out, 'summary.json'))
-    return 1 if any(counts[c] for c in SERIOUS) else 0
+    return 1 if any(counts[c] for c in SERIOUS + ('other',)) else 0
 
 
 if __name__ == '__main__':

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # All tests: set up, build, run ctest (converter tests, API and error tests, torchvision models),
-# check its skips against tests/expected-skips.txt (scripts/check-skips.py), then the sanitizer
+# check its skips against tests/expected-skips.txt (scripts/check-skips.py), run the scripted-graph
+# fuzzer with a fixed seed (scripts/fuzz_scripted.py, 60 programs; TORCHONNX_FUZZ_PROGRAMS=N
+# changes the count, 0 skips it), then the sanitizer
 # run (scripts/sanitize.sh: clang ASan/UBSan build of a subset of the tests and 20 s of fuzzing
 # per fuzz target; TORCHONNX_SKIP_SANITIZE=1 skips it).
 # On Debian 12 a second leg follows: the same ctest suite on Debian 13 (libtorch 2.6, onnx 1.17) in
@@ -35,6 +37,18 @@ failed() {  # failed PART LOG: PART failed; its lines that say what, from LOG
   { status=1; failed ctest '^[[:space:]]*[0-9]+ - ' "$results/ctest.log"; }
 python3 scripts/check-skips.py "$results" 2>&1 | tee "$results/skips.log" ||
   { status=1; failed "the skip check" 'UNEXPECTED|FAILED|unreadable|no results' "$results/skips.log"; }
+if [ "${TORCHONNX_FUZZ_PROGRAMS:-60}" != 0 ] && [ $# = 0 ]; then
+  # The scripted-graph fuzzer (issue 38), seed 1: random TorchScript programs exported by the
+  # CLI, each compared in ONNX Runtime with libtorch on the CLI's example and on three input sets
+  # of Python's (other branches and trip counts), at the converter tests' tolerance. Fails on any
+  # mismatch, crash, internal error or exit that is not a documented refusal (4, 5).
+  /usr/bin/python3 scripts/fuzz_scripted.py --seed 1 --max-programs "${TORCHONNX_FUZZ_PROGRAMS:-60}" \
+    --minutes 30 --cli "$build/torchonnx" --out "$results/fuzz-scripted" 2>&1 |
+    tee "$results/fuzz.log" ||
+    { status=1; failed "the scripted-graph fuzzer" \
+        '^== fuzz_scripted|^  [a-z_]+ +[0-9]+  ' \
+        "$results/fuzz.log"; }
+fi
 if [ "$platform" = "Debian 13" ] && [ "${TORCHONNX_TORCH_TESTS:-1}" != 0 ] && [ $# = 0 ]; then
   # A fixed sample of PyTorch 2.6's own ONNX tests through torchonnx (issue 36): it fails when a
   # test that passed when the sample was recorded stops passing.
