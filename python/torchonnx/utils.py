@@ -564,12 +564,34 @@ def _run_once(model: torch.jit.ScriptModule, args: Tuple[Any, ...]) -> None:
     the same way, before the core reads the module, so that both exporters write the same
     initializers. (A fresh BatchNorm's 0 and 1 are also what ONNX Runtime's constant sharing
     merges with the weight and bias of other layers, which its training-mode
-    BatchNormalization then overwrites.) A run that fails is left to the export, whose error names
-    the argument or the node (an argument of the wrong type, an op it cannot convert)."""
+    BatchNormalization then overwrites.) torch.onnx holds the module's tensors before the run, so
+    it writes what the run changed in place (x.add_(...)) but not what it assigned anew
+    (self.conv.bias = anchors + b): the attributes the run reassigned are set back. A run that
+    fails is left to the export, whose error names the argument or the node (an argument of the
+    wrong type, an op it cannot convert)."""
+    before = _attribute_values(model._c)
     try:
         model(*copy.deepcopy(args))
     except Exception:  # noqa: BLE001 - the export reports what is wrong, in its own words
         pass
+    finally:
+        for module, name, value in before:
+            try:
+                module.setattr(name, value)
+            except RuntimeError:  # an attribute TorchScript does not let Python set: as run
+                pass
+
+
+def _attribute_values(module) -> List[Tuple[Any, str, Any]]:
+    """(module, name, value) of every attribute of a torch._C.ScriptModule and of its submodules,
+    except the submodules themselves."""
+    out = []
+    for name, value in torch._C._jit_debug_module_iterators(module)["named_attributes"]:
+        if isinstance(value, torch._C.ScriptModule):
+            out.extend(_attribute_values(value))
+        else:
+            out.append((module, name, value))
+    return out
 
 
 def _prepare(model, args: Tuple[Any, ...], training: "TrainingMode") -> _Prepared:

@@ -3,6 +3,7 @@ of export(), where it writes, its options, the training mode, the export state, 
 pretty string, unconvertible_ops and operators.shape_as_tensor. Each export runs in ONNX Runtime
 against eager PyTorch."""
 
+import copy
 import io
 import warnings
 from typing import List, Optional, Tuple
@@ -295,6 +296,36 @@ def test_script_module_runs_once_as_torch_onnx_runs_it():
         assert torch.equal(model.state_dict()[name], value), name
     assert int(model.bn1.num_batches_tracked) == 1
     run_in_ort(f.getvalue(), [x], [expected])
+
+
+def test_script_module_run_once_keeps_reassigned_attributes():
+    # Note [A scripted model runs once]: torch.onnx holds the module's tensors before its run, so
+    # an attribute the forward assigns anew is exported with its value before the run (the
+    # reference is the model's first run), while in-place updates are kept.
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv1d(4, 3, 3)
+            self.register_buffer("steps", torch.zeros(1))
+
+        def forward(self, x):
+            self.steps.add_(1)
+            b = self.conv.bias
+            assert b is not None
+            self.conv.bias = b + 1.0
+            return self.conv(x) + self.steps
+
+    torch.manual_seed(0)
+    model, x = torch.jit.script(M()), torch.randn(2, 4, 6)
+    bias = model.conv.bias.detach().clone()
+    reference = copy.deepcopy(model)
+    with torch.no_grad():
+        expected = reference(x)
+    f = io.BytesIO()
+    torchonnx.export(model, (x,), f, opset_version=13)
+    assert torch.equal(model.conv.bias.detach(), bias)  # set back
+    assert float(model.steps) == 1.0  # changed in place: kept, as torch.onnx keeps it
+    run_in_ort(f.getvalue(), [x], [expected + 1.0])  # the steps the export's run took
 
 
 def test_script_module_list_output_is_one_sequence():
