@@ -62,13 +62,18 @@ class SilenceStderr {
 };
 
 // Opset 8's Constant holds float types only, and the version converter's adapter retypes the
-// node without its value: a main-graph Constant of another type becomes an initializer (as
-// torch.onnx writes its constants).
-void non_float_constants_to_initializers(onnx::GraphProto& graph) {
+// node without its value: a Constant of another type becomes an initializer of the main graph
+// (as torch.onnx writes its constants), also one inside an If branch or a Loop body, which reads
+// it from the outer scope (value names are unique in the whole model).
+void non_float_constants_to_initializers(onnx::GraphProto& graph, onnx::GraphProto& main) {
   auto* nodes = graph.mutable_node();
   int kept = 0;
   for (int i = 0; i < nodes->size(); ++i) {
     onnx::NodeProto& node = *nodes->Mutable(i);
+    for (auto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) non_float_constants_to_initializers(*attr.mutable_g(), main);
+      for (auto& g : *attr.mutable_graphs()) non_float_constants_to_initializers(g, main);
+    }
     const bool moved = [&] {
       if (node.op_type() != "Constant" || !node.domain().empty() || node.output_size() != 1 ||
           node.attribute_size() != 1 || node.attribute(0).name() != "value") {
@@ -79,7 +84,7 @@ void non_float_constants_to_initializers(onnx::GraphProto& graph) {
           type == onnx::TensorProto::FLOAT16) {
         return false;
       }
-      onnx::TensorProto* init = graph.add_initializer();
+      onnx::TensorProto* init = main.add_initializer();
       *init = node.attribute(0).t();
       init->set_name(node.output(0));
       return true;
@@ -105,7 +110,7 @@ void convert_opset_down(ExportedModel& model, int target_opset) {
     SilenceStderr quiet;
     // The adapters read the element types of values (which casts opset 8's Gemm or MatMul
     // needs): the model gets its value_info first.
-    non_float_constants_to_initializers(*model.proto.mutable_graph());
+    non_float_constants_to_initializers(*model.proto.mutable_graph(), *model.proto.mutable_graph());
     onnx::shape_inference::InferShapes(model.proto);
     converted = onnx::version_conversion::ConvertVersion(model.proto, target_opset);
   } catch (const std::exception& e) {

@@ -211,6 +211,18 @@ TEST(Export, OpsetsSevenAndEightGoThroughOnnxsVersionConverter) {
   }
 }
 
+TEST(Export, IntegerConstantsOfLoopBodiesBelowOpsetNine) {
+  // Opset 8's Constant holds float types only: an int64 constant of a Loop body (the counter
+  // added to x) is an initializer of the main graph, which the body reads from the outer scope.
+  torch::jit::Module m("loop");
+  m.define("def forward(self, x):\n  for i in range(x.size(0)):\n    x = x + i\n  return x\n");
+  const Inputs inputs = {at::randn({3, 2})};
+  at::Tensor expected = m.forward(inputs).toTensor();
+  expect_exports_match(
+      [&](const std::string& path, const ExportOptions& o) { export_model(m, inputs, path, o); },
+      inputs, {expected}, 7, 8, /*fold=*/true, {});
+}
+
 TEST(Export, OpsWithoutAFormBelowOpsetNineAreRefusedByName) {
   // Where is new in opset 9: the version converter has no opset 8 form of it.
   torch::jit::Module m("where");
