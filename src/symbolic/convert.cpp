@@ -257,8 +257,20 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
   for (size_t k = 0; k < outputs.size(); ++k) {
     const std::string& name = signature.output_names.at(k);
     Value v;
+    ir::TypeInfo out_type = value_type(outputs[k]);
     if (const Values* bound = g.lookup(outputs[k])) {
-      if (is_tensor_list(outputs[k]) && !g.is_sequence(outputs[k])) {
+      const auto list = outputs[k]->type()->cast<c10::ListType>();
+      const bool scalar_list =
+          list && !is_tensor_list(outputs[k]) && out_type.dtype != at::ScalarType::Undefined;
+      if (scalar_list && bound->size() == 1 && !g.is_sequence(outputs[k]) && g.opset() >= 11) {
+        // A list of ints, floats or bools computed at run time (one 1-D tensor here; a list built
+        // by ListConstruct was flattened to its elements, passes/flatten_outputs.cpp) is returned
+        // as a sequence of 0-d tensors, one per element, as torch.onnx returns it and as
+        // libtorch's returned list flattens.
+        v = g.op("SplitToSequence", {g.cast(bound->front(), out_type.dtype)},
+                 {{"axis", int64_t{0}}, {"keepdims", int64_t{0}}});
+        out_type = ir::TypeInfo(out_type.dtype, std::vector<int64_t>{}, /*sequence=*/true);
+      } else if (is_tensor_list(outputs[k]) && !g.is_sequence(outputs[k])) {
         // A List[Tensor] of a length known at export is returned as an ONNX sequence, as
         // torch.onnx returns a scripted model's list (a traced model's lists are flattened
         // before, passes/flatten_outputs.cpp).
@@ -298,17 +310,37 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
         out.outputs.push_back({name, type});
         continue;
       }
-      if (!c || !(c->isTensor() || c->isInt() || c->isDouble() || c->isBool())) {
+      if (c && (c->isIntList() || c->isDoubleList() || c->isBoolList())) {
+        // A list of numbers known at export (the sizes of a static shape): as a computed one
+        // above, a sequence of 0-d tensors from opset 11 (an empty one: SequenceEmpty), one 1-D
+        // tensor below.
+        const at::ScalarType dtype = out_type.dtype;
+        std::vector<at::Tensor> items;
+        for (const auto& e : c->toListRef()) items.push_back(at::scalar_to_tensor(e.toScalar()));
+        const at::Tensor all = items.empty() ? at::empty({0}, at::TensorOptions().dtype(dtype))
+                                             : at::stack(items).to(dtype);
+        if (g.opset() < 11) {
+          v = g.constant(all);
+        } else {
+          Values elements;
+          for (const auto& t : items) elements.push_back(g.constant(t.to(dtype)));
+          v = elements.empty() ? g.op("SequenceEmpty", {},
+                                      {{"dtype", static_cast<int64_t>(to_onnx_dtype(dtype))}})
+                               : g.op("SequenceConstruct", elements);
+          out_type = ir::TypeInfo(dtype, std::vector<int64_t>{}, /*sequence=*/true);
+        }
+      } else if (!c || !(c->isTensor() || c->isInt() || c->isDouble() || c->isBool())) {
         throw ExportError(ErrorCode::kConversion,
                           fmt::format("output {} is a constant of type {}, which ONNX cannot "
                                       "return; return tensors or numbers",
                                       k, outputs[k]->type()->annotation_str()));
+      } else {
+        v = g.constant(c->isTensor() ? c->toTensor() : at::scalar_to_tensor(c->toScalar()));
       }
-      v = g.constant(c->isTensor() ? c->toTensor() : at::scalar_to_tensor(c->toScalar()));
     }
     // A quantized output is three: its values, scale and zero point (Note [Quantized graph inputs
     // and outputs] in ops/quantized.cpp).
-    std::vector<ir::ValueInfo> values{{v, value_type(outputs[k])}};
+    std::vector<ir::ValueInfo> values{{v, out_type}};
     if (g.is_quantized(outputs[k])) values = ops::quantized_output(g, outputs[k], v);
     for (size_t j = 0; j < values.size(); ++j) {
       const std::string out_name = j == 0 ? name : name + (j == 1 ? "_scale" : "_zero_point");

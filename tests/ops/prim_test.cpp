@@ -75,6 +75,32 @@ TEST_F(Prim, ReturnedListOfTensorsIsOneSequence) {
   for (const auto& o : model.graph().output()) EXPECT_TRUE(o.type().has_tensor_type()) << o.name();
 }
 
+// A returned list of numbers (not one ListConstruct flattens): a sequence of 0-d tensors from
+// opset 11, as torch.onnx returns it and libtorch's list flattens — computed at run time (its
+// length varies with the input: other lengths checked), or known at export (folded sizes).
+TEST_F(Prim, ReturnedListOfNumbersIsASequenceOfScalars) {
+  const std::string src =
+      "def forward(self, x, n: int):\n"
+      "  y: List[int] = []\n"
+      "  for i in range(n):\n"
+      "    y.append(i * 2)\n"
+      "  return y, x.size(), x * 2\n";
+  const Inputs example{at::randn({3, 2}), c10::IValue(int64_t{3})};
+  expect_script_generalizes(
+      "aten::append", src, example,
+      {{example[0], c10::IValue(int64_t{5})}, {example[0], c10::IValue(int64_t{1})}}, {11, 13, 17});
+  ExportOptions options;
+  options.opset_version = 17;
+  const onnx::ModelProto model =
+      parse_model(export_model_to_bytes(script_module(src), example, options));
+  ASSERT_EQ(model.graph().output_size(), 3);
+  for (int k : {0, 1}) {
+    const auto& type = model.graph().output(k).type();
+    ASSERT_TRUE(type.has_sequence_type()) << k;
+    EXPECT_EQ(type.sequence_type().elem_type().tensor_type().elem_type(), onnx::TensorProto::INT64);
+  }
+}
+
 TEST_F(Prim, ListUnpackOfTensors) {
   expect_op_matches("prim::ListUnpack",
                     [](const Inputs& in) {
