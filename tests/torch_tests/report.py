@@ -63,6 +63,12 @@ RULES = [
     # The test's second export (no dynamic axes) feeds the input that torch.onnx's constant
     # folding leaves in the graph at opsets 9 and 10 (remained_onnx_input_idx=None there, [] from
     # opset 11): torchonnx folds the shape at every opset, and the graph has no input left.
+    # Not an internals test: a gap, named. torchonnx converts at opsets 9+ and reaches 7 and 8
+    # through ONNX's version converter, which has no earlier form of Where, Sign, IsNaN or
+    # NonZero (new in opset 9), which these lowerings use.
+    (r"opset_version_[78]_", r"cannot export at opset [78]",
+     "torchonnx gap: opsets 7 and 8 (the lowering uses an op new in opset 9: Where, Sign, IsNaN, "
+     "NonZero)"),
     (r"test__dim_arange", r"got too many positional inputs",
      "internals: the inputs torch.onnx's constant folding leaves in the graph (opsets 9 and 10)"),
 ]
