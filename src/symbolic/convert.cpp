@@ -316,14 +316,15 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
         // tensor below.
         const at::ScalarType dtype = out_type.dtype;
         std::vector<at::Tensor> items;
-        for (const auto& e : c->toListRef()) items.push_back(at::scalar_to_tensor(e.toScalar()));
-        const at::Tensor all = items.empty() ? at::empty({0}, at::TensorOptions().dtype(dtype))
-                                             : at::stack(items).to(dtype);
+        for (const auto& e : c->toListRef()) {
+          items.push_back(at::scalar_to_tensor(e.toScalar()).to(dtype));
+        }
         if (g.opset() < 11) {
-          v = g.constant(all);
+          v = g.constant(items.empty() ? at::empty({0}, at::TensorOptions().dtype(dtype))
+                                       : at::stack(items));
         } else {
           Values elements;
-          for (const auto& t : items) elements.push_back(g.constant(t.to(dtype)));
+          for (const auto& t : items) elements.push_back(g.constant(t));
           v = elements.empty() ? g.op("SequenceEmpty", {},
                                       {{"dtype", static_cast<int64_t>(to_onnx_dtype(dtype))}})
                                : g.op("SequenceConstruct", elements);
