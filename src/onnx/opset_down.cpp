@@ -5,11 +5,17 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <c10/util/Half.h>
+
 #include <iostream>
+#include <limits>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "torchonnx/errors.h"
 #include "torchonnx/export.h"
@@ -97,6 +103,292 @@ void non_float_constants_to_initializers(onnx::GraphProto& graph, onnx::GraphPro
   nodes->DeleteSubrange(kept, nodes->size() - kept);
 }
 
+// Note [Opset 9 ops below opset 9]: the lowerings write a few ops new in opset 9 for which ONNX's
+// version converter has no earlier form. Those with an exact one in opset 7's ops are rewritten
+// into it before the converter runs (value types from the shape inference before):
+//   IsNaN(x)          ⇒ Not(Or(Less(x, +inf), Greater(x, -inf)))  (false for every number)
+//   Sign(x)           ⇒ Cast(Greater(x', 0)) - Cast(Less(x', 0)), x' = x as double (0 for NaN,
+//                       which the lowerings that use Sign multiply by a NaN of the same element)
+//   Where(c, a, b)    ⇒ a'·Cast(c) + b'·Cast(Not(c)) for integer and bool a, b (as int64: a·1 and
+//                       b·0 are exact; the sum is cast back). Not for floating types, where an
+//                       infinite or NaN element of the branch not taken would leak: there, at
+//                       static shapes, Gather(Concat(a flat, b flat), B + Cast(c)·D), where B
+//                       holds each output element's position in b's part and D the distance to
+//                       its position in a's part (broadcasting done by the positions); it copies
+//                       every value as it is.
+//   Less / Greater    ⇒ on integer operands (opset 9 added them), the operands cast to double
+// A Where of floating type at dynamic shapes, NonZero and the other ops new in opset 9 stay for
+// the converter to refuse by name.
+class BelowOpsetNine {
+ public:
+  explicit BelowOpsetNine(onnx::GraphProto& main) : main_(main) { collect(main); }
+
+  void rewrite(onnx::GraphProto& graph) {
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> out;
+    for (auto& node : *graph.mutable_node()) {
+      for (auto& attr : *node.mutable_attribute()) {
+        if (attr.has_g()) rewrite(*attr.mutable_g());
+        for (auto& g : *attr.mutable_graphs()) rewrite(g);
+      }
+      if (node.domain().empty() || node.domain() == "ai.onnx") {
+        if (rewrite_node(node, out)) continue;
+      }
+      *out.Add() = std::move(node);
+    }
+    graph.mutable_node()->Swap(&out);
+  }
+
+ private:
+  using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
+
+  void note_type(const onnx::ValueInfoProto& v) {
+    names_.insert(v.name());
+    if (!v.type().has_tensor_type()) return;
+    const auto& tt = v.type().tensor_type();
+    if (tt.elem_type() != 0) types_[v.name()] = tt.elem_type();
+    if (!tt.has_shape()) return;
+    std::vector<int64_t> dims;
+    for (const auto& d : tt.shape().dim()) {
+      if (!d.has_dim_value()) return;
+      dims.push_back(d.dim_value());
+    }
+    shapes_[v.name()] = dims;
+  }
+  void note_tensor(const std::string& name, const onnx::TensorProto& t) {
+    types_[name] = t.data_type();
+    shapes_[name] = std::vector<int64_t>(t.dims().begin(), t.dims().end());
+  }
+  void collect(const onnx::GraphProto& graph) {
+    for (const auto& v : graph.input()) note_type(v);
+    for (const auto& v : graph.output()) note_type(v);
+    for (const auto& v : graph.value_info()) note_type(v);
+    for (const auto& t : graph.initializer()) {
+      names_.insert(t.name());
+      note_tensor(t.name(), t);
+    }
+    for (const auto& node : graph.node()) {
+      for (const auto& o : node.output()) names_.insert(o);
+      if (node.op_type() == "Constant" && node.attribute_size() == 1 && node.attribute(0).has_t() &&
+          node.output_size() == 1) {
+        note_tensor(node.output(0), node.attribute(0).t());
+      }
+      for (const auto& attr : node.attribute()) {
+        if (attr.has_g()) collect(attr.g());
+        for (const auto& g : attr.graphs()) collect(g);
+      }
+    }
+  }
+  int type_of(const std::string& name) const {
+    auto it = types_.find(name);
+    return it == types_.end() ? 0 : it->second;
+  }
+  const std::vector<int64_t>* shape_of(const std::string& name) const {
+    auto it = shapes_.find(name);
+    return it == shapes_.end() ? nullptr : &it->second;
+  }
+  // An int64 initializer of the main graph (a subgraph reads it from the outer scope; opset 8's
+  // Constant holds no int64).
+  std::string int64_initializer(const std::vector<int64_t>& dims,
+                                const std::vector<int64_t>& values) {
+    onnx::TensorProto* t = main_.add_initializer();
+    t->set_name(fresh("positions"));
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int64_t v : values) t->add_int64_data(v);
+    note_tensor(t->name(), *t);
+    return t->name();
+  }
+  // For each element of a tensor of shape `out` (row-major), the flat position of the element of
+  // a tensor of shape `in` that broadcasting reads there.
+  static std::vector<int64_t> broadcast_positions(const std::vector<int64_t>& out,
+                                                  const std::vector<int64_t>& in) {
+    const size_t rank = out.size(), offset = rank - in.size();
+    std::vector<int64_t> in_stride(rank, 0);
+    int64_t stride = 1;
+    for (size_t k = rank; k-- > offset;) {
+      const int64_t d = in[k - offset];
+      in_stride[k] = d == 1 ? 0 : stride;
+      stride *= d;
+    }
+    int64_t total = 1;
+    for (int64_t d : out) total *= d;
+    std::vector<int64_t> positions(static_cast<size_t>(total));
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t p = 0;
+      for (size_t k = 0; k < rank; ++k) p += index[k] * in_stride[k];
+      positions[static_cast<size_t>(i)] = p;
+      for (size_t k = rank; k-- > 0;) {
+        if (++index[k] < out[k]) break;
+        index[k] = 0;
+      }
+    }
+    return positions;
+  }
+  static bool is_float(int t) {
+    return t == onnx::TensorProto::FLOAT || t == onnx::TensorProto::DOUBLE ||
+           t == onnx::TensorProto::FLOAT16;
+  }
+  static bool is_integer_or_bool(int t) {
+    switch (t) {
+      case onnx::TensorProto::INT8:
+      case onnx::TensorProto::INT16:
+      case onnx::TensorProto::INT32:
+      case onnx::TensorProto::INT64:
+      case onnx::TensorProto::UINT8:
+      case onnx::TensorProto::UINT16:
+      case onnx::TensorProto::UINT32:
+      case onnx::TensorProto::UINT64:
+      case onnx::TensorProto::BOOL:
+        return true;
+      default:
+        return false;
+    }
+  }
+  std::string fresh(const std::string& hint) {
+    std::string name;
+    do {
+      name = fmt::format("{}_below9_{}", hint, counter_++);
+    } while (names_.count(name) > 0);
+    names_.insert(name);
+    return name;
+  }
+  // Appends a node like `like` (its name, doc_string) of `type`; returns its output (`output`
+  // when given).
+  std::string add(Nodes& out, const onnx::NodeProto& like, const std::string& type,
+                  const std::vector<std::string>& inputs, const std::string& output = "") {
+    onnx::NodeProto* n = out.Add();
+    n->set_op_type(type);
+    n->set_name(like.name().empty() ? "" : fresh(like.name()));
+    n->set_doc_string(like.doc_string());
+    for (const auto& i : inputs) n->add_input(i);
+    const std::string o = output.empty() ? fresh(type) : output;
+    n->add_output(o);
+    return o;
+  }
+  std::string cast(Nodes& out, const onnx::NodeProto& like, const std::string& v, int to,
+                   const std::string& output = "") {
+    std::string o = add(out, like, "Cast", {v}, output);
+    auto* attr = out.Mutable(out.size() - 1)->add_attribute();
+    attr->set_name("to");
+    attr->set_type(onnx::AttributeProto::INT);
+    attr->set_i(to);
+    return o;
+  }
+  std::string scalar(Nodes& out, const onnx::NodeProto& like, double value, int type) {
+    std::string o = add(out, like, "Constant", {});
+    auto* attr = out.Mutable(out.size() - 1)->add_attribute();
+    attr->set_name("value");
+    attr->set_type(onnx::AttributeProto::TENSOR);
+    onnx::TensorProto* t = attr->mutable_t();
+    t->set_data_type(type);
+    if (type == onnx::TensorProto::DOUBLE) {
+      t->add_double_data(value);
+    } else if (type == onnx::TensorProto::FLOAT16) {
+      t->add_int32_data(c10::Half(static_cast<float>(value)).x);
+    } else {
+      t->add_float_data(static_cast<float>(value));
+    }
+    types_[o] = type;
+    return o;
+  }
+
+  bool rewrite_node(onnx::NodeProto& node, Nodes& out) {
+    const std::string& op = node.op_type();
+    if (op == "IsNaN" && node.input_size() == 1 && is_float(type_of(node.input(0)))) {
+      const std::string& x = node.input(0);
+      const int t = type_of(x);
+      const double inf = std::numeric_limits<double>::infinity();
+      std::string below = add(out, node, "Less", {x, scalar(out, node, inf, t)});
+      std::string above = add(out, node, "Greater", {x, scalar(out, node, -inf, t)});
+      add(out, node, "Not", {add(out, node, "Or", {below, above})}, node.output(0));
+      return true;
+    }
+    if (op == "Sign" && node.input_size() == 1 && type_of(node.input(0)) != 0) {
+      const int t = type_of(node.input(0));
+      const int d = onnx::TensorProto::DOUBLE;
+      std::string x = t == d ? node.input(0) : cast(out, node, node.input(0), d);
+      std::string zero = scalar(out, node, 0, d);
+      std::string pos = cast(out, node, add(out, node, "Greater", {x, zero}), d);
+      std::string neg = cast(out, node, add(out, node, "Less", {x, zero}), d);
+      if (t == d) {
+        add(out, node, "Sub", {pos, neg}, node.output(0));
+      } else {
+        cast(out, node, add(out, node, "Sub", {pos, neg}), t, node.output(0));
+      }
+      return true;
+    }
+    if (op == "Where" && node.input_size() == 3) {
+      const int t = type_of(node.input(1));
+      if (t == 0 || type_of(node.input(2)) != t) return false;
+      if (!is_integer_or_bool(t)) return gathered_where(node, out);
+      const int i64 = onnx::TensorProto::INT64;
+      auto as_i64 = [&](const std::string& v, int from) {
+        return from == i64 ? v : cast(out, node, v, i64);
+      };
+      std::string taken = as_i64(node.input(0), onnx::TensorProto::BOOL);
+      std::string not_taken = cast(out, node, add(out, node, "Not", {node.input(0)}), i64);
+      std::string a = add(out, node, "Mul", {as_i64(node.input(1), t), taken});
+      std::string b = add(out, node, "Mul", {as_i64(node.input(2), t), not_taken});
+      if (t == i64) {
+        add(out, node, "Add", {a, b}, node.output(0));
+      } else {
+        cast(out, node, add(out, node, "Add", {a, b}), t, node.output(0));
+      }
+      return true;
+    }
+    if ((op == "Less" || op == "Greater") && node.input_size() == 2 &&
+        is_integer_or_bool(type_of(node.input(0))) && type_of(node.input(0)) != 0) {
+      const int d = onnx::TensorProto::DOUBLE;
+      add(out, node, op, {cast(out, node, node.input(0), d), cast(out, node, node.input(1), d)},
+          node.output(0));
+      return true;
+    }
+    return false;
+  }
+
+  // Where(c, a, b) of a floating type at static shapes (the note above); false when a shape is
+  // not known or the positions would be too many to store.
+  bool gathered_where(const onnx::NodeProto& node, Nodes& out) {
+    const auto* sc = shape_of(node.input(0));
+    const auto* sa = shape_of(node.input(1));
+    const auto* sb = shape_of(node.input(2));
+    const auto* so = shape_of(node.output(0));
+    if (!sc || !sa || !sb || !so) return false;
+    int64_t total = 1, na = 1;
+    for (int64_t d : *so) total *= d;
+    for (int64_t d : *sa) na *= d;
+    constexpr int64_t kMaxPositions = int64_t{1} << 22;
+    if (total > kMaxPositions || sa->size() > so->size() || sb->size() > so->size()) return false;
+    std::vector<int64_t> in_a = broadcast_positions(*so, *sa), in_b = broadcast_positions(*so, *sb);
+    std::vector<int64_t> distance(in_a.size());
+    for (size_t i = 0; i < in_a.size(); ++i) {
+      in_b[i] += na;
+      distance[i] = in_a[i] - in_b[i];
+    }
+    std::string flat_shape = int64_initializer({1}, {-1});
+    std::string flat = add(out, node, "Concat",
+                           {add(out, node, "Reshape", {node.input(1), flat_shape}),
+                            add(out, node, "Reshape", {node.input(2), flat_shape})});
+    auto* axis = out.Mutable(out.size() - 1)->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(0);
+    std::string taken = cast(out, node, node.input(0), onnx::TensorProto::INT64);
+    std::string positions = add(out, node, "Add",
+                                {int64_initializer(*so, in_b),
+                                 add(out, node, "Mul", {taken, int64_initializer(*so, distance)})});
+    add(out, node, "Gather", {flat, positions}, node.output(0));
+    return true;
+  }
+
+  onnx::GraphProto& main_;
+  std::unordered_map<std::string, int> types_;
+  std::unordered_map<std::string, std::vector<int64_t>> shapes_;
+  std::unordered_set<std::string> names_;
+  int counter_ = 0;
+};
+
 }  // namespace
 
 void convert_opset_down(ExportedModel& model, int target_opset) {
@@ -111,6 +403,9 @@ void convert_opset_down(ExportedModel& model, int target_opset) {
     // The adapters read the element types of values (which casts opset 8's Gemm or MatMul
     // needs): the model gets its value_info first.
     non_float_constants_to_initializers(*model.proto.mutable_graph(), *model.proto.mutable_graph());
+    onnx::shape_inference::InferShapes(model.proto);
+    // Note [Opset 9 ops below opset 9]
+    BelowOpsetNine(*model.proto.mutable_graph()).rewrite(*model.proto.mutable_graph());
     onnx::shape_inference::InferShapes(model.proto);
     converted = onnx::version_conversion::ConvertVersion(model.proto, target_opset);
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <torch/version.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "onnx/tensor_proto.h"
 #include "support/expect_error.h"
@@ -223,20 +224,47 @@ TEST(Export, IntegerConstantsOfLoopBodiesBelowOpsetNine) {
       inputs, {expected}, 7, 8, /*fold=*/true, {});
 }
 
+TEST(Export, OpsNewInOpsetNineTakeTheirExactFormsBelowIt) {
+  // Note [Opset 9 ops below opset 9] (onnx/opset_down.cpp): IsNaN (isnan), Sign (trunc division),
+  // Greater on integers, Where on integers and, at static shapes, on floats (broadcast, with an
+  // infinity and a NaN in the branch not taken, and a -0 taken) compute exactly what libtorch
+  // does at opsets 7 and 8.
+  torch::jit::Module m("below9");
+  m.define(R"(
+def forward(self, x, y, i, j):
+    return (torch.isnan(x), torch.div(x, y, rounding_mode='trunc'), torch.where(x > 0, y, x),
+            torch.where(i > j, i, j * 2))
+)");
+  at::Tensor x = at::randn({3, 4});
+  x.index_put_({0, 1}, std::numeric_limits<float>::quiet_NaN());
+  x.index_put_({1, 2}, -0.0);
+  x.index_put_({2, 3}, -std::numeric_limits<float>::infinity());
+  x.index_put_({0, 0}, -1.0);
+  at::Tensor y = at::randn({4}) * 3;
+  y.index_put_({0}, std::numeric_limits<float>::infinity());  // not taken in row 0
+  y.index_put_({2}, std::numeric_limits<float>::quiet_NaN());
+  at::Tensor i = at::randint(-50, 50, {3, 4}, at::kInt), j = at::randint(-50, 50, {4}, at::kInt);
+  const Inputs inputs = {x, y, i, j};
+  std::vector<at::Tensor> expected;
+  const c10::IValue outputs = m.forward(inputs);
+  for (const auto& v : outputs.toTupleRef().elements()) expected.push_back(v.toTensor());
+  ASSERT_TRUE(expected[2].isnan().any().item<bool>());  // the NaN of x, taken
+  expect_exports_match(
+      [&](const std::string& path, const ExportOptions& o) { export_model(m, inputs, path, o); },
+      inputs, expected, 7, 8, /*fold=*/false, kExact);
+}
+
 TEST(Export, OpsWithoutAFormBelowOpsetNineAreRefusedByName) {
-  // Where is new in opset 9: the version converter has no opset 8 form of it.
-  torch::jit::Module m("where");
-  m.define("def forward(self, x, y):\n  return torch.where(x > 0, x, y)\n");
+  // NonZero is new in opset 9 and has no exact form in opset 8's ops.
+  torch::jit::Module m("nonzero");
+  m.define("def forward(self, x):\n  return torch.nonzero(x)\n");
   ExportOptions options;
   options.opset_version = 8;
-  EXPECT_TRUE(ThrowsExportError(
-      [&] {
-        export_model_to_bytes(m, {at::randn({3}), at::randn({3})}, options);
-      },
-      ErrorCode::kUnsupportedOp,
-      {"cannot export at opset 8", "(Where, from aten::where",
-       "Remedy: export with "
-       "opset_version >= 9"}));
+  EXPECT_TRUE(ThrowsExportError([&] { export_model_to_bytes(m, {at::randn({3})}, options); },
+                                ErrorCode::kUnsupportedOp,
+                                {"cannot export at opset 8", "(NonZero, from aten::nonzero",
+                                 "Remedy: export with "
+                                 "opset_version >= 9"}));
 }
 
 TEST(Export, DropUnusedInputsKeepsInputsReadForComputedResults) {
