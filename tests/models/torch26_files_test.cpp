@@ -121,7 +121,9 @@ TEST_P(Torch26FileTest, ExportsAndMatchesOrNamesTheMissingOperator) {
   std::vector<c10::IValue> inputs = read_inputs(f.name);
   ASSERT_FALSE(inputs.empty());
   const std::string reference = temp_dir(f.name + "_reference");
-  write_test_data(reference, inputs, frontend::run_module(model, inputs));
+  const std::vector<at::Tensor> expected = frontend::run_module(model, inputs);
+  EXPECT_EQ(outputs_without_signal(expected), "") << f.name << ": the comparison would be vacuous";
+  write_test_data(reference, inputs, expected);
   for (int opset : {13, 17}) {
     ExportOptions options;
     options.opset_version = opset;

@@ -19,6 +19,7 @@
 
 #include "frontend/frontend.h"
 #include "onnx/tensor_proto.h"
+#include "verify/compare.h"
 
 namespace torchonnx::testing {
 
@@ -275,6 +276,25 @@ bool model_has_node_from(const onnx::ModelProto& model, const std::string& op) {
     if (any_converted_from(f.node(), op)) return true;
   }
   return false;
+}
+
+std::string outputs_without_signal(const std::vector<at::Tensor>& outputs) {
+  std::string why;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const at::Tensor& t = outputs[k];
+    if (!t.is_floating_point() || t.numel() < 2) continue;
+    const at::Tensor finite = t.masked_select(t.isfinite()).to(at::kDouble);
+    const double scale = verification::output_scale(t);
+    const double spread = finite.numel() ? (finite.max() - finite.min()).item<double>() : 0.0;
+    if (spread == 0) {
+      why += fmt::format("output {} is constant; ", k);
+    } else if (scale < 1e-6) {
+      why += fmt::format("output {} is vanishing (scale {:.3g}); ", k, scale);
+    } else if (spread < 1e-3 * scale) {
+      why += fmt::format("output {} varies by {:.3g} at a scale of {:.3g}; ", k, spread, scale);
+    }
+  }
+  return why;
 }
 
 void record_tested_op(const std::string& op, int opset, bool ran_in_ort) {

@@ -109,6 +109,12 @@ void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IVal
                           const std::vector<at::Tensor>& expected, int first, int last, bool fold,
                           Tolerance tol, const std::vector<std::string>& ops_under_test = {});
 
+// Why a model test's reference `outputs` could not show a wrong export: a floating output of more
+// than one element whose finite values are all equal, whose scale (verification::output_scale)
+// is below 1e-6 (a relative tolerance compares nothing) or whose values vary by less than 1e-3
+// of its scale (a constant within the tolerance would pass). "" when every output carries signal.
+std::string outputs_without_signal(const std::vector<at::Tensor>& outputs);
+
 // Whether a node of `model` (its graph, subgraphs and functions) was converted from TorchScript
 // op `op` (the node's doc_string names it: "aten::flip, model.py:12").
 bool model_has_node_from(const onnx::ModelProto& model, const std::string& op);
