@@ -154,7 +154,11 @@ Values GraphContext::op(const std::string& type, const Values& inputs, ir::Attri
   node.attributes = std::move(attributes);
   if (node_ != nullptr) {
     node.source = source_location(node_);
-    node.origin = node_->kind().toQualString();
+    // The op with its schema overload ("aten::div.Tensor_mode"): which of an op's lowerings
+    // made the node (the coverage of converters per overload reads it).
+    const std::string overload = overload_name(node_);
+    node.origin = overload.empty() ? std::string(node_->kind().toQualString())
+                                   : fmt::format("{}.{}", node_->kind().toQualString(), overload);
   }
   Values outputs = node.outputs;
   graph_->nodes.push_back(std::move(node));
