@@ -209,6 +209,11 @@ TEST_F(Conv, ScriptedConvWithStringPadding) {
                                       "  return torch.conv1d(x, w, None, [1], '") +
                               padding + "', [1], 1)\n",
                           {at::randn({1, 2, 6}), at::randn({3, 2, 4})});
+    expect_script_matches("aten::conv3d",
+                          std::string("def forward(self, x, w):\n"
+                                      "  return torch.conv3d(x, w, None, [1], '") +
+                              padding + "', [1, 2, 1], 1)\n",
+                          {at::randn({1, 2, 4, 6, 3}), at::randn({3, 2, 2, 3, 2})});
   }
 }
 

@@ -373,6 +373,19 @@ TEST_F(Linalg, VarMeanAndStdMean) {
                                  c10::optional<int64_t>(0), false));
       },
       {at::randn({3, 4, 5})});
+  // The overloads by `unbiased` over dims (std_mean.dim) and by `correction` (var_mean.correction)
+  expect_op_matches("aten::std_mean",
+                    [](const Inputs& in) {
+                      return pair(at::std_mean(arg(in, 0), at::IntArrayRef{1}, false, true));
+                    },
+                    {at::randn({3, 4, 5})});
+  expect_op_matches(
+      "aten::var_mean",
+      [](const Inputs& in) {
+        return pair(at::var_mean(arg(in, 0), at::OptionalIntArrayRef(at::IntArrayRef{0, 2}),
+                                 c10::optional<int64_t>(2), true));
+      },
+      {at::randn({4, 3, 5})});
 }
 
 TEST_F(Linalg, StdInScriptWithKeywords) {

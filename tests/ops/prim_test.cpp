@@ -394,6 +394,25 @@ TEST_F(Prim, MaxMinOfIntList) {
                         {at::randn({4, 5, 3})}, kUnfolded);
 }
 
+// max/min of a List[float] and a List[bool] computed from the input (prim::max.self_float, ...).
+TEST_F(Prim, MaxMinOfFloatAndBoolLists) {
+  for (const char* f : {"max", "min"}) {
+    SCOPED_TRACE(f);
+    expect_script_matches(std::string("prim::") + f,
+                          fmt::format("def forward(self, x):\n"
+                                      "  v = [float(x[0]), float(x[1]) * 2.0, float(x[2]) - 1.0]\n"
+                                      "  return x * {}(v)\n",
+                                      f),
+                          {at::randn({3})}, kUnfolded);
+    expect_script_matches(std::string("prim::") + f,
+                          fmt::format("def forward(self, x):\n"
+                                      "  v = [bool(x[0] > 0), bool(x[1] > 0)]\n"
+                                      "  return x + float({}(v))\n",
+                                      f),
+                          {at::tensor({1.f, -2.f, 0.5f})}, kUnfolded);
+  }
+}
+
 // A scalar list sliced with bounds known at run time only (x.shape[1:n]): Slice of the 1-D tensor
 // the list is, with Python's clamping of out-of-range and negative bounds, from opset 10.
 TEST_F(Prim, SliceOfAnIntListWithComputedBounds) {
@@ -405,7 +424,14 @@ TEST_F(Prim, SliceOfAnIntListWithComputedBounds) {
 def forward(self, x, n: int):
   return torch.tensor(x.shape[1:n]).sum() + len(x.shape[n::-1])
 )",
-                            example, cases, {10, 13, 17});
+                            example, cases, {10, 11, 13, 17});
+  // Bounds known at export on a list of known length: the element values rearranged (no node;
+  // the only form at opset 9).
+  expect_script_matches("aten::slice",
+                        "def forward(self, x):\n"
+                        "  v = [float(x[0]), float(x[1]), float(x[2])][1:]\n"
+                        "  return x * v[0] + v[1]\n",
+                        {at::randn({3})}, kUnfolded);
 }
 
 TEST_F(Prim, TolistOfATensor) {

@@ -307,6 +307,34 @@ TEST_F(Rnn, PackedSequences) {
       {at::randn({kSeq, kBatch, kIn}), at::tensor({4, 4, 1}, at::kLong),
        at::randn({1, kBatch, kHidden})},
       kMinOpset, highest_opset(), params_of(*gru));
+
+  // Elman RNNs over packed data (rnn_tanh.data, rnn_relu.data), two layers, batch first.
+  for (const bool tanh : {true, false}) {
+    SCOPED_TRACE(tanh ? "tanh" : "relu");
+    auto options = torch::nn::RNNOptions(kIn, kHidden).num_layers(2);
+    if (tanh) {
+      options.nonlinearity(torch::kTanh);
+    } else {
+      options.nonlinearity(torch::kReLU);
+    }
+    torch::nn::RNN rnn(options);
+    rnn->eval();
+    expect_op_matches(
+        tanh ? "aten::rnn_tanh" : "aten::rnn_relu",
+        [rnn, tanh](const Inputs& in) {
+          auto [data, batch_sizes] = at::_pack_padded_sequence(arg(in, 0), arg(in, 1), true);
+          std::vector<at::Tensor> params;
+          for (const auto& p : rnn->parameters()) params.push_back(p);
+          const at::Tensor h0 = at::zeros({2, kBatch, kHidden});
+          auto [out, h] =
+              tanh ? at::rnn_tanh(data, batch_sizes, h0, params, true, 2, 0.0, false, false)
+                   : at::rnn_relu(data, batch_sizes, h0, params, true, 2, 0.0, false, false);
+          auto [padded, lengths] = at::_pad_packed_sequence(out, batch_sizes, true, 0.0, kSeq);
+          return tuple({padded, lengths, h});
+        },
+        {at::randn({kBatch, kSeq, kIn}), at::tensor({5, 2, 1}, at::kLong)}, kMinOpset,
+        highest_opset(), params_of(*rnn));
+  }
 }
 
 // Issue 24: a loaded model packs with sizes from the data (no trace types): the packed data's

@@ -964,6 +964,19 @@ TEST_F(Shape, RepeatInterleaveInt) {
                     {at::scalar_tensor(1.5)});
 }
 
+// repeat_interleave(repeats) (the overload of the counts alone): the index of each count,
+// repeated that many times, from counts computed at run time (CumSum, opset 11; counts known at
+// export are a constant at every opset).
+TEST_F(Shape, RepeatInterleaveOfCountsAlone) {
+  auto fn = [](const Inputs& in) { return at::repeat_interleave(arg(in, 0) + 1); };
+  const Inputs counts = {at::tensor({1, 0, 2, 1}, at::kLong)};
+  const std::vector<at::Tensor> expected = {fn(counts)};
+  expect_exports_match([&](const std::string& path,
+                           const ExportOptions& o) { export_function(fn, counts, {}, path, o); },
+                       counts, expected, 11, highest_opset(), /*fold=*/false, {},
+                       {"aten::repeat_interleave"});
+}
+
 TEST_F(Shape, RepeatInterleaveConstantTensorRepeats) {
   at::Tensor r3 = at::tensor({1, 0, 2}, at::kLong), r1 = at::tensor({2}, at::kLong);
   at::Tensor r6 = at::tensor({1, 2, 1, 3, 0, 1}, at::kLong);
@@ -1123,6 +1136,12 @@ TEST_F(Shape, ViewCopies) {
   expect_op_matches("aten::squeeze_copy",
                     [](const Inputs& in) { return at::squeeze_copy(arg(in, 0), 1); },
                     {at::randn({2, 1, 4})});
+  expect_op_matches("aten::squeeze_copy",
+                    [](const Inputs& in) { return at::squeeze_copy(arg(in, 0)) * 2; },
+                    {at::randn({2, 1, 4, 1})});
+  expect_op_matches("aten::view_copy",
+                    [](const Inputs& in) { return at::view_copy(arg(in, 0), at::kFloat) * 2; },
+                    {x});
   expect_op_matches("aten::linalg_diagonal",
                     [](const Inputs& in) { return at::linalg_diagonal(arg(in, 0), -1); }, {x});
   expect_op_matches("aten::transpose_copy",

@@ -206,6 +206,24 @@ TEST_F(Spectral, StftCentered) {
       {at::randn({50}, at::kDouble)}, 17, highest_opset(), {}, tol);
 }
 
+// The overload without `center` (aten::stft, PyTorch's older signature, which torch.stft calls
+// after padding in Python): the frames of the signal as it is.
+TEST_F(Spectral, StftWithoutCenterOverload) {
+  auto m = ir_module(R"IR(
+graph(%x : Tensor):
+  %n : int = prim::Constant[value=8]()
+  %hop : int = prim::Constant[value=3]()
+  %none : NoneType = prim::Constant()
+  %f : bool = prim::Constant[value=0]()
+  %t : bool = prim::Constant[value=1]()
+  %y : Tensor = aten::stft(%x, %n, %hop, %none, %none, %f, %t, %f)
+  return (%y))IR");
+  ScriptOptions so;
+  so.first = 17;
+  so.tol = {1e-4, 1e-4};
+  expect_script_matches("aten::stft", m, {at::randn({2, 30})}, so);
+}
+
 TEST_F(Spectral, StftInScript) {
   // torch.stft pads (center) in Python, then calls the overload without center.
   expect_script_matches("aten::stft",

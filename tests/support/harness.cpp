@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <functional>
 #include <iterator>
 #include <mutex>
+#include <set>
 #include <tuple>
 
 #include "frontend/frontend.h"
@@ -247,35 +249,139 @@ const bool coverage_file_reset = [] {
   return true;
 }();
 
-// Whether a node's doc_string ("aten::flip, model.py:12", or "aten::flip") names `op` (not an op
-// that only starts with it, as aten::addmm does aten::add).
-bool converted_from(const onnx::NodeProto& node, const std::string& op) {
+// The op a node was converted from: its doc_string up to the source location
+// ("aten::div.Tensor_mode, model.py:12" → "aten::div.Tensor_mode").
+std::string origin_of(const onnx::NodeProto& node) {
   const std::string& doc = node.doc_string();
-  return doc.compare(0, op.size(), op) == 0 && (doc.size() == op.size() || doc[op.size()] == ',');
+  return doc.substr(0, doc.find(','));
 }
 
-template <typename Nodes>
-bool any_converted_from(const Nodes& nodes, const std::string& op) {
-  for (const auto& node : nodes) {
-    if (converted_from(node, op)) return true;
-    for (const auto& attr : node.attribute()) {
-      if (attr.has_g() && any_converted_from(attr.g().node(), op)) return true;
-      for (const auto& g : attr.graphs()) {
-        if (any_converted_from(g.node(), op)) return true;
-      }
+// The values a subgraph reads from the scopes around it.
+void outer_reads(const onnx::GraphProto& g, std::set<std::string>& reads) {
+  std::set<std::string> local;
+  for (const auto& v : g.input()) local.insert(v.name());
+  for (const auto& t : g.initializer()) local.insert(t.name());
+  for (const auto& n : g.node()) local.insert(n.output().begin(), n.output().end());
+  std::set<std::string> all;
+  for (const auto& n : g.node()) {
+    all.insert(n.input().begin(), n.input().end());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) outer_reads(a.g(), all);
+      for (const auto& sub : a.graphs()) outer_reads(sub, all);
     }
   }
-  return false;
+  for (const auto& o : g.output()) all.insert(o.name());
+  for (const auto& v : all) {
+    if (!local.count(v)) reads.insert(v);
+  }
+}
+
+// Collects into `ran` the origins of the nodes of `g` that compute its outputs: not Constant or
+// Identity (they compute nothing), not a node no output depends on, and inside an If only the
+// branch `taken` names (an If of the main graph; an If inside a subgraph counts both branches).
+void collect_ran(const onnx::GraphProto& g, const std::map<std::string, bool>& taken, bool main,
+                 std::set<std::string>& ran) {
+  std::set<std::string> needed;
+  for (const auto& o : g.output()) needed.insert(o.name());
+  std::vector<const onnx::NodeProto*> live;
+  for (int i = g.node_size(); i-- > 0;) {
+    const onnx::NodeProto& n = g.node(i);
+    const bool used = std::any_of(n.output().begin(), n.output().end(),
+                                  [&](const std::string& o) { return needed.count(o) > 0; });
+    if (!used) continue;
+    live.push_back(&n);
+    needed.insert(n.input().begin(), n.input().end());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) outer_reads(a.g(), needed);
+      for (const auto& sub : a.graphs()) outer_reads(sub, needed);
+    }
+  }
+  for (const onnx::NodeProto* n : live) {
+    if (n->op_type() != "Constant" && n->op_type() != "Identity" && !n->doc_string().empty()) {
+      ran.insert(origin_of(*n));
+    }
+    const auto branch =
+        n->op_type() == "If" && !n->output().empty() ? taken.find(n->output(0)) : taken.end();
+    for (const auto& a : n->attribute()) {
+      if (!a.has_g()) continue;
+      if (n->op_type() == "If" && main) {
+        // An If of the main graph: the branch taken only, neither when that is not known.
+        if (branch == taken.end() || (a.name() == "then_branch") != branch->second) continue;
+      }
+      collect_ran(a.g(), {}, /*main=*/false, ran);
+    }
+  }
 }
 
 }  // namespace
 
-bool model_has_node_from(const onnx::ModelProto& model, const std::string& op) {
-  if (any_converted_from(model.graph().node(), op)) return true;
+std::set<std::string> ops_run(const onnx::ModelProto& model,
+                              const std::map<std::string, bool>& if_taken) {
+  std::set<std::string> ran;
+  collect_ran(model.graph(), if_taken, /*main=*/true, ran);
   for (const auto& f : model.functions()) {
-    if (any_converted_from(f.node(), op)) return true;
+    for (const auto& n : f.node()) {
+      if (n.op_type() != "Constant" && n.op_type() != "Identity" && !n.doc_string().empty()) {
+        ran.insert(origin_of(n));
+      }
+    }
+  }
+  return ran;
+}
+
+std::map<std::string, bool> if_branches_taken(const std::string& model_path,
+                                              const std::string& data_dir) {
+  std::map<std::string, bool> taken;
+  onnx::ModelProto probe = read_model_file(model_path);
+  std::vector<std::pair<std::string, std::string>> ifs;  // (first output, condition)
+  for (const auto& n : probe.graph().node()) {
+    if (n.op_type() == "If" && n.output_size() > 0) ifs.emplace_back(n.output(0), n.input(0));
+  }
+  if (ifs.empty()) return taken;
+  // The conditions as extra outputs, each expected `true`: ORT's report says which are.
+  const int outputs = probe.graph().output_size();
+  const std::string dir = temp_dir("if_probe");
+  for (int i = 0; fs::exists(fmt::format("{}/input_{}.pb", data_dir, i)); ++i) {
+    fs::copy_file(fmt::format("{}/input_{}.pb", data_dir, i),
+                  fmt::format("{}/input_{}.pb", dir, i));
+  }
+  for (int k = 0; k < outputs; ++k) {
+    fs::copy_file(fmt::format("{}/output_{}.pb", data_dir, k),
+                  fmt::format("{}/output_{}.pb", dir, k));
+  }
+  for (size_t j = 0; j < ifs.size(); ++j) {
+    auto* out = probe.mutable_graph()->add_output();
+    out->set_name(ifs[j].second);
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+    onnx::TensorProto yes;
+    to_tensor_proto(at::ones({}, at::kBool), ifs[j].second, &yes);
+    std::ofstream(fmt::format("{}/output_{}.pb", dir, outputs + j), std::ios::binary)
+        << yes.SerializeAsString();
+  }
+  {
+    std::ofstream file(dir + "/probe.onnx", std::ios::binary);
+    probe.SerializeToOstream(&file);
+  }
+  const OrtResult r = server().run(dir + "/probe.onnx", dir, {}, false, 0);
+  for (size_t j = 0; j < ifs.size(); ++j) {
+    const std::string line = fmt::format("output {} '{}': ", outputs + j, ifs[j].second);
+    const auto at = r.report.find(line);
+    if (at == std::string::npos) continue;  // not run: neither branch counts
+    taken[ifs[j].first] = r.report.compare(at + line.size(), 2, "OK") == 0;
+  }
+  fs::remove_all(dir);
+  return taken;
+}
+
+bool ran_node_from(const std::set<std::string>& ran, const std::string& op) {
+  for (auto it = ran.lower_bound(op); it != ran.end() && it->compare(0, op.size(), op) == 0; ++it) {
+    if (it->size() == op.size() || (*it)[op.size()] == '.') return true;
   }
   return false;
+}
+
+bool model_has_node_from(const onnx::ModelProto& model, const std::string& op) {
+  return ran_node_from(ops_run(model), op);
 }
 
 std::string outputs_without_signal(const std::vector<at::Tensor>& outputs) {
@@ -308,6 +414,17 @@ void record_tested_op(const std::string& op, int opset, bool ran_in_ort) {
       << op << '\t' << opset << '\t' << (ran_in_ort ? "node" : "no-node") << '\n';
 }
 
+void record_tested_op(const std::string& op, int opset, const std::set<std::string>& ran) {
+  bool any = false;
+  for (auto it = ran.lower_bound(op); it != ran.end() && it->compare(0, op.size(), op) == 0; ++it) {
+    if (it->size() == op.size() || (*it)[op.size()] == '.') {
+      record_tested_op(*it, opset, true);
+      any = true;
+    }
+  }
+  if (!any) record_tested_op(op, opset, false);
+}
+
 namespace {
 
 // Exports at `options`, runs in ORT and expects `expected`. Whether it matched, and which of
@@ -315,6 +432,7 @@ namespace {
 struct RunOutcome {
   bool ok = false;
   std::set<std::string> with_node;
+  std::set<std::string> ran;  // ops_run
 };
 
 RunOutcome export_and_compare(const ExportTo& export_to, const std::vector<c10::IValue>& inputs,
@@ -334,11 +452,11 @@ RunOutcome export_and_compare(const ExportTo& export_to, const std::vector<c10::
   write_test_data(dir, inputs, expected);
   OrtResult result = run_in_ort(model, dir, tol);
   EXPECT_TRUE(result.ok) << how << ": " << result.report;
-  RunOutcome outcome{result.ok, {}};
-  if (!ops_under_test.empty()) {
-    const onnx::ModelProto proto = read_model_file(model);
+  RunOutcome outcome{result.ok, {}, {}};
+  if (!ops_under_test.empty() && result.ok) {
+    outcome.ran = ops_run(read_model_file(model), if_branches_taken(model, dir));
     for (const auto& op : ops_under_test) {
-      if (model_has_node_from(proto, op)) outcome.with_node.insert(op);
+      if (ran_node_from(outcome.ran, op)) outcome.with_node.insert(op);
     }
   }
   if (result.ok) fs::remove_all(dir);
@@ -362,7 +480,7 @@ void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IVal
       outcome = export_and_compare(export_to, inputs, expected, options, tol, ops_under_test);
     }
     if (!outcome.ok) continue;
-    for (const auto& op : ops_under_test) record_tested_op(op, opset, outcome.with_node.count(op));
+    for (const auto& op : ops_under_test) record_tested_op(op, opset, outcome.ran);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -115,8 +116,22 @@ void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IVal
 // of its scale (a constant within the tolerance would pass). "" when every output carries signal.
 std::string outputs_without_signal(const std::vector<at::Tensor>& outputs);
 
-// Whether a node of `model` (its graph, subgraphs and functions) was converted from TorchScript
-// op `op` (the node's doc_string names it: "aten::flip, model.py:12").
+// The TorchScript ops, with their overloads ("aten::div.Tensor_mode"; the nodes' doc_strings name
+// them), whose converted nodes ONNX Runtime ran to compute the outputs of `model`: Constant and
+// Identity nodes and nodes no output depends on do not count, and of an If of the main graph only
+// the branch `if_taken` names (by the If's first output; an If it does not name counts neither
+// branch, an If inside a subgraph both).
+std::set<std::string> ops_run(const onnx::ModelProto& model,
+                              const std::map<std::string, bool>& if_taken = {});
+// Which branch each If of the main graph of the model at `model_path` takes on the inputs of
+// `data_dir` (an ONNX test-data folder with its expected outputs): ORT runs the model with the
+// conditions as extra outputs.
+std::map<std::string, bool> if_branches_taken(const std::string& model_path,
+                                              const std::string& data_dir);
+// Whether `ran` (ops_run) holds `op` or one of its overloads ("aten::div" for
+// "aten::div.Tensor_mode", not "aten::divide").
+bool ran_node_from(const std::set<std::string>& ran, const std::string& op);
+// Whether ORT ran a node of `model` converted from `op` (ops_run, no If of the main graph known).
 bool model_has_node_from(const onnx::ModelProto& model, const std::string& op);
 
 // Records op `op` as numerically tested at `opset` in the file $TORCHONNX_OP_COVERAGE (lines
@@ -124,6 +139,10 @@ bool model_has_node_from(const onnx::ModelProto& model, const std::string& op);
 // test compares with the registry. `ran_in_ort`: a node converted from `op` was in the model ORT
 // ran (not folded away, not a converter that writes no node).
 void record_tested_op(const std::string& op, int opset, bool ran_in_ort);
+// The same for each of `op` and its overloads that `ran` (ops_run) holds, by the name it holds
+// ("aten::div.Tensor_mode"; the coverage test credits a registration of the overload, else the
+// op's); `op` without a node when it holds none.
+void record_tested_op(const std::string& op, int opset, const std::set<std::string>& ran);
 
 // Traces `fn` on `inputs`, exports at `opset`, runs the ONNX model in ORT and expects libtorch's
 // outputs (gtest failures name the opset and ORT's report).
