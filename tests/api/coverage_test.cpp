@@ -306,6 +306,10 @@ TEST(OperatorCoverage, EveryConverterIsNumericallyTestedAcrossItsRange) {
   // the other build).
   std::map<std::string, std::string> libtorch_defects;
   if (compat::kLibtorchMajor >= 2) {
+    libtorch_defects["aten::view.dtype"] =
+        "no graph of libtorch 2.6 holds it: its tracer records Tensor.view(dtype) with an int "
+        "argument its own alias analysis rejects, its script compiler reads view([n]) "
+        "(Shape.ViewDtypeToItsOwnDtype); tested on libtorch 1.13";
     libtorch_defects["quantized::conv_transpose3d"] =
         "libtorch 2.6's oneDNN kernel disagrees with its own float computation "
         "(Quantized.ConvTranspose3d); tested on libtorch 1.13";

@@ -388,6 +388,17 @@ TEST_F(Linalg, VarMeanAndStdMean) {
       {at::randn({4, 3, 5})});
 }
 
+// std_mean(x, unbiased): the overload PyTorch 2's own code no longer calls (its at::std_mean
+// records std_mean.correction), as an older graph holds it.
+TEST_F(Linalg, StdMeanByUnbiased) {
+  auto m = ir_module(R"IR(
+graph(%x : Tensor):
+  %u : bool = prim::Constant[value=0]()
+  %s : Tensor, %m : Tensor = aten::std_mean(%x, %u)
+  return (%s, %m))IR");
+  expect_script_matches("aten::std_mean", m, {at::randn({3, 4})});
+}
+
 TEST_F(Linalg, StdInScriptWithKeywords) {
   expect_script_matches(
       "aten::std",

@@ -1104,6 +1104,13 @@ TEST_F(Shape, SqueezeDims) {
   const char* src = "def forward(self, x):\n  return torch.squeeze(x, [0, -1, 2])\n";
   expect_script_matches("aten::squeeze", src, {at::randn({1, 3, 1, 1})});
   expect_script_matches("aten::squeeze", src, {at::randn({2, 1, 4, 1}) > 0});
+  // Its functional copy.
+  auto m = ir_module(R"IR(
+graph(%x : Tensor):
+  %d : int[] = prim::Constant[value=[0, 2]]()
+  %y : Tensor = aten::squeeze_copy(%x, %d)
+  return (%y))IR");
+  expect_script_matches("aten::squeeze_copy", m, {at::randn({1, 3, 1, 2})});
 }
 
 // PyTorch's functional copies of the views (view_copy, ...) convert as the views; linalg_diagonal
