@@ -64,11 +64,10 @@ RULES = [
     # folding leaves in the graph at opsets 9 and 10 (remained_onnx_input_idx=None there, [] from
     # opset 11): torchonnx folds the shape at every opset, and the graph has no input left.
     # Not an internals test: a gap, named. torchonnx converts at opsets 9+ and reaches 7 and 8
-    # through ONNX's version converter, which has no earlier form of Where, Sign, IsNaN or
-    # NonZero (new in opset 9), which these lowerings use.
+    # through ONNX's version converter; IsNaN, Sign, Where and integer comparisons are rewritten
+    # into opset 7 forms first (onnx/opset_down.cpp), NonZero (new in opset 9) has none.
     (r"opset_version_[78]_", r"cannot export at opset [78]",
-     "torchonnx gap: opsets 7 and 8 (the lowering uses an op new in opset 9: Where, Sign, IsNaN, "
-     "NonZero)"),
+     "torchonnx gap: opsets 7 and 8 (the lowering uses NonZero, new in opset 9)"),
     (r"test__dim_arange", r"got too many positional inputs",
      "internals: the inputs torch.onnx's constant folding leaves in the graph (opsets 9 and 10)"),
 ]
