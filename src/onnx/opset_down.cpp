@@ -5,11 +5,12 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
-#include <c10/util/Half.h>
+#include <ATen/ATen.h>
 
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -17,6 +18,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "onnx/dtype.h"
+#include "onnx/tensor_proto.h"
 #include "torchonnx/errors.h"
 #include "torchonnx/export.h"
 
@@ -182,6 +185,30 @@ class BelowOpsetNine {
     auto it = types_.find(name);
     return it == types_.end() ? 0 : it->second;
   }
+  // The libtorch dtype of value `name`; nullopt when unknown or not one libtorch has.
+  std::optional<at::ScalarType> dtype_of(const std::string& name) const {
+    const int t = type_of(name);
+    if (t == 0) return std::nullopt;
+    try {
+      return from_onnx_dtype(t);
+    } catch (const ExportError&) {
+      return std::nullopt;
+    }
+  }
+  bool is_float(const std::string& name) const {
+    const auto t = dtype_of(name);
+    return t && at::isFloatingType(*t);
+  }
+  bool is_integer_or_bool(const std::string& name) const {
+    const auto t = dtype_of(name);
+    return t && at::isIntegralType(*t, /*includeBool=*/true);
+  }
+  static void set_int_attribute(onnx::NodeProto* node, const std::string& name, int64_t value) {
+    auto* attr = node->add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto::INT);
+    attr->set_i(value);
+  }
   const std::vector<int64_t>* shape_of(const std::string& name) const {
     auto it = shapes_.find(name);
     return it == shapes_.end() ? nullptr : &it->second;
@@ -191,10 +218,7 @@ class BelowOpsetNine {
   std::string int64_initializer(const std::vector<int64_t>& dims,
                                 const std::vector<int64_t>& values) {
     onnx::TensorProto* t = main_.add_initializer();
-    t->set_name(fresh("positions"));
-    t->set_data_type(onnx::TensorProto::INT64);
-    for (int64_t d : dims) t->add_dims(d);
-    for (int64_t v : values) t->add_int64_data(v);
+    to_tensor_proto(at::tensor(values, at::kLong).view(dims), fresh("positions"), t);
     note_tensor(t->name(), *t);
     return t->name();
   }
@@ -225,26 +249,6 @@ class BelowOpsetNine {
     }
     return positions;
   }
-  static bool is_float(int t) {
-    return t == onnx::TensorProto::FLOAT || t == onnx::TensorProto::DOUBLE ||
-           t == onnx::TensorProto::FLOAT16;
-  }
-  static bool is_integer_or_bool(int t) {
-    switch (t) {
-      case onnx::TensorProto::INT8:
-      case onnx::TensorProto::INT16:
-      case onnx::TensorProto::INT32:
-      case onnx::TensorProto::INT64:
-      case onnx::TensorProto::UINT8:
-      case onnx::TensorProto::UINT16:
-      case onnx::TensorProto::UINT32:
-      case onnx::TensorProto::UINT64:
-      case onnx::TensorProto::BOOL:
-        return true;
-      default:
-        return false;
-    }
-  }
   std::string fresh(const std::string& hint) {
     std::string name;
     do {
@@ -269,10 +273,7 @@ class BelowOpsetNine {
   std::string cast(Nodes& out, const onnx::NodeProto& like, const std::string& v, int to,
                    const std::string& output = "") {
     std::string o = add(out, like, "Cast", {v}, output);
-    auto* attr = out.Mutable(out.size() - 1)->add_attribute();
-    attr->set_name("to");
-    attr->set_type(onnx::AttributeProto::INT);
-    attr->set_i(to);
+    set_int_attribute(out.Mutable(out.size() - 1), "to", to);
     return o;
   }
   std::string scalar(Nodes& out, const onnx::NodeProto& like, double value, int type) {
@@ -280,22 +281,14 @@ class BelowOpsetNine {
     auto* attr = out.Mutable(out.size() - 1)->add_attribute();
     attr->set_name("value");
     attr->set_type(onnx::AttributeProto::TENSOR);
-    onnx::TensorProto* t = attr->mutable_t();
-    t->set_data_type(type);
-    if (type == onnx::TensorProto::DOUBLE) {
-      t->add_double_data(value);
-    } else if (type == onnx::TensorProto::FLOAT16) {
-      t->add_int32_data(c10::Half(static_cast<float>(value)).x);
-    } else {
-      t->add_float_data(static_cast<float>(value));
-    }
-    types_[o] = type;
+    to_tensor_proto(at::scalar_tensor(value, from_onnx_dtype(type)), "", attr->mutable_t());
+    note_tensor(o, attr->t());
     return o;
   }
 
   bool rewrite_node(onnx::NodeProto& node, Nodes& out) {
     const std::string& op = node.op_type();
-    if (op == "IsNaN" && node.input_size() == 1 && is_float(type_of(node.input(0)))) {
+    if (op == "IsNaN" && node.input_size() == 1 && is_float(node.input(0))) {
       const std::string& x = node.input(0);
       const int t = type_of(x);
       const double inf = std::numeric_limits<double>::infinity();
@@ -321,12 +314,12 @@ class BelowOpsetNine {
     if (op == "Where" && node.input_size() == 3) {
       const int t = type_of(node.input(1));
       if (t == 0 || type_of(node.input(2)) != t) return false;
-      if (!is_integer_or_bool(t)) return gathered_where(node, out);
+      if (!is_integer_or_bool(node.input(1))) return gathered_where(node, out);
       const int i64 = onnx::TensorProto::INT64;
       auto as_i64 = [&](const std::string& v, int from) {
         return from == i64 ? v : cast(out, node, v, i64);
       };
-      std::string taken = as_i64(node.input(0), onnx::TensorProto::BOOL);
+      std::string taken = cast(out, node, node.input(0), i64);
       std::string not_taken = cast(out, node, add(out, node, "Not", {node.input(0)}), i64);
       std::string a = add(out, node, "Mul", {as_i64(node.input(1), t), taken});
       std::string b = add(out, node, "Mul", {as_i64(node.input(2), t), not_taken});
@@ -338,7 +331,7 @@ class BelowOpsetNine {
       return true;
     }
     if ((op == "Less" || op == "Greater") && node.input_size() == 2 &&
-        is_integer_or_bool(type_of(node.input(0))) && type_of(node.input(0)) != 0) {
+        is_integer_or_bool(node.input(0))) {
       const int d = onnx::TensorProto::DOUBLE;
       add(out, node, op, {cast(out, node, node.input(0), d), cast(out, node, node.input(1), d)},
           node.output(0));
@@ -347,14 +340,13 @@ class BelowOpsetNine {
     return false;
   }
 
-  // Where(c, a, b) of a floating type at static shapes (the note above); false when a shape is
-  // not known or the positions would be too many to store.
+  // Where(c, a, b) of a floating type at static shapes of a and b (the note above; c broadcasts
+  // in the Mul); false when a shape is not known or the positions would be too many to store.
   bool gathered_where(const onnx::NodeProto& node, Nodes& out) {
-    const auto* sc = shape_of(node.input(0));
     const auto* sa = shape_of(node.input(1));
     const auto* sb = shape_of(node.input(2));
     const auto* so = shape_of(node.output(0));
-    if (!sc || !sa || !sb || !so) return false;
+    if (!sa || !sb || !so) return false;
     int64_t total = 1, na = 1;
     for (int64_t d : *so) total *= d;
     for (int64_t d : *sa) na *= d;
@@ -370,10 +362,7 @@ class BelowOpsetNine {
     std::string flat = add(out, node, "Concat",
                            {add(out, node, "Reshape", {node.input(1), flat_shape}),
                             add(out, node, "Reshape", {node.input(2), flat_shape})});
-    auto* axis = out.Mutable(out.size() - 1)->add_attribute();
-    axis->set_name("axis");
-    axis->set_type(onnx::AttributeProto::INT);
-    axis->set_i(0);
+    set_int_attribute(out.Mutable(out.size() - 1), "axis", 0);
     std::string taken = cast(out, node, node.input(0), onnx::TensorProto::INT64);
     std::string positions = add(out, node, "Add",
                                 {int64_initializer(*so, in_b),

@@ -373,11 +373,20 @@ std::map<std::string, bool> if_branches_taken(const std::string& model_path,
   return taken;
 }
 
-bool ran_node_from(const std::set<std::string>& ran, const std::string& op) {
+namespace {
+// The names of `ran` that are `op` or one of its overloads ("aten::div.Tensor_mode", not
+// "aten::divide").
+std::vector<std::string> op_and_overloads(const std::set<std::string>& ran, const std::string& op) {
+  std::vector<std::string> names;
   for (auto it = ran.lower_bound(op); it != ran.end() && it->compare(0, op.size(), op) == 0; ++it) {
-    if (it->size() == op.size() || (*it)[op.size()] == '.') return true;
+    if (it->size() == op.size() || (*it)[op.size()] == '.') names.push_back(*it);
   }
-  return false;
+  return names;
+}
+}  // namespace
+
+bool ran_node_from(const std::set<std::string>& ran, const std::string& op) {
+  return !op_and_overloads(ran, op).empty();
 }
 
 bool model_has_node_from(const onnx::ModelProto& model, const std::string& op) {
@@ -415,14 +424,9 @@ void record_tested_op(const std::string& op, int opset, bool ran_in_ort) {
 }
 
 void record_tested_op(const std::string& op, int opset, const std::set<std::string>& ran) {
-  bool any = false;
-  for (auto it = ran.lower_bound(op); it != ran.end() && it->compare(0, op.size(), op) == 0; ++it) {
-    if (it->size() == op.size() || (*it)[op.size()] == '.') {
-      record_tested_op(*it, opset, true);
-      any = true;
-    }
-  }
-  if (!any) record_tested_op(op, opset, false);
+  const std::vector<std::string> names = op_and_overloads(ran, op);
+  for (const auto& name : names) record_tested_op(name, opset, true);
+  if (names.empty()) record_tested_op(op, opset, false);
 }
 
 namespace {
