@@ -120,8 +120,13 @@ void non_float_constants_to_initializers(onnx::GraphProto& graph, onnx::GraphPro
 //                       its position in a's part (broadcasting done by the positions); it copies
 //                       every value as it is.
 //   Less / Greater    ⇒ on integer operands (opset 9 added them), the operands cast to double
-// A Where of floating type at dynamic shapes, NonZero and the other ops new in opset 9 stay for
-// the converter to refuse by name.
+//   NonZero(x)        ⇒ at a static shape of at most 4096 elements: for each element i, the row
+//                       of its index ([1, rank], a constant) repeated Cast(Cast(x_i, bool), int64)
+//                       times by Tile (0 or 1 rows), the rows concatenated in order and
+//                       transposed to NonZero's [rank, count]. Cast to bool is x_i != 0 for every
+//                       type (NaN is non-zero, as for NonZero; -0 is zero).
+// A Where of floating type or a NonZero at dynamic shapes and the other ops new in opset 9 stay
+// for the converter to refuse by name.
 class BelowOpsetNine {
  public:
   explicit BelowOpsetNine(onnx::GraphProto& main) : main_(main) { collect(main); }
@@ -208,6 +213,13 @@ class BelowOpsetNine {
     attr->set_name(name);
     attr->set_type(onnx::AttributeProto::INT);
     attr->set_i(value);
+  }
+  static void set_ints_attribute(onnx::NodeProto* node, const std::string& name,
+                                 const std::vector<int64_t>& values) {
+    auto* attr = node->add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : values) attr->add_ints(v);
   }
   const std::vector<int64_t>* shape_of(const std::string& name) const {
     auto it = shapes_.find(name);
@@ -330,6 +342,7 @@ class BelowOpsetNine {
       }
       return true;
     }
+    if (op == "NonZero" && node.input_size() == 1) return tiled_nonzero(node, out);
     if ((op == "Less" || op == "Greater") && node.input_size() == 2 &&
         is_integer_or_bool(node.input(0))) {
       const int d = onnx::TensorProto::DOUBLE;
@@ -368,6 +381,55 @@ class BelowOpsetNine {
                                 {int64_initializer(*so, in_b),
                                  add(out, node, "Mul", {taken, int64_initializer(*so, distance)})});
     add(out, node, "Gather", {flat, positions}, node.output(0));
+    return true;
+  }
+
+  // NonZero(x) at a static shape (the note above); false when the shape is not known, x is 0-d
+  // or empty, or has more elements than the rows this form writes nodes for.
+  bool tiled_nonzero(const onnx::NodeProto& node, Nodes& out) {
+    const auto* shape = shape_of(node.input(0));
+    if (!shape || shape->empty() || type_of(node.input(0)) == 0) return false;
+    int64_t n = 1;
+    for (int64_t d : *shape) n *= d;
+    constexpr int64_t kMaxElements = 4096;
+    if (n <= 0 || n > kMaxElements) return false;
+    const auto rank = static_cast<int64_t>(shape->size());
+    // Each element's index (row-major) and its repeats [count_i, 1] side by side: [n, 2].
+    std::vector<int64_t> index_rows, index(shape->size(), 0), ones(static_cast<size_t>(n), 1);
+    for (int64_t i = 0; i < n; ++i) {
+      index_rows.insert(index_rows.end(), index.begin(), index.end());
+      for (size_t k = shape->size(); k-- > 0;) {
+        if (++index[k] < (*shape)[k]) break;
+        index[k] = 0;
+      }
+    }
+    const std::string rows = int64_initializer({n, rank}, index_rows);
+    std::string flat = add(out, node, "Reshape", {node.input(0), int64_initializer({1}, {-1})});
+    if (type_of(node.input(0)) != onnx::TensorProto::BOOL) {
+      flat = cast(out, node, flat, onnx::TensorProto::BOOL);
+    }
+    std::string counts =
+        add(out, node, "Unsqueeze", {cast(out, node, flat, onnx::TensorProto::INT64)});
+    set_ints_attribute(out.Mutable(out.size() - 1), "axes", {1});
+    std::string repeats = add(out, node, "Concat", {counts, int64_initializer({n, 1}, ones)});
+    set_int_attribute(out.Mutable(out.size() - 1), "axis", 1);
+    repeats = add(out, node, "Reshape", {repeats, int64_initializer({1}, {-1})});
+    std::vector<std::string> kept;
+    for (int64_t i = 0; i < n; ++i) {
+      std::string row = add(out, node, "Slice", {rows});
+      set_ints_attribute(out.Mutable(out.size() - 1), "starts", {i});
+      set_ints_attribute(out.Mutable(out.size() - 1), "ends", {i + 1});
+      set_ints_attribute(out.Mutable(out.size() - 1), "axes", {0});
+      std::string times = add(out, node, "Slice", {repeats});
+      set_ints_attribute(out.Mutable(out.size() - 1), "starts", {2 * i});
+      set_ints_attribute(out.Mutable(out.size() - 1), "ends", {2 * i + 2});
+      set_ints_attribute(out.Mutable(out.size() - 1), "axes", {0});
+      kept.push_back(add(out, node, "Tile", {row, times}));
+    }
+    std::string all = add(out, node, "Concat", kept);
+    set_int_attribute(out.Mutable(out.size() - 1), "axis", 0);
+    add(out, node, "Transpose", {all}, node.output(0));
+    set_ints_attribute(out.Mutable(out.size() - 1), "perm", {1, 0});
     return true;
   }
 

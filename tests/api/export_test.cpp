@@ -255,11 +255,14 @@ def forward(self, x, y, i, j):
 }
 
 TEST(Export, OpsWithoutAFormBelowOpsetNineAreRefusedByName) {
-  // NonZero is new in opset 9 and has no exact form in opset 8's ops.
+  // NonZero is new in opset 9; opset 8's ops have a form of it at static shapes only (Note
+  // [Opset 9 ops below opset 9]), not at a dynamic one.
   torch::jit::Module m("nonzero");
   m.define("def forward(self, x):\n  return torch.nonzero(x)\n");
   ExportOptions options;
   options.opset_version = 8;
+  options.input_names = {"x"};
+  options.dynamic_axes = {{"x", {{0, "n"}}}};
   EXPECT_TRUE(ThrowsExportError([&] { export_model_to_bytes(m, {at::randn({3})}, options); },
                                 ErrorCode::kUnsupportedOp,
                                 {"cannot export at opset 8", "(NonZero, from aten::nonzero",

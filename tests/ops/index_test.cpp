@@ -222,6 +222,10 @@ TEST_F(Index, MaskedSelect) {
   expect_op_matches("aten::masked_select", fn, {at::randn({3, 4}), at::randn({3, 4}) > 0});
   expect_op_matches("aten::masked_select", fn, {at::randint(-9, 9, {3, 4}), at::randn({4}) > 0});
   expect_op_matches("aten::masked_select", fn, {at::randn({4}) > 0, at::randn({3, 1}) > 0});
+  // Below opset 9, NonZero at a static shape takes its form in opset 7's ops (Note [Opset 9 ops
+  // below opset 9]); an all-false mask selects nothing.
+  expect_op_matches("aten::masked_select", fn, {at::randn({3, 4}), at::randn({3, 4}) > 0}, 7, 8);
+  expect_op_matches("aten::masked_select", fn, {at::randn({2, 3}), at::zeros({2, 3}) > 0}, 7, 8);
 }
 
 TEST_F(Index, Nonzero) {
@@ -232,6 +236,14 @@ TEST_F(Index, Nonzero) {
   // 0-d: [1, 0] when it is not zero, [0, 0] when it is
   expect_op_matches("aten::nonzero", fn, {at::scalar_tensor(3.0)});
   expect_op_matches("aten::nonzero", fn, {at::scalar_tensor(0, at::kLong)});
+  // Below opset 9 (Note [Opset 9 ops below opset 9]): NaN is non-zero, -0 is zero, in row-major
+  // order at every rank.
+  at::Tensor f = at::randint(-1, 2, {3, 4}).to(at::kFloat);
+  f.index_put_({0, 1}, std::numeric_limits<float>::quiet_NaN());
+  f.index_put_({2, 2}, -0.0);
+  expect_op_matches("aten::nonzero", fn, {f}, 7, 8);
+  expect_op_matches("aten::nonzero", fn, {at::randint(-1, 2, {5})}, 7, 8);
+  expect_op_matches("aten::nonzero", fn, {at::randn({2, 3, 2}) > 0}, 7, 8);
 }
 
 TEST_F(Index, Argwhere) {
