@@ -251,8 +251,8 @@ Recorded recorded_coverage() {
   return r;
 }
 
-// What counts as run (harness.h, ops_run): of an If, the branch the inputs take; not a node no
-// output depends on; not a Constant.
+// What counts as run (harness.h, ops_run): of an If, the branches the inputs take, at any depth
+// (an If inside a branch, an If in a Loop body); not a node no output depends on; not a Constant.
 TEST(OperatorCoverage, CountsOnlyTheNodesOrtRunsForTheOutputs) {
   torch::jit::Module m("branches");
   m.define(R"(
@@ -260,13 +260,24 @@ def forward(self, x):
     unused = torch.sin(x)
     if bool(x.sum() > 0):
         y = torch.abs(x)
+        if bool(x.max() > 100.0):
+            y = torch.exp(y)
+        else:
+            y = torch.cos(y)
     else:
         y = torch.neg(x)
+    for i in range(x.size(0)):
+        if bool(x[i] > 0.5):
+            y = y * 2.0
+        else:
+            y = y - 1.0
     return y + torch.ones(3)
 )");
   ExportOptions options;
   options.opset_version = 13;
   options.do_constant_folding = false;
+  options.input_names = {"x"};
+  options.dynamic_axes = {{"x", {{0, "n"}}}};
   for (const bool positive : {true, false}) {
     SCOPED_TRACE(positive ? "then" : "else");
     const std::vector<c10::IValue> inputs = {positive ? at::rand({3}) + 1 : -at::rand({3}) - 1};
@@ -277,12 +288,20 @@ def forward(self, x):
     const std::set<std::string> ran = ops_run(proto, if_branches_taken(dir + "/model.onnx", dir));
     EXPECT_EQ(ran_node_from(ran, "aten::abs"), positive);
     EXPECT_EQ(ran_node_from(ran, "aten::neg"), !positive);
+    // The If inside the then branch: its else branch where the then branch runs, never its then.
+    EXPECT_FALSE(ran_node_from(ran, "aten::exp"));
+    EXPECT_EQ(ran_node_from(ran, "aten::cos"), positive);
+    // The If in the Loop body: every iteration takes the then branch, or every one the else.
+    EXPECT_EQ(ran_node_from(ran, "aten::mul"), positive);
+    EXPECT_EQ(ran_node_from(ran, "aten::sub"), !positive);
     EXPECT_TRUE(ran_node_from(ran, "aten::add"));
     EXPECT_TRUE(ran_node_from(ran, "prim::If"));
+    EXPECT_TRUE(ran_node_from(ran, "prim::Loop"));
     EXPECT_FALSE(ran_node_from(ran, "aten::sin")) << "no output depends on it";
-    // Without the branch taken known, neither branch counts.
-    EXPECT_FALSE(ran_node_from(ops_run(proto), "aten::abs"));
-    EXPECT_FALSE(ran_node_from(ops_run(proto), "aten::neg"));
+    // Without the branches known, no branch counts.
+    for (const char* op : {"aten::abs", "aten::neg", "aten::cos", "aten::mul", "aten::sub"}) {
+      EXPECT_FALSE(ran_node_from(ops_run(proto), op)) << op;
+    }
   }
 }
 

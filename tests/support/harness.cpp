@@ -57,7 +57,7 @@ class OrtServer {
   }
 
   OrtResult run(const std::string& model, const std::string& data, const Tolerance& tol,
-                bool detections, double pixel_atol) {
+                bool detections, double pixel_atol, bool quiet = false) {
     std::lock_guard<std::mutex> lock(mutex_);
     nlohmann::json request = {{"model", model},
                               {"data", data},
@@ -67,6 +67,7 @@ class OrtServer {
                               {"step", tol.step},
                               {"step_fraction", tol.step_fraction}};
     if (detections) request["detections"] = true;
+    if (quiet) request["quiet"] = true;
     if (pixel_atol > 0) request["pixel_atol"] = pixel_atol;
     std::string line = request.dump() + "\n";
     fputs(line.c_str(), in_);
@@ -278,8 +279,8 @@ void outer_reads(const onnx::GraphProto& g, std::set<std::string>& reads) {
 
 // Collects into `ran` the origins of the nodes of `g` that compute its outputs: not Constant or
 // Identity (they compute nothing), not a node no output depends on, and inside an If only the
-// branch `taken` names (an If of the main graph; an If inside a subgraph counts both branches).
-void collect_ran(const onnx::GraphProto& g, const std::map<std::string, bool>& taken, bool main,
+// branches `taken` says ran.
+void collect_ran(const onnx::GraphProto& g, const IfBranchesRun& taken,
                  std::set<std::string>& ran) {
   std::set<std::string> needed;
   for (const auto& o : g.output()) needed.insert(o.name());
@@ -304,21 +305,24 @@ void collect_ran(const onnx::GraphProto& g, const std::map<std::string, bool>& t
         n->op_type() == "If" && !n->output().empty() ? taken.find(n->output(0)) : taken.end();
     for (const auto& a : n->attribute()) {
       if (!a.has_g()) continue;
-      if (n->op_type() == "If" && main) {
-        // An If of the main graph: the branch taken only, neither when that is not known.
-        if (branch == taken.end() || (a.name() == "then_branch") != branch->second) continue;
+      if (n->op_type() == "If") {
+        // The branches that ran only, neither when that is not known.
+        if (branch == taken.end()) continue;
+        if (!(a.name() == "then_branch" ? branch->second.then_branch
+                                        : branch->second.else_branch)) {
+          continue;
+        }
       }
-      collect_ran(a.g(), {}, /*main=*/false, ran);
+      collect_ran(a.g(), taken, ran);
     }
   }
 }
 
 }  // namespace
 
-std::set<std::string> ops_run(const onnx::ModelProto& model,
-                              const std::map<std::string, bool>& if_taken) {
+std::set<std::string> ops_run(const onnx::ModelProto& model, const IfBranchesRun& branches_run) {
   std::set<std::string> ran;
-  collect_ran(model.graph(), if_taken, /*main=*/true, ran);
+  collect_ran(model.graph(), branches_run, ran);
   for (const auto& f : model.functions()) {
     for (const auto& n : f.node()) {
       if (n.op_type() != "Constant" && n.op_type() != "Identity" && !n.doc_string().empty()) {
@@ -329,17 +333,31 @@ std::set<std::string> ops_run(const onnx::ModelProto& model,
   return ran;
 }
 
-std::map<std::string, bool> if_branches_taken(const std::string& model_path,
-                                              const std::string& data_dir) {
-  std::map<std::string, bool> taken;
-  onnx::ModelProto probe = read_model_file(model_path);
-  std::vector<std::pair<std::string, std::string>> ifs;  // (first output, condition)
-  for (const auto& n : probe.graph().node()) {
-    if (n.op_type() == "If" && n.output_size() > 0) ifs.emplace_back(n.output(0), n.input(0));
+namespace {
+
+// The Ifs inside the subgraphs of `g` (at any depth below its own nodes), by their first output.
+void nested_ifs(const onnx::GraphProto& g, bool nested, std::vector<std::string>& ifs) {
+  for (const auto& n : g.node()) {
+    if (nested && n.op_type() == "If" && n.output_size() > 0) ifs.push_back(n.output(0));
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) nested_ifs(a.g(), true, ifs);
+    }
   }
-  if (ifs.empty()) return taken;
-  // The conditions as extra outputs, each expected `true`: ORT's report says which are.
-  const int outputs = probe.graph().output_size();
+}
+
+onnx::NodeProto* find_if(onnx::GraphProto& g, const std::string& first_output) {
+  for (auto& n : *g.mutable_node()) {
+    if (n.op_type() == "If" && n.output_size() > 0 && n.output(0) == first_output) return &n;
+    for (auto& a : *n.mutable_attribute()) {
+      if (!a.has_g()) continue;
+      if (onnx::NodeProto* found = find_if(*a.mutable_g(), first_output)) return found;
+    }
+  }
+  return nullptr;
+}
+
+// A test-data folder for a probe of the model: the inputs and expected outputs of `data_dir`.
+std::string probe_dir(const std::string& data_dir, int outputs) {
   const std::string dir = temp_dir("if_probe");
   for (int i = 0; fs::exists(fmt::format("{}/input_{}.pb", data_dir, i)); ++i) {
     fs::copy_file(fmt::format("{}/input_{}.pb", data_dir, i),
@@ -349,27 +367,107 @@ std::map<std::string, bool> if_branches_taken(const std::string& model_path,
     fs::copy_file(fmt::format("{}/output_{}.pb", data_dir, k),
                   fmt::format("{}/output_{}.pb", dir, k));
   }
-  for (size_t j = 0; j < ifs.size(); ++j) {
-    auto* out = probe.mutable_graph()->add_output();
-    out->set_name(ifs[j].second);
-    out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
-    onnx::TensorProto yes;
-    to_tensor_proto(at::ones({}, at::kBool), ifs[j].second, &yes);
-    std::ofstream(fmt::format("{}/output_{}.pb", dir, outputs + j), std::ios::binary)
-        << yes.SerializeAsString();
+  return dir;
+}
+
+void write_probe(const onnx::ModelProto& probe, const std::string& dir) {
+  std::ofstream file(dir + "/probe.onnx", std::ios::binary);
+  probe.SerializeToOstream(&file);
+}
+
+// Whether ORT runs the branch `then_branch` (or else) of the If (by its first output) of `model`
+// on the data of `dir`: the branch gets an extra output, a Reshape of the If's condition (one
+// element, read at run time) to 15 elements, which fails when the branch runs; the other branch
+// returns a constant in its place. Opset 8's Constant holds no int64: the constants are
+// initializers of the main graph, which subgraphs read from the outer scope.
+bool branch_runs(const onnx::ModelProto& model, const std::string& if_output, bool then_branch,
+                 const std::string& dir) {
+  onnx::ModelProto probe = model;
+  onnx::NodeProto* node = find_if(*probe.mutable_graph(), if_output);
+  if (node == nullptr || node->input_size() < 1) return false;
+  const std::string tag = "__torchonnx_probe";
+  onnx::TensorProto* shape = probe.mutable_graph()->add_initializer();
+  to_tensor_proto(at::tensor({int64_t{3}, int64_t{5}}, at::kLong), tag + "_shape", shape);
+  onnx::TensorProto* filler = probe.mutable_graph()->add_initializer();
+  to_tensor_proto(at::zeros({3, 5}), tag + "_filler", filler);
+  node->add_output(tag + "_if");
+  for (auto& a : *node->mutable_attribute()) {
+    if (!a.has_g() || (a.name() != "then_branch" && a.name() != "else_branch")) continue;
+    onnx::GraphProto& branch = *a.mutable_g();
+    const std::string out = tag + (a.name() == "then_branch" ? "_then" : "_else");
+    auto add_node = [&](const std::string& type, const std::vector<std::string>& inputs,
+                        const std::string& output) {
+      onnx::NodeProto* n = branch.add_node();
+      n->set_op_type(type);
+      n->set_name(output);
+      for (const auto& i : inputs) n->add_input(i);
+      n->add_output(output);
+      return n;
+    };
+    if ((a.name() == "then_branch") == then_branch) {
+      auto* to = add_node("Cast", {node->input(0)}, out + "_cast")->add_attribute();
+      to->set_name("to");
+      to->set_type(onnx::AttributeProto::INT);
+      to->set_i(onnx::TensorProto::FLOAT);
+      add_node("Reshape", {out + "_cast", tag + "_shape"}, out);
+    } else {
+      add_node("Identity", {tag + "_filler"}, out);
+    }
+    auto* o = branch.add_output();
+    o->set_name(out);
+    o->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
   }
-  {
-    std::ofstream file(dir + "/probe.onnx", std::ios::binary);
-    probe.SerializeToOstream(&file);
+  write_probe(probe, dir);
+  const OrtResult r = server().run(dir + "/probe.onnx", dir, {}, false, 0, /*quiet=*/true);
+  // It ran when running the model failed at the probe's Reshape (not when ORT could not load the
+  // probe: then it is not known, and does not count).
+  const std::string failing = tag + (then_branch ? "_then" : "_else");
+  return !r.ok && r.report.find("failed to run") != std::string::npos &&
+         r.report.find(failing) != std::string::npos;
+}
+
+}  // namespace
+
+IfBranchesRun if_branches_taken(const std::string& model_path, const std::string& data_dir) {
+  IfBranchesRun taken;
+  onnx::ModelProto probe = read_model_file(model_path);
+  const onnx::ModelProto model = probe;
+  const int outputs = probe.graph().output_size();
+  std::vector<std::pair<std::string, std::string>> ifs;  // (first output, condition)
+  for (const auto& n : probe.graph().node()) {
+    if (n.op_type() == "If" && n.output_size() > 0) ifs.emplace_back(n.output(0), n.input(0));
   }
-  const OrtResult r = server().run(dir + "/probe.onnx", dir, {}, false, 0);
-  for (size_t j = 0; j < ifs.size(); ++j) {
-    const std::string line = fmt::format("output {} '{}': ", outputs + j, ifs[j].second);
-    const auto at = r.report.find(line);
-    if (at == std::string::npos) continue;  // not run: neither branch counts
-    taken[ifs[j].first] = r.report.compare(at + line.size(), 2, "OK") == 0;
+  if (!ifs.empty()) {
+    // The conditions as extra outputs, each expected `true`: ORT's report says which are.
+    const std::string dir = probe_dir(data_dir, outputs);
+    for (size_t j = 0; j < ifs.size(); ++j) {
+      auto* out = probe.mutable_graph()->add_output();
+      out->set_name(ifs[j].second);
+      out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+      onnx::TensorProto yes;
+      to_tensor_proto(at::ones({}, at::kBool), ifs[j].second, &yes);
+      std::ofstream(fmt::format("{}/output_{}.pb", dir, outputs + j), std::ios::binary)
+          << yes.SerializeAsString();
+    }
+    write_probe(probe, dir);
+    const OrtResult r = server().run(dir + "/probe.onnx", dir, {}, false, 0);
+    for (size_t j = 0; j < ifs.size(); ++j) {
+      const std::string line = fmt::format("output {} '{}': ", outputs + j, ifs[j].second);
+      const auto at = r.report.find(line);
+      if (at == std::string::npos) continue;  // not run: neither branch counts
+      const bool then_taken = r.report.compare(at + line.size(), 2, "OK") == 0;
+      taken[ifs[j].first] = {then_taken, !then_taken};
+    }
+    fs::remove_all(dir);
   }
-  fs::remove_all(dir);
+  std::vector<std::string> nested;
+  nested_ifs(model.graph(), false, nested);
+  for (const auto& first_output : nested) {
+    const std::string dir = probe_dir(data_dir, outputs);
+    taken[first_output] = {branch_runs(model, first_output, true, dir),
+                           branch_runs(model, first_output, false, dir)};
+    fs::remove_all(dir);
+  }
   return taken;
 }
 

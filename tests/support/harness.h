@@ -116,18 +116,27 @@ void expect_exports_match(const ExportTo& export_to, const std::vector<c10::IVal
 // of its scale (a constant within the tolerance would pass). "" when every output carries signal.
 std::string outputs_without_signal(const std::vector<at::Tensor>& outputs);
 
+// Which branches of an If ran: of an If of the main graph one at most; of an If in a Loop body
+// either or both (iterations may take different ones); neither when it did not run.
+struct BranchesRun {
+  bool then_branch = false;
+  bool else_branch = false;
+};
+// Ifs by their first output.
+using IfBranchesRun = std::map<std::string, BranchesRun>;
+
 // The TorchScript ops, with their overloads ("aten::div.Tensor_mode"; the nodes' doc_strings name
 // them), whose converted nodes ONNX Runtime ran to compute the outputs of `model`: Constant and
-// Identity nodes and nodes no output depends on do not count, and of an If of the main graph only
-// the branch `if_taken` names (by the If's first output; an If it does not name counts neither
-// branch, an If inside a subgraph both).
+// Identity nodes and nodes no output depends on do not count, and of an If, at any depth, only the
+// branches `branches_run` says ran (an If it does not name counts neither branch).
 std::set<std::string> ops_run(const onnx::ModelProto& model,
-                              const std::map<std::string, bool>& if_taken = {});
-// Which branch each If of the main graph of the model at `model_path` takes on the inputs of
-// `data_dir` (an ONNX test-data folder with its expected outputs): ORT runs the model with the
-// conditions as extra outputs.
-std::map<std::string, bool> if_branches_taken(const std::string& model_path,
-                                              const std::string& data_dir);
+                              const IfBranchesRun& branches_run = {});
+// Which branches of each If of the model at `model_path` ran on the inputs of `data_dir` (an ONNX
+// test-data folder with its expected outputs). Of the main graph's Ifs, ORT runs the model with
+// their conditions as extra outputs; of an If inside a subgraph (a branch, a Loop body), ORT runs
+// the model once per branch with that branch made to fail when it runs (a Reshape of the
+// condition to a size it cannot have, as an extra output of the If).
+IfBranchesRun if_branches_taken(const std::string& model_path, const std::string& data_dir);
 // Whether `ran` (ops_run) holds `op` or one of its overloads ("aten::div" for
 // "aten::div.Tensor_mode", not "aten::divide").
 bool ran_node_from(const std::set<std::string>& ran, const std::string& op);

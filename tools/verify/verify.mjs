@@ -26,6 +26,9 @@
 // max(0.1, F) * Q. A zero-point off by one or floor instead of round moves (nearly)
 // every element by one step and fails.
 //
+// Server "quiet": true: ONNX Runtime logs nothing (a run expected to fail, whose error the report
+// holds all the same).
+//
 // --detections (server: "detections": true): the outputs are detection records.
 // N = dim 0 of the first expected output; every output whose dim 0 is N holds
 // one row per detection (boxes Nx4 float, labels N int64, scores N float,
@@ -56,7 +59,7 @@ const DEFAULT_STEP_FRACTION = 0.02;
 const USAGE = `usage: node verify.mjs MODEL.onnx DATA_DIR [--rtol ${DEFAULT_RTOL}] [--atol ${DEFAULT_ATOL}] [--atol-scale S]
          [--step Q [--step-fraction ${DEFAULT_STEP_FRACTION}]] [--detections [--pixel-atol A]]
        node verify.mjs --serve   (JSON lines {"model","data","rtol","atol","atol_scale","step",
-                                  "step_fraction","detections","pixel_atol"} on stdin)`;
+                                  "step_fraction","detections","pixel_atol","quiet"} on stdin)`;
 
 // ---------------------------------------------------------------------------
 // onnx.TensorProto (the subset of onnx.proto that test data uses)
@@ -631,7 +634,7 @@ function toOrtTensor(t) {
  * 1 = mismatch, 2 = error (lines then ends with an "error: ..." line).
  */
 export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEFAULT_ATOL,
-  detections = false, pixelAtol = undefined, compare = {}) {
+  detections = false, pixelAtol = undefined, compare = {}, quiet = false) {
   const lines = [];
   let session = null;
   try {
@@ -660,7 +663,9 @@ export async function verify(modelPath, dataDir, rtol = DEFAULT_RTOL, atol = DEF
       intraOpNumThreads: 1,
       interOpNumThreads: 1,
       executionMode: 'sequential',
-      logSeverityLevel: 3,
+      // quiet: a run expected to fail (the test harness's If probes) logs nothing; its error is in
+      // the report all the same.
+      logSeverityLevel: quiet ? 4 : 3,
     };
     try {
       session = await ort.InferenceSession.create(modelPath, sessionOptions);
@@ -818,8 +823,11 @@ async function handleRequest(line) {
   if (req.detections !== undefined && typeof req.detections !== 'boolean') {
     return { ok: false, report: `error: bad detections: ${JSON.stringify(req.detections)}` };
   }
+  if (req.quiet !== undefined && typeof req.quiet !== 'boolean') {
+    return { ok: false, report: `error: bad quiet: ${JSON.stringify(req.quiet)}` };
+  }
   const { code, lines } = await verify(req.model, req.data, rtol, atol, req.detections === true,
-    pixelAtol, compare);
+    pixelAtol, compare, req.quiet === true);
   return { ok: code === 0, report: lines.join('\n') };
 }
 
