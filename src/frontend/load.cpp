@@ -1,0 +1,128 @@
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "common/compat.h"
+#include "frontend/archive_check.h"
+#include "frontend/frontend.h"
+#include "frontend/mapped_load.h"
+#include "torchonnx/errors.h"
+
+namespace torchonnx {
+
+namespace {
+
+// "ns::name" of libtorch's "Unknown builtin op: ns::name." message, or "".
+std::string unknown_builtin_op(const std::string& message) {
+  const std::string marker = "Unknown builtin op: ";
+  const size_t at = message.find(marker);
+  if (at == std::string::npos) return "";
+  const size_t start = at + marker.size();
+  size_t end = start;
+  while (end < message.size() &&
+         (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '_' ||
+          message[end] == ':' || message[end] == '.')) {
+    ++end;
+  }
+  std::string op = message.substr(start, end - start);
+  while (!op.empty() && op.back() == '.') op.pop_back();
+  return op;
+}
+
+// Whether `op` ("ns::name") is in a namespace of PyTorch's own operators.
+bool is_pytorch_namespace(const std::string& op) {
+  for (const char* ns : {"aten::", "prim::", "quantized::", "_quantized::"}) {
+    if (op.rfind(ns, 0) == 0) return true;
+  }
+  return false;
+}
+
+// torch::jit::load's exceptions as ExportError(kModelLoad) naming `what` (the file) and a remedy.
+template <typename Load>
+torch::jit::Module load_translating_errors(const std::string& what, Load&& load) {
+  try {
+    return load();
+  } catch (const std::exception& e) {
+    std::string message = e.what();
+    // The first line that says something (messages about unknown ops start with a newline).
+    const size_t start = std::min(message.find_first_not_of("\n "), message.size());
+    std::string first_line = message.substr(start, message.find('\n', start) - start);
+    // An operator of PyTorch's own namespaces that this libtorch lacks: the file was written by
+    // a newer PyTorch (aten::scaled_dot_product_attention, aten::rms_norm on libtorch 1.13).
+    const std::string unknown_op = unknown_builtin_op(message);
+    if (!unknown_op.empty() && is_pytorch_namespace(unknown_op)) {
+      throw ExportError(
+          ErrorCode::kModelLoad,
+          fmt::format("cannot load {} as TorchScript: it calls {}, which libtorch {} (the "
+                      "libtorch this torchonnx is built against) does not have: the file was "
+                      "written by a newer PyTorch.\nRemedy: {}.",
+                      what, unknown_op, compat::kLibtorchVersion, compat::kNewerLibtorchRemedy));
+    }
+    if (message.find("maximum supported version for reading") != std::string::npos) {
+      throw ExportError(
+          ErrorCode::kModelLoad,
+          fmt::format("cannot load {} as TorchScript: {}\nIts file format is newer than libtorch "
+                      "{} (this torchonnx's) reads. Remedy: {}.",
+                      what, first_line, compat::kLibtorchVersion, compat::kNewerLibtorchRemedy));
+    }
+    std::string remedy =
+        !unknown_op.empty() || message.find("Unknown type name") != std::string::npos
+            ? "It uses a custom op or class that is not registered in this process: load the "
+              "library that defines it first (CLI: --load-library FILE.so)."
+            : "Save it with torch.jit.save() (of a traced or scripted module) and check the file "
+              "is complete.";
+    throw ExportError(ErrorCode::kModelLoad, fmt::format("cannot load {} as TorchScript: {}\n{}",
+                                                         what, first_line, remedy));
+  }
+}
+
+}  // namespace
+
+torch::jit::Module load_model(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw ExportError(ErrorCode::kModelLoad,
+                      "model file '" + path +
+                          "' does not exist or is not a regular file. Remedy: check the path.");
+  }
+  if (std::filesystem::file_size(path, ec) == 0) {
+    throw ExportError(
+        ErrorCode::kModelLoad,
+        "model file '" + path + "' is empty. Remedy: save the model again with torch.jit.save().");
+  }
+  const std::string what = "'" + path + "'";
+  frontend::ArchiveLayout layout;
+  frontend::check_archive_file(path, what, &layout);  // what libtorch 1.13's unpickler misses
+  return load_translating_errors(what, [&] {
+    // Note [Zero-copy weights]: storages in a mapping of the file, when the archive allows.
+    if (std::getenv("TORCHONNX_NO_MMAP") == nullptr) {
+      if (auto module = frontend::load_mapped(path, layout)) return *module;
+    }
+    return torch::jit::load(path);
+  });
+}
+
+namespace frontend {
+
+torch::jit::Module load_model_from_bytes(const std::string& bytes, const std::string& name) {
+  if (bytes.empty()) {
+    throw ExportError(ErrorCode::kModelLoad, "model '" + name + "' is empty");
+  }
+  const std::string what = "'" + name + "'";
+  check_archive_bytes(bytes, what);  // what libtorch 1.13's unpickler does not check
+  return load_translating_errors(what, [&] {
+    std::istringstream in(bytes);
+    return torch::jit::load(in);
+  });
+}
+
+}  // namespace frontend
+
+}  // namespace torchonnx
