@@ -10,7 +10,7 @@
 #include "onnx/dead_code.h"
 #include "onnx/dtype.h"
 #include "symbolic/context.h"
-#include "symbolic/export_types.h"
+#include "symbolic/dispatch.h"
 #include "symbolic/functions.h"
 #include "symbolic/ops/quantized.h"
 #include "symbolic/ops/spectral.h"

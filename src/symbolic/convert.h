@@ -26,7 +26,7 @@ struct UnconvertibleOp {
 };
 
 // Every op in `graph` that has no converter at `opset` (all of them at once), custom symbolics
-// and the fallbacks of `mode` (export_types.h) included.
+// and the fallbacks of `mode` (dispatch.h, export_types.h) included.
 std::vector<UnconvertibleOp> find_unconvertible_ops(
     const torch::jit::Graph& graph, int opset, const Registry& registry,
     OperatorExportType mode = OperatorExportType::kOnnx);

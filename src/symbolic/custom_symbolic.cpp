@@ -20,7 +20,7 @@
 
 #include "onnx/ir.h"
 #include "symbolic/context.h"
-#include "symbolic/export_types.h"
+#include "symbolic/dispatch.h"
 #include "symbolic/node_types.h"
 #include "torchonnx/errors.h"
 #include "torchonnx/symbolic.h"

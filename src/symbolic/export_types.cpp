@@ -1,20 +1,14 @@
-// operator_export_type (torch.onnx.OperatorExportTypes): converters made on the fly for a node —
-// an ATen node (ONNX_ATEN, ONNX_ATEN_FALLBACK), the op kept as is in its own domain (RAW,
-// ONNX_FALLTHROUGH) — and unconvertible_ops.
+// operator_export_type (torch.onnx.OperatorExportTypes): the converters made on the fly for a
+// node that has none of its own, or that is kept as it is — an ATen node (ONNX_ATEN,
+// ONNX_ATEN_FALLBACK), the op in its own domain (RAW, ONNX_FALLTHROUGH).
 #include "symbolic/export_types.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
-#include <map>
-#include <set>
-
 #include "symbolic/context.h"
-#include "symbolic/convert.h"
-#include "symbolic/custom_symbolic.h"
 #include "torchonnx/errors.h"
-#include "torchonnx/symbolic.h"
 
 namespace torchonnx::symbolic {
 
@@ -24,12 +18,6 @@ namespace {
 
 // The domain torch.onnx gives ATen nodes in the ModelProto.
 constexpr const char* kAtenDomain = "org.pytorch.aten";
-
-struct ConversionState {
-  const ExportOptions* options;
-  const GraphSignature* signature;
-};
-thread_local const ConversionState* t_state = nullptr;
 
 std::pair<std::string, std::string> split_kind(const Node* node) {
   const std::string kind = node->kind().toQualString();
@@ -184,6 +172,8 @@ std::string erased_overload_name(const Node* node) {
   return schema != nullptr ? schema->overload_name() : "";
 }
 
+}  // namespace
+
 // aten::foo → org.pytorch.aten::ATen[operator="foo", overload_name="..."].
 Values aten_node(GraphContext& g, const Args& args) {
   const Node* node = args.node();
@@ -223,90 +213,6 @@ Converter with_fallback(Converter primary, Converter fallback) {
       return fallback(g, args);
     }
   };
-}
-
-}  // namespace
-
-Converter resolve_converter(const Node* node, int opset, const Registry& registry,
-                            OperatorExportType mode) {
-  if (mode == OperatorExportType::kRaw) {
-    return [](GraphContext& g, const Args& a) { return kept_node(g, a, "RAW"); };
-  }
-  const std::string kind = node->kind().toQualString();
-  const bool is_aten = kind.rfind("aten::", 0) == 0;
-  if (mode == OperatorExportType::kOnnxAten && is_aten) return aten_node;
-  // Custom symbolics first (Note [Custom symbolics]); `custom` keeps the snapshot alive.
-  const std::string overload = overload_name(node);
-  const std::shared_ptr<const Registry> custom = custom_symbolics();
-  Converter primary;
-  if (const Converter* fn = custom->find_for_node(kind, opset, overload)) {
-    primary = *fn;
-  } else if (const Converter* builtin = registry.find_for_node(kind, opset, overload)) {
-    primary = *builtin;
-  }
-  if (mode == OperatorExportType::kOnnxAtenFallback && is_aten) {
-    return primary ? with_fallback(std::move(primary), aten_node) : Converter(aten_node);
-  }
-  if (mode == OperatorExportType::kOnnxFallthrough && node->kind() != c10::prim::Constant) {
-    Converter keep = [](GraphContext& g, const Args& a) {
-      return kept_node(g, a, "ONNX_FALLTHROUGH");
-    };
-    return primary ? with_fallback(std::move(primary), std::move(keep)) : keep;
-  }
-  return primary;
-}
-
-namespace {
-void collect_domains(const std::vector<ir::Node>& nodes, std::set<std::string>& domains) {
-  for (const auto& node : nodes) {
-    if (!node.domain.empty()) domains.insert(node.domain);
-    for (const auto& attr : node.attributes) {
-      if (auto* sub = std::get_if<std::shared_ptr<ir::Graph>>(&attr.value)) {
-        collect_domains((*sub)->nodes, domains);
-      }
-    }
-  }
-}
-}  // namespace
-
-void add_domain_opsets(ir::Model& model, const ExportOptions& options) {
-  std::set<std::string> domains;
-  collect_domains(model.graph.nodes, domains);
-  for (const auto& f : model.functions) collect_domains(f.nodes, domains);
-  for (const auto& domain : domains) {
-    if (domain == "ai.onnx") continue;
-    if (auto it = options.custom_opsets.find(domain); it != options.custom_opsets.end()) {
-      model.extra_opsets[domain] = it->second;
-    } else {
-      model.extra_opsets.emplace(domain, 1);
-    }
-  }
-}
-
-ConversionScope::ConversionScope(const ExportOptions& options, const GraphSignature& signature)
-    : previous_(t_state) {
-  t_state = new ConversionState{&options, &signature};
-}
-
-ConversionScope::~ConversionScope() {
-  delete t_state;
-  t_state = static_cast<const ConversionState*>(previous_);
-}
-
-SymbolicContext make_symbolic_context(const GraphContext& g) {
-  SymbolicContext ctx;
-  ctx.cur_node = g.current_node();
-  ctx.opset = g.opset();
-  if (t_state != nullptr) {
-    const auto& sig = *t_state->signature;
-    const size_t first = sig.input_names.size() - sig.parameters.size();
-    for (size_t k = 0; k < sig.parameters.size(); ++k) {
-      ctx.params_dict[sig.input_names.at(first + k)] = sig.parameters[k].tensor;
-    }
-    ctx.custom_opsets = t_state->options->custom_opsets;
-    ctx.operator_export_type = t_state->options->operator_export_type;
-  }
-  return ctx;
 }
 
 }  // namespace torchonnx::symbolic

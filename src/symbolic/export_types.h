@@ -1,46 +1,20 @@
-// How each TorchScript node is converted: custom symbolics first, then the built-in registry, and
-// the fallbacks of ExportOptions::operator_export_type (ATen nodes, ops kept as they are).
+// The fallbacks of ExportOptions::operator_export_type (torch.onnx.OperatorExportTypes): a node
+// as an ATen node, or kept as it is in its own domain.
 #pragma once
 
-#include <string>
-
-#include "onnx/ir.h"
 #include "symbolic/registry.h"
-#include "torchonnx/export.h"
-
-namespace torch::jit {
-struct Node;
-}
-
-namespace torchonnx {
-struct SymbolicContext;
-}
 
 namespace torchonnx::symbolic {
 
-struct GraphSignature;
+// aten::foo as org.pytorch.aten::ATen[operator="foo", overload_name="..."] (ONNX_ATEN,
+// ONNX_ATEN_FALLBACK), its overload named as torch.onnx names it.
+Values aten_node(GraphContext& g, const Args& args);
 
-// The converter for `node` at `opset` under `mode`, or an empty function when there is none.
-Converter resolve_converter(const torch::jit::Node* node, int opset, const Registry& registry,
-                            OperatorExportType mode);
+// ns::op kept as the node "op" of domain "ns" (ONNX_FALLTHROUGH; RAW, where constants are kept
+// as prim::Constant nodes too); `mode` names the export type in its errors.
+Values kept_node(GraphContext& g, const Args& args, const char* mode);
 
-// Adds to model.extra_opsets every non-default domain the graph's (and functions') nodes use:
-// version custom_opsets[domain], else the version already there, else 1.
-void add_domain_opsets(ir::Model& model, const ExportOptions& options);
-
-// While alive, the export being converted on this thread (for SymbolicContext).
-class ConversionScope {
- public:
-  ConversionScope(const ExportOptions& options, const GraphSignature& signature);
-  ~ConversionScope();
-  ConversionScope(const ConversionScope&) = delete;
-  ConversionScope& operator=(const ConversionScope&) = delete;
-
- private:
-  const void* previous_;
-};
-
-// The SymbolicContext of the node `g` is converting.
-SymbolicContext make_symbolic_context(const GraphContext& g);
+// `primary`, and where it throws an ExportError, `fallback` (the nodes `primary` added dropped).
+Converter with_fallback(Converter primary, Converter fallback);
 
 }  // namespace torchonnx::symbolic
