@@ -25,6 +25,12 @@ namespace torchonnx {
 
 namespace passes {
 
+// Removes the nodes no graph output depends on that have no side effects, as
+// torch::jit::EliminateDeadCode does, in linear time where it can (Note [Linear dead code
+// elimination]) and without an AliasDb where the graph mutates nothing (Note [Dead code
+// elimination without AliasDb]).
+void RemoveDeadNodes(const std::shared_ptr<torch::jit::Graph>& graph);
+
 // Replaces `prim::GetAttr` chains that start at `self` (graph input 0) with new graph inputs, one
 // per distinct tensor, named by its state_dict path ("features.0.weight"); non-tensor attributes
 // become constants. Erases the `self` input. Returns the lifted tensors in graph-input order.
