@@ -124,6 +124,19 @@ Value reshape_exact(GraphContext& g, const Value& x, const Value& shape) {
   return g.op("Reshape", {x, shape});
 }
 
+Value where(GraphContext& g, const Value& cond, const Value& x, const Value& y,
+            at::ScalarType type) {
+  if (type != at::kBool) return g.op("Where", {cond, x, y});
+  return g.op("Or", {g.op("And", {cond, x}), g.op("And", {g.op("Not", {cond}), y})});
+}
+
+Value scatter_elements(GraphContext& g, const Value& data, const Value& index, const Value& updates,
+                       int64_t axis, const std::string& reduction) {
+  ir::Attributes attrs{{"axis", axis}};
+  if (!reduction.empty()) attrs.emplace_back("reduction", reduction);
+  return g.op(g.opset() >= 11 ? "ScatterElements" : "Scatter", {data, index, updates}, attrs);
+}
+
 std::optional<int64_t> list_length(const Args& a, size_t i) {
   if (a.is_constant(i)) return static_cast<int64_t>(a.int_list(i).size());
   const torch::jit::Node* n = a.jit(i)->node();

@@ -48,6 +48,14 @@ Value concat_1d(GraphContext& g, const Values& parts);
 // Reshape to a shape of sizes computed in the graph: with allowzero from opset 14, so a 0 is a
 // size and not "copy the input's dim"; before 14 a 0 copies, which only differs for empty tensors.
 Value reshape_exact(GraphContext& g, const Value& x, const Value& shape);
+// Where(cond, x, y) of elements of `type`: ONNX Runtime has no bool Where kernel, so bool
+// branches are selected with And/Or/Not.
+Value where(GraphContext& g, const Value& cond, const Value& x, const Value& y,
+            at::ScalarType type);
+// ScatterElements of `updates` into `data` at `index` along `axis` (Scatter before opset 11, the
+// same semantics), reducing with `reduction` ("add", "mul", ...: opset 16) when it is given.
+Value scatter_elements(GraphContext& g, const Value& data, const Value& index, const Value& updates,
+                       int64_t axis, const std::string& reduction = "");
 // The length of int[] argument `i` when it is static (a constant or a prim::ListConstruct).
 std::optional<int64_t> list_length(const Args& a, size_t i);
 // A per-spatial-dim parameter given once for all dims (kernel_size=3) repeated `n` times.

@@ -37,6 +37,10 @@ void register_torchvision(Registry& r);  // torchvision::nms, roi_align, roi_poo
 void register_math(Registry& r);         // sinh, cosh, asinh, trunc, frac, hypot, xlogy, ...
 void register_cumulative(Registry& r);   // cumprod, cummax, cummin, logcumsumexp, diff
 void register_spectral(Registry& r);     // stft, istft, view_as_real/complex, windows
+void register_polynomial(Registry& r);   // chebyshev, hermite, laguerre, legendre polynomials
+void register_reorder(Registry& r);      // roll, fftshift, flip, fliplr/flipud, rot90
+void register_squeeze(Registry& r);      // squeeze, unsqueeze
+void register_masked(Registry& r);       // masked_select/fill/scatter, nonzero, where
 
 inline constexpr void (*kFamilies[])(Registry&) = {
     register_prim,     register_elementwise, register_activation, register_shape,
@@ -46,7 +50,8 @@ inline constexpr void (*kFamilies[])(Registry&) = {
     register_rnn,      register_attention,   register_resample,   register_pad,
     register_loss,     register_quantized,   register_embedding,  register_dropout,
     register_control,  register_torchvision, register_math,       register_cumulative,
-    register_spectral,
+    register_spectral, register_polynomial,  register_reorder,    register_squeeze,
+    register_masked,
 };
 
 }  // namespace torchonnx::symbolic::ops

@@ -1,5 +1,5 @@
-// Indexing reads and writes: select, slice, index, gather, index_select, masked_*, nonzero, where,
-// index_put, scatter*, index_*.
+// Indexing reads and writes: select, slice, index, gather, index_select, index_put, scatter*,
+// index_* (masked_*, nonzero and where: masked.cpp).
 //
 // Advanced indexing (aten::index / aten::index_put) is lowered for every opset without GatherND or
 // ScatterND: the indexed dims are moved to the front and flattened into one, the index tensors
@@ -27,14 +27,6 @@ namespace torchonnx::symbolic::ops {
 
 namespace {
 
-// Where(cond, x, y) for any element type: ONNX Runtime has no bool Where kernel, so bool
-// branches are selected with And/Or/Not.
-Value where(GraphContext& g, const Value& cond, const Value& x, const Value& y,
-            at::ScalarType type) {
-  if (type != at::kBool) return g.op("Where", {cond, x, y});
-  return g.op("Or", {g.op("And", {cond, x}), g.op("And", {g.op("Not", {cond}), y})});
-}
-
 // A negative index made non-negative: Where(idx < 0, idx + n, idx), n a 0-d size.
 Value wrap_negative(GraphContext& g, const Value& idx, const Value& n) {
   Value zero = g.constant(at::scalar_tensor(0, at::kLong));
@@ -58,15 +50,6 @@ Value index_along(GraphContext& g, const Value& index, int64_t rank, int64_t dim
   std::vector<int64_t> shape(rank, 1);
   shape[dim] = -1;
   return g.op("Reshape", {index, g.constant_ints(shape)});
-}
-
-// ScatterElements (Scatter before opset 11, same semantics), optionally reducing ("add"/"mul"
-// from opset 16).
-Value scatter_elements(GraphContext& g, const Value& data, const Value& index, const Value& updates,
-                       int64_t axis, const std::string& reduction = "") {
-  ir::Attributes attrs{{"axis", axis}};
-  if (!reduction.empty()) attrs.emplace_back("reduction", reduction);
-  return g.op(g.opset() >= 11 ? "ScatterElements" : "Scatter", {data, index, updates}, attrs);
 }
 
 // The element type ReduceSum can add for `type` (bool is added as int64 and cast back).
@@ -275,25 +258,6 @@ std::vector<int64_t> inverse(const std::vector<int64_t>& perm) {
   std::vector<int64_t> inv(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
   return inv;
-}
-
-// aten::nonzero_numpy(Tensor self) -> Tensor[] / where(Tensor condition) -> Tensor[]
-//   ⇒  the rows of NonZero
-//   (of a 0-d tensor: one row, [0] or empty, as of the tensor as 1-D)
-Values nonzero_rows(GraphContext& g, const Args& a) {
-  int64_t rank = a.require_rank(0);
-  Value x = a.tensor(0);
-  if (rank == 0) {
-    x = g.op("Reshape", {x, g.constant_ints({1})});
-    rank = 1;
-  }
-  Value nz = g.op("NonZero", {x});
-  Values rows;
-  for (int64_t j = 0; j < rank; ++j) {
-    rows.push_back(
-        g.op("Gather", {nz, g.constant(at::scalar_tensor(j, at::kLong))}, {{"axis", int64_t{0}}}));
-  }
-  return rows;
 }
 
 // GatherElements(self, index, axis) before opset 11 (one-hot, exact): for every index element,
@@ -543,63 +507,6 @@ Values take(GraphContext& g, const Args& a) {
   return {g.op("Gather", {flat, idx}, {{"axis", int64_t{0}}})};
 }
 
-// aten::masked_select(Tensor self, Tensor mask)  ⇒  both broadcast (Where/Expand), flattened,
-// Gather at the flat NonZero positions
-Values masked_select(GraphContext& g, const Args& a) {
-  Value mask = a.tensor_as(1, at::kBool);
-  Value x = a.tensor(0);
-  Value xb = where(g, mask, x, x, a.dtype(0));  // self broadcast against mask
-  Value mb = g.op("Expand", {mask, shape_of(g, xb)});
-  Value flat = g.op("Reshape", {xb, g.constant_ints({-1})});
-  Value pos = squeeze(g, g.op("NonZero", {g.op("Reshape", {mb, g.constant_ints({-1})})}), {0});
-  return {g.op("Gather", {flat, pos}, {{"axis", int64_t{0}}})};
-}
-
-// aten::nonzero(Tensor self)  ⇒  Transpose(NonZero); of a 0-d tensor, [1, 0] or [0, 0] (ATen):
-//   NonZero of it as 1-D, transposed, its column sliced away
-Values nonzero(GraphContext& g, const Args& a) {
-  if (a.require_rank(0) == 0) {
-    Value nz = g.op("NonZero", {g.op("Reshape", {a.tensor(0), g.constant_ints({1})})});
-    Value rows = g.op("Transpose", {nz}, {{"perm", std::vector<int64_t>{1, 0}}});
-    return {slice(g, rows, {1}, {0}, {0})};
-  }
-  return {
-      g.op("Transpose", {g.op("NonZero", {a.tensor(0)})}, {{"perm", std::vector<int64_t>{1, 0}}})};
-}
-
-// aten::where.self / .ScalarSelf / .ScalarOther / .Scalar(Tensor condition, Tensor|Scalar self,
-//   Tensor|Scalar other)  ⇒  Where with both branches in the promoted result dtype
-Values where_select(GraphContext& g, const Args& a) {
-  at::ScalarType type = a.output_dtype();
-  return {where(g, a.tensor_as(0, at::kBool), a.tensor_as(1, type), a.tensor_as(2, type), type)};
-}
-
-// aten::where(Tensor condition) -> Tensor[]  ⇒  the rows of NonZero; a node without a schema
-// with three arguments is where.self
-Values where_op(GraphContext& g, const Args& a) {
-  if (a.size() == 1) return nonzero_rows(g, a);
-  return where_select(g, a);
-}
-
-// aten::masked_fill(Tensor self, Tensor mask, Scalar|Tensor value)  ⇒  Where(mask, value, self)
-Values masked_fill(GraphContext& g, const Args& a) {
-  at::ScalarType type = a.dtype(0);
-  return {where(g, a.tensor_as(1, at::kBool), a.tensor_as(2, type), a.tensor(0), type)};
-}
-
-// aten::masked_scatter(Tensor self, Tensor mask, Tensor source)  ⇒  the first N source elements
-// (N = mask count) scattered at the flat NonZero positions of the broadcast mask
-Values masked_scatter(GraphContext& g, const Args& a) {
-  Value self = a.tensor(0);
-  Value shape = shape_of(g, self);
-  Value mask = g.op("Expand", {a.tensor_as(1, at::kBool), shape});
-  Value flat = g.op("Reshape", {self, g.constant_ints({-1})});
-  Value pos = squeeze(g, g.op("NonZero", {g.op("Reshape", {mask, g.constant_ints({-1})})}), {0});
-  Value src = g.op("Reshape", {a.tensor_as(2, a.dtype(0)), g.constant_ints({-1})});
-  Value first = g.op("Gather", {src, arange(g, g.op("Size", {pos}))}, {{"axis", int64_t{0}}});
-  return {g.op("Reshape", {scatter_elements(g, flat, pos, first, 0), shape})};
-}
-
 // aten::scatter(Tensor self, int dim, Tensor index, Tensor src | Scalar value[, str reduce]) with
 // `mode` the reduce argument ("" without).
 Values scatter_with(GraphContext& g, const Args& a, const std::string& mode) {
@@ -840,18 +747,7 @@ void register_index(Registry& r) {
   r.add("aten::take_along_dim", from(9), take_along_dim);
   r.add("aten::take", from(9), take);
   r.add("aten::put", from(9), put);
-  r.add("aten::masked_select", from(9), masked_select);
-  r.add("aten::nonzero", from(9), nonzero);
   // aten::argwhere(Tensor self) -> Tensor  ⇒  as nonzero
-  r.add("aten::argwhere", from(9), nonzero);
-  r.add("aten::nonzero_numpy", from(9), nonzero_rows);
-  r.add("aten::where", from(9), where_op);
-  for (const char* op : {"aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther",
-                         "aten::where.Scalar"}) {
-    r.add(op, from(9), where_select);
-  }
-  r.add("aten::masked_fill", from(9), masked_fill);
-  r.add("aten::masked_scatter", from(9), masked_scatter);
   r.add("aten::scatter", from(9), scatter_any);
   r.add("aten::scatter.src", from(9), scatter);
   r.add("aten::scatter.value", from(9), scatter);

@@ -77,7 +77,7 @@ Value write_along(GraphContext& g, const Value& self, const Value& src,
   along[dim] = -1;
   Value index = g.op("Reshape", {g.op("Add", {offsets, first}), g.constant_ints(along)});
   index = g.op("Expand", {index, g.op("Shape", {src})});
-  return g.op(g.opset() >= 11 ? "ScatterElements" : "Scatter", {self, index, src}, {{"axis", dim}});
+  return scatter_elements(g, self, index, src, dim);
 }
 
 // The start of a write along `dim` of input `self_i` from argument `i` (an int, None = `none`).

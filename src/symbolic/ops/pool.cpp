@@ -420,8 +420,7 @@ Converter max_unpool_nd(int64_t n) {
     Value area = known ? g.constant_ints({product}) : reduce(g, "ReduceProd", size, {}, true);
     Value zeros = g.op("ConstantOfShape", {concat_1d(g, {planes, area})},
                        {{"value", at::zeros({1}, at::TensorOptions().dtype(type))}});
-    Value out = g.op(g.opset() >= 11 ? "ScatterElements" : "Scatter", {zeros, index, values},
-                     {{"axis", lead}});
+    Value out = scatter_elements(g, zeros, index, values, lead);
     return {g.op("Reshape", {out, concat_1d(g, {planes, size})})};
   };
 }
