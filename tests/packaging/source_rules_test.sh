@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Rules of the source tree that only go one way (issue 37):
+# - one job per room: no C++ source or header of the library, the CLI or the Python module over
+#   800 lines;
+# - opset decisions through registration ranges and shared builders (symbolic/helpers): the count
+#   of `opset()` comparisons in converter bodies under src/symbolic/ops/ does not rise above the
+#   ceiling below. Lower the ceiling when a change lowers the count.
+#   source_rules_test.sh SOURCE_DIR
+set -euo pipefail
+if [ $# -ne 1 ]; then
+  echo "usage: $0 SOURCE_DIR" >&2
+  exit 2
+fi
+cd "$1"
+max_lines=800
+opset_ceiling=88
+failures=0
+
+while IFS= read -r file; do
+  lines=$(wc -l <"$file")
+  if [ "$lines" -gt "$max_lines" ]; then
+    echo "FAIL: $file has $lines lines (more than $max_lines): split it by job" >&2
+    failures=$((failures + 1))
+  fi
+done < <(find src include tools/cli python -name '*.cpp' -o -name '*.h' | sort)
+
+count=$(grep -o 'opset() *[<>=!]=\?' src/symbolic/ops/*.cpp | wc -l)
+echo "source_rules: $count opset() comparisons under src/symbolic/ops (ceiling $opset_ceiling)"
+if [ "$count" -gt "$opset_ceiling" ]; then
+  echo "FAIL: $count opset() comparisons under src/symbolic/ops, more than $opset_ceiling:" >&2
+  echo "  decide opsets through the registration range or a builder in symbolic/helpers" >&2
+  grep -n 'opset() *[<>=!]=\?' src/symbolic/ops/*.cpp | sed 's/^/  /' >&2
+  failures=$((failures + 1))
+fi
+[ $failures = 0 ] && echo "source_rules: ok"
+exit $((failures > 0))
