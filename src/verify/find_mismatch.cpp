@@ -13,6 +13,7 @@
 
 #include "common/jit_util.h"
 #include "export/pipeline.h"
+#include "frontend/reference_guard.h"
 #include "symbolic/context.h"
 #include "symbolic/custom_symbolic.h"
 #include "symbolic/registry.h"
@@ -196,9 +197,10 @@ std::optional<Mismatch> find_mismatch(const torch::jit::Module& model,
     }
     for (const torch::jit::Value* v : graph.outputs()) output_ids.push_back(v->unique());
     // libtorch's value of every output, from the same graph (Note [Forward runs interpreted] in
-    // frontend/capture.cpp: the interpreter, not a graph executor).
+    // frontend/run_forward.cpp: the interpreter, not a graph executor).
     try {
       c10::InferenceMode guard;
+      frontend::RnnReferenceGuard rnn_guard(graph.block());  // Note [RNN references without oneDNN]
       auto copy = graph.copy();
       view_as_reshape(copy->block());
       torch::jit::Code code(copy, "verify");
