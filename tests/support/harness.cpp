@@ -431,43 +431,43 @@ bool branch_runs(const onnx::ModelProto& model, const std::string& if_output, bo
 IfBranchesRun if_branches_taken(const std::string& model_path, const std::string& data_dir) {
   IfBranchesRun taken;
   onnx::ModelProto probe = read_model_file(model_path);
-  const onnx::ModelProto model = probe;
   const int outputs = probe.graph().output_size();
+  // The Ifs inside subgraphs first, each probed on its own copy of the model as it was read.
+  std::vector<std::string> nested;
+  nested_ifs(probe.graph(), false, nested);
+  for (const auto& first_output : nested) {
+    const std::string dir = probe_dir(data_dir, outputs);
+    taken[first_output] = {branch_runs(probe, first_output, true, dir),
+                           branch_runs(probe, first_output, false, dir)};
+    fs::remove_all(dir);
+  }
   std::vector<std::pair<std::string, std::string>> ifs;  // (first output, condition)
   for (const auto& n : probe.graph().node()) {
     if (n.op_type() == "If" && n.output_size() > 0) ifs.emplace_back(n.output(0), n.input(0));
   }
-  if (!ifs.empty()) {
-    // The conditions as extra outputs, each expected `true`: ORT's report says which are.
-    const std::string dir = probe_dir(data_dir, outputs);
-    for (size_t j = 0; j < ifs.size(); ++j) {
-      auto* out = probe.mutable_graph()->add_output();
-      out->set_name(ifs[j].second);
-      out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
-      onnx::TensorProto yes;
-      to_tensor_proto(at::ones({}, at::kBool), ifs[j].second, &yes);
-      std::ofstream(fmt::format("{}/output_{}.pb", dir, outputs + j), std::ios::binary)
-          << yes.SerializeAsString();
-    }
-    write_probe(probe, dir);
-    const OrtResult r = server().run(dir + "/probe.onnx", dir, {}, false, 0);
-    for (size_t j = 0; j < ifs.size(); ++j) {
-      const std::string line = fmt::format("output {} '{}': ", outputs + j, ifs[j].second);
-      const auto at = r.report.find(line);
-      if (at == std::string::npos) continue;  // not run: neither branch counts
-      const bool then_taken = r.report.compare(at + line.size(), 2, "OK") == 0;
-      taken[ifs[j].first] = {then_taken, !then_taken};
-    }
-    fs::remove_all(dir);
+  if (ifs.empty()) return taken;
+  // The main graph's: the conditions as extra outputs, each expected `true`; ORT's report says
+  // which are.
+  const std::string dir = probe_dir(data_dir, outputs);
+  for (size_t j = 0; j < ifs.size(); ++j) {
+    auto* out = probe.mutable_graph()->add_output();
+    out->set_name(ifs[j].second);
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+    onnx::TensorProto yes;
+    to_tensor_proto(at::ones({}, at::kBool), ifs[j].second, &yes);
+    std::ofstream(fmt::format("{}/output_{}.pb", dir, outputs + j), std::ios::binary)
+        << yes.SerializeAsString();
   }
-  std::vector<std::string> nested;
-  nested_ifs(model.graph(), false, nested);
-  for (const auto& first_output : nested) {
-    const std::string dir = probe_dir(data_dir, outputs);
-    taken[first_output] = {branch_runs(model, first_output, true, dir),
-                           branch_runs(model, first_output, false, dir)};
-    fs::remove_all(dir);
+  write_probe(probe, dir);
+  const OrtResult r = server().run(dir + "/probe.onnx", dir, {}, false, 0);
+  for (size_t j = 0; j < ifs.size(); ++j) {
+    const std::string line = fmt::format("output {} '{}': ", outputs + j, ifs[j].second);
+    const auto at = r.report.find(line);
+    if (at == std::string::npos) continue;  // not run: neither branch counts
+    const bool then_taken = r.report.compare(at + line.size(), 2, "OK") == 0;
+    taken[ifs[j].first] = {then_taken, !then_taken};
   }
+  fs::remove_all(dir);
   return taken;
 }
 
