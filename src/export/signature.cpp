@@ -56,7 +56,7 @@ std::string default_input_name(const torch::jit::Value* v, size_t i) {
 // parameters' own. A name made up here (a debug name, output_K) steps aside for the names given
 // and the ones made before it (output_names=["output_1"] on a model of 4 outputs names them
 // output_1, output_1_1, output_2, output_3); only names given twice are an error.
-struct Names {
+struct GraphInputNames {
   std::vector<std::string> inputs;
   std::unordered_set<std::string> taken;
   std::string made_up(std::string name) {
@@ -66,10 +66,10 @@ struct Names {
   }
 };
 
-Names input_names(const frontend::CapturedGraph& c, const ExportOptions& options) {
+GraphInputNames input_names(const frontend::CapturedGraph& c, const ExportOptions& options) {
   const auto inputs = c.graph->inputs();
   const size_t num_user = inputs.size() - c.parameters.size();
-  Names names;
+  GraphInputNames names;
   names.taken.insert(options.input_names.begin(), options.input_names.end());
   names.taken.insert(options.output_names.begin(), options.output_names.end());
   for (const auto& p : c.parameters) names.taken.insert(p.name);
@@ -105,7 +105,7 @@ symbolic::GraphSignature make_signature(const frontend::CapturedGraph& c,
   }
   symbolic::GraphSignature sig;
   sig.parameters = c.parameters;
-  Names made = input_names(c, options);
+  GraphInputNames made = input_names(c, options);
   sig.input_names = made.inputs;
   for (size_t k = 0; k < c.graph->outputs().size(); ++k) {
     sig.output_names.push_back(k < options.output_names.size()

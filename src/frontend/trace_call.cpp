@@ -20,7 +20,6 @@ namespace torchonnx {
 namespace {
 
 namespace tracer = torch::jit::tracer;
-using torch::jit::Value;
 
 // Pauses the current trace for its lifetime (also when the callee throws).
 class TracingPaused {
@@ -56,7 +55,7 @@ void add_defaults(const c10::FunctionSchema& schema, size_t skip, std::vector<c1
 
 // Makes the trace map the tensors of `v` (the callee's result) to `value`, its graph value.
 // Scalars and strings need no mapping: later traced code sees them as C++ constants.
-void bind_output(tracer::TracingState& state, const c10::IValue& v, Value* value) {
+void bind_output(tracer::TracingState& state, const c10::IValue& v, torch::jit::Value* value) {
   auto& graph = *state.graph;
   if (v.isTensor()) {
     if (v.toTensor().defined()) state.setValue(v, value);
@@ -76,7 +75,7 @@ void bind_output(tracer::TracingState& state, const c10::IValue& v, Value* value
 c10::IValue insert_into_trace(torch::jit::Graph& callee, const std::vector<c10::IValue>& args,
                               const std::vector<NamedParameter>& lifted, c10::IValue result) {
   auto& state = *tracer::getTracingState();
-  std::vector<Value*> inputs;
+  std::vector<torch::jit::Value*> inputs;
   for (const auto& a : args) inputs.push_back(state.getValue(a));
   for (const auto& p : lifted) {
     // A module tensor that the traced function got as a parameter is a graph input already:

@@ -60,9 +60,9 @@ c10::TypePtr unsqueezed_type(const Value* mask) {
   return c10::TensorType::get()->withScalarType(at::kBool);
 }
 
-void collect(torch::jit::Block* block, std::vector<Node*>& out) {
+void collect_from_masks(torch::jit::Block* block, std::vector<Node*>& out) {
   for (Node* node : block->nodes()) {
-    for (torch::jit::Block* sub : node->blocks()) collect(sub, out);
+    for (torch::jit::Block* sub : node->blocks()) collect_from_masks(sub, out);
     if (node->kind() == kFromMask) out.push_back(node);
   }
 }
@@ -125,7 +125,7 @@ void lower(Node* from_mask) {
 
 void LowerNestedFromMask(torch::jit::Graph& graph) {
   std::vector<Node*> found;
-  collect(graph.block(), found);
+  collect_from_masks(graph.block(), found);
   for (Node* node : found) lower(node);
 }
 

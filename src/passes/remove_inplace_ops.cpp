@@ -424,9 +424,9 @@ struct Rewriter {
   }
 };
 
-void collect(torch::jit::Block* block, std::vector<Node*>& out) {
+void collect_in_place_writes(torch::jit::Block* block, std::vector<Node*>& out) {
   for (Node* node : block->nodes()) {
-    for (auto* sub : node->blocks()) collect(sub, out);
+    for (auto* sub : node->blocks()) collect_in_place_writes(sub, out);
     if (node->inputs().empty() || node->outputs().size() != 1) continue;
     if (!writes_input(node, 0) || !is_tensor(node->input(0))) continue;
     out.push_back(node);
@@ -437,7 +437,7 @@ void collect(torch::jit::Block* block, std::vector<Node*>& out) {
 
 void RemoveInplaceOps(Graph& graph) {
   std::vector<Node*> writes;
-  collect(graph.block(), writes);
+  collect_in_place_writes(graph.block(), writes);
   for (Node* node : writes) {
     Rewriter r(graph);
     r.rewrite(node);

@@ -134,7 +134,7 @@ bool maybe_empty(const Args& a, size_t i) {
 
 // The type PyTorch's CPU kernels accumulate a product or a log-sum in for result dtype `out`
 // (at::acc_type<T, false>): double for floating types, int64 for integers.
-ScalarType accumulate_type(ScalarType out) {
+ScalarType scan_accumulate_type(ScalarType out) {
   return at::isFloatingType(out) ? ScalarType::Double : ScalarType::Long;
 }
 
@@ -145,7 +145,7 @@ ScalarType accumulate_type(ScalarType out) {
 Values cumprod(GraphContext& g, const Args& a) {
   const std::optional<int64_t> dtype = a.size() > 2 ? a.optional_int(2) : std::nullopt;
   const ScalarType out = result_dtype(g, a, dtype);
-  const ScalarType ct = accumulate_type(out);
+  const ScalarType ct = scan_accumulate_type(out);
   const int64_t rank = a.require_rank(0);
   // PyTorch converts the input to the result dtype first (a float cast to int truncates).
   Value x = cast_if(g, cast_if(g, a.tensor(0), a.dtype(0), out), out, ct);

@@ -247,7 +247,7 @@ Values to(GraphContext& g, const Args& a) {
 }
 
 // aten::_cast_X(Tensor self, bool non_blocking=False)  ⇒  Cast to X
-Converter cast_to(at::ScalarType type) {
+Converter logic_cast_to(at::ScalarType type) {
   return [type](GraphContext&, const Args& a) -> Values { return {a.tensor_as(0, type)}; };
 }
 
@@ -313,14 +313,14 @@ Values bitwise_not18(GraphContext& g, const Args& a) {
 void register_logic(Registry& r) {
   r.add("aten::to", from(9), to);
   r.add("aten::type_as", from(9), to);
-  r.add("aten::_cast_Byte", from(9), cast_to(at::kByte));
-  r.add("aten::_cast_Char", from(9), cast_to(at::kChar));
-  r.add("aten::_cast_Double", from(9), cast_to(at::kDouble));
-  r.add("aten::_cast_Float", from(9), cast_to(at::kFloat));
-  r.add("aten::_cast_Half", from(9), cast_to(at::kHalf));
-  r.add("aten::_cast_Int", from(9), cast_to(at::kInt));
-  r.add("aten::_cast_Long", from(9), cast_to(at::kLong));
-  r.add("aten::_cast_Short", from(9), cast_to(at::kShort));
+  r.add("aten::_cast_Byte", from(9), logic_cast_to(at::kByte));
+  r.add("aten::_cast_Char", from(9), logic_cast_to(at::kChar));
+  r.add("aten::_cast_Double", from(9), logic_cast_to(at::kDouble));
+  r.add("aten::_cast_Float", from(9), logic_cast_to(at::kFloat));
+  r.add("aten::_cast_Half", from(9), logic_cast_to(at::kHalf));
+  r.add("aten::_cast_Int", from(9), logic_cast_to(at::kInt));
+  r.add("aten::_cast_Long", from(9), logic_cast_to(at::kLong));
+  r.add("aten::_cast_Short", from(9), logic_cast_to(at::kShort));
   r.add("aten::is_floating_point", from(9), is_floating_point);
 
   // aten::eq/ne(Tensor|Scalar self, Tensor|Scalar other)  ⇒  Equal [+ Not] (floats below 11:

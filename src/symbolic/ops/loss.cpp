@@ -42,7 +42,7 @@ Value reduce_loss(GraphContext& g, const Value& loss, int64_t reduction) {
   return reduce(g, name == "mean" ? "ReduceMean" : "ReduceSum", loss, {}, /*keepdims=*/false);
 }
 
-at::ScalarType float_result(GraphContext& g, const Args& a) {
+at::ScalarType loss_float_type(GraphContext& g, const Args& a) {
   at::ScalarType type = a.output_dtype();
   if (type != at::kFloat && type != at::kDouble && type != at::kHalf) {
     g.fail("the loss's dtype is unknown or not floating point");
@@ -50,7 +50,7 @@ at::ScalarType float_result(GraphContext& g, const Args& a) {
   return type;
 }
 
-Value scalar(GraphContext& g, double v, at::ScalarType type) {
+Value loss_scalar(GraphContext& g, double v, at::ScalarType type) {
   return g.constant_scalar(v, type);
 }
 
@@ -118,10 +118,10 @@ Picked pick(GraphContext& g, const IndexLoss& l) {
   p.mask = g.op("Equal", {unsqueeze(g, l.target, {1}), classes});
   p.valid = g.op(
       "Not", {g.op("Equal", {l.target, g.constant(at::scalar_tensor(l.ignore_index, at::kLong))})});
-  Value zero = scalar(g, 0, l.type);
+  Value zero = loss_scalar(g, 0, l.type);
   Value w =
       l.weight.empty()
-          ? scalar(g, 1, l.type)
+          ? loss_scalar(g, 1, l.type)
           : reduce(g, "ReduceSum", g.op("Where", {p.mask, class_shaped(g, l.weight, l.rank), zero}),
                    {1}, false);
   p.wt = g.op("Where", {p.valid, w, zero});
@@ -130,7 +130,7 @@ Picked pick(GraphContext& g, const IndexLoss& l) {
 
 // -logp[target] · weight[target], reduced as nll_loss (mean divides by the sum of the weights).
 Value nll_composed(GraphContext& g, const IndexLoss& l, const Value& logp, const Picked& p) {
-  Value zero = scalar(g, 0, l.type);
+  Value zero = loss_scalar(g, 0, l.type);
   Value picked = reduce(g, "ReduceSum", g.op("Where", {p.mask, logp, zero}), {1}, false);
   Value loss = g.op("Where", {p.valid, g.op("Neg", {g.op("Mul", {picked, p.wt})}), zero});
   if (l.reduction != 1) return reduce_loss(g, loss, l.reduction);
@@ -157,7 +157,7 @@ Value nll(GraphContext& g, const IndexLoss& l, const Value& logp) {
 //   int ignore_index)  ⇒  NegativeLogLikelihoodLoss from 12 (float32); one-hot Equal + Where +
 //   ReduceSum before 12 and for other dtypes
 Values nll_loss(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   IndexLoss l = index_loss(g, a, a.tensor_as(0, type), type);
   return {finish(g, l, nll(g, l, l.input))};
 }
@@ -180,7 +180,7 @@ Value cross_entropy_index(GraphContext& g, const Args& a, at::ScalarType type, d
   Value nll_loss = use_onnx_loss(g, l) ? nll(g, l, logp) : nll_composed(g, l, logp, p);
   Value weighted = l.weight.empty() ? logp : g.op("Mul", {logp, class_shaped(g, l.weight, l.rank)});
   Value smooth = g.op("Neg", {reduce(g, "ReduceSum", weighted, {1}, false)});
-  smooth = g.op("Where", {p.valid, smooth, scalar(g, 0, type)});
+  smooth = g.op("Where", {p.valid, smooth, loss_scalar(g, 0, type)});
   Value ret;
   if (l.reduction == 1) {
     // ATen normalizes by the (weights of the) non-ignored targets, as nll_loss does.
@@ -190,8 +190,9 @@ Value cross_entropy_index(GraphContext& g, const Args& a, at::ScalarType type, d
     ret = reduce_loss(g, smooth, l.reduction);
   }
   Value n_classes = g.cast(dim_size(g, l.input, 1), type);
-  Value smooth_part = g.op("Div", {g.op("Mul", {ret, scalar(g, smoothing, type)}), n_classes});
-  Value loss = g.op("Add", {g.op("Mul", {nll_loss, scalar(g, 1 - smoothing, type)}), smooth_part});
+  Value smooth_part = g.op("Div", {g.op("Mul", {ret, loss_scalar(g, smoothing, type)}), n_classes});
+  Value loss =
+      g.op("Add", {g.op("Mul", {nll_loss, loss_scalar(g, 1 - smoothing, type)}), smooth_part});
   return finish(g, l, loss);
 }
 
@@ -209,8 +210,8 @@ Value cross_entropy_prob(GraphContext& g, const Args& a, at::ScalarType type, do
   Value logp = log_softmax_dim1(g, x, rank);
   if (smoothing > 0) {
     Value n_classes = g.cast(dim_size(g, x, 1), type);
-    t = g.op("Add", {g.op("Mul", {t, scalar(g, 1 - smoothing, type)}),
-                     g.op("Div", {scalar(g, smoothing, type), n_classes})});
+    t = g.op("Add", {g.op("Mul", {t, loss_scalar(g, 1 - smoothing, type)}),
+                     g.op("Div", {loss_scalar(g, smoothing, type), n_classes})});
   }
   Value prod = g.op("Mul", {logp, t});
   if (!a.is_none(2)) prod = g.op("Mul", {prod, class_shaped(g, a.tensor_as(2, type), rank)});
@@ -224,7 +225,7 @@ Value cross_entropy_prob(GraphContext& g, const Args& a, at::ScalarType type, do
 //   int ignore_index, float label_smoothing)  ⇒  SoftmaxCrossEntropyLoss from 12 (index targets,
 //   no smoothing); LogSoftmax + nll composition otherwise; probability targets composed
 Values cross_entropy_loss(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   double smoothing = a.size() > 5 ? a.float_arg(5) : 0.0;
   at::ScalarType target_type = a.dtype(1);
   if (target_type == at::ScalarType::Undefined) g.fail("the target's dtype is unknown");
@@ -237,7 +238,7 @@ using Pointwise = std::function<Value(GraphContext&, const Value& d, at::ScalarT
 
 Converter pointwise_loss(Pointwise f) {
   return [f](GraphContext& g, const Args& a) -> Values {
-    at::ScalarType type = float_result(g, a);
+    at::ScalarType type = loss_float_type(g, a);
     Value d = g.op("Sub", {a.tensor_as(0, type), a.tensor_as(1, type)});
     return {reduce_loss(g, f(g, d, type, a), a.int_arg(2))};
   };
@@ -248,17 +249,18 @@ Converter pointwise_loss(Pointwise f) {
 Value quadratic_below(GraphContext& g, const Value& d, at::ScalarType type, double beta,
                       double scale, double slope, double offset) {
   Value abs = g.op("Abs", {d});
-  Value quad = g.op("Mul", {g.op("Mul", {d, d}), scalar(g, 0.5 * scale, type)});
-  Value lin = g.op("Sub", {g.op("Mul", {abs, scalar(g, slope, type)}), scalar(g, offset, type)});
-  return g.op("Where", {g.op("Less", {abs, scalar(g, beta, type)}), quad, lin});
+  Value quad = g.op("Mul", {g.op("Mul", {d, d}), loss_scalar(g, 0.5 * scale, type)});
+  Value lin =
+      g.op("Sub", {g.op("Mul", {abs, loss_scalar(g, slope, type)}), loss_scalar(g, offset, type)});
+  return g.op("Where", {g.op("Less", {abs, loss_scalar(g, beta, type)}), quad, lin});
 }
 
 // aten::binary_cross_entropy(Tensor self, Tensor target, Tensor? weight, int reduction)  ⇒
 //   (t - 1)·max(log(1 - x), -100) - t·max(log x, -100), · weight; Reduce
 Values binary_cross_entropy(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
-  Value floor = scalar(g, -100, type), one = scalar(g, 1, type);
+  Value floor = loss_scalar(g, -100, type), one = loss_scalar(g, 1, type);
   Value log_x = g.op("Max", {g.op("Log", {x}), floor});
   Value log_1mx = g.op("Max", {g.op("Log", {g.op("Sub", {one, x})}), floor});
   Value loss =
@@ -271,11 +273,11 @@ Values binary_cross_entropy(GraphContext& g, const Args& a) {
 //   Tensor? pos_weight, int reduction)  ⇒  ATen's stable form: m = max(-x, 0),
 //   (1 - t)·x + lw·(m + log(exp(-m) + exp(-x - m))), lw = 1 + (pos_weight - 1)·t, · weight
 Values binary_cross_entropy_with_logits(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
-  Value one = scalar(g, 1, type);
+  Value one = loss_scalar(g, 1, type);
   Value neg_x = g.op("Neg", {x});
-  Value m = g.op("Max", {neg_x, scalar(g, 0, type)});
+  Value m = g.op("Max", {neg_x, loss_scalar(g, 0, type)});
   Value softplus =
       g.op("Add", {m, g.op("Log", {g.op("Add", {g.op("Exp", {g.op("Neg", {m})}),
                                                 g.op("Exp", {g.op("Sub", {neg_x, m})})})})});
@@ -293,16 +295,16 @@ Values binary_cross_entropy_with_logits(GraphContext& g, const Args& a) {
 //   followed by a div). xlogy(t, t) = t·log(t == 0 ? 1 : t), with t == 0 as !(t < 0 || t > 0)
 //   (float Equal needs opset 11; NaN stays NaN).
 Values kl_div(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
   bool log_target = a.size() > 3 && a.bool_arg(3);
   Value loss;
   if (log_target) {
     loss = g.op("Mul", {g.op("Exp", {t}), g.op("Sub", {t, x})});
   } else {
-    Value zero = scalar(g, 0, type);
+    Value zero = loss_scalar(g, 0, type);
     Value nonzero = g.op("Or", {g.op("Less", {t, zero}), g.op("Greater", {t, zero})});
-    Value safe = g.op("Where", {nonzero, t, scalar(g, 1, type)});
+    Value safe = g.op("Where", {nonzero, t, loss_scalar(g, 1, type)});
     loss = g.op("Sub", {g.op("Mul", {t, g.op("Log", {safe})}), g.op("Mul", {t, x})});
   }
   return {reduce_loss(g, loss, a.int_arg(2))};
@@ -335,12 +337,12 @@ Value huber(GraphContext& g, const Value& d, at::ScalarType type, const Args& a)
 // ----- margin losses ---------------------------------------------------------------------------
 
 Value relu_of(GraphContext& g, const Value& x, at::ScalarType type) {
-  return g.op("Max", {x, scalar(g, 0, type)});
+  return g.op("Max", {x, loss_scalar(g, 0, type)});
 }
 
 // t == v for a float or integer tensor t (false for NaN), without Equal (floats: opset 11+).
 Value equals(GraphContext& g, const Value& t, double v, at::ScalarType t_type) {
-  Value c = scalar(g, v, t_type);
+  Value c = loss_scalar(g, v, t_type);
   Value differs = g.op("Or", {g.op("Less", {t, c}), g.op("Greater", {t, c})});
   if (at::isFloatingType(t_type)) differs = g.op("Or", {differs, g.op("IsNaN", {t})});
   return g.op("Not", {differs});
@@ -356,30 +358,30 @@ at::ScalarType comparison_type(at::ScalarType t) {
 // aten::soft_margin_loss(Tensor self, Tensor target, int reduction)  ⇒  Log(1 + Exp(-x·t)),
 //   Reduce (ATen: log1p(exp(-x·t)))
 Values soft_margin_loss(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   Value z = g.op("Neg", {g.op("Mul", {a.tensor_as(0, type), a.tensor_as(1, type)})});
-  Value loss = g.op("Log", {g.op("Add", {scalar(g, 1, type), g.op("Exp", {z})})});
+  Value loss = g.op("Log", {g.op("Add", {loss_scalar(g, 1, type), g.op("Exp", {z})})});
   return {reduce_loss(g, loss, a.int_arg(2))};
 }
 
 // aten::margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin,
 //   int reduction)  ⇒  Max(-t·(x1 - x2) + margin, 0), Reduce
 Values margin_ranking_loss(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   Value d = g.op("Sub", {a.tensor_as(0, type), a.tensor_as(1, type)});
   Value z = g.op("Add", {g.op("Neg", {g.op("Mul", {a.tensor_as(2, type), d})}),
-                         scalar(g, a.float_arg(3), type)});
+                         loss_scalar(g, a.float_arg(3), type)});
   return {reduce_loss(g, relu_of(g, z, type), a.int_arg(4))};
 }
 
 // aten::hinge_embedding_loss(Tensor self, Tensor target, float margin, int reduction)
 //   ⇒  Where(t != 1, Max(margin - x, 0), 0) + Where(t != -1, x, 0), Reduce
 Values hinge_embedding_loss(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   at::ScalarType tt = comparison_type(a.dtype(1));
   Value x = a.tensor_as(0, type), t = a.tensor_as(1, tt);
-  Value zero = scalar(g, 0, type);
-  Value clamped = relu_of(g, g.op("Sub", {scalar(g, a.float_arg(2), type), x}), type);
+  Value zero = loss_scalar(g, 0, type);
+  Value clamped = relu_of(g, g.op("Sub", {loss_scalar(g, a.float_arg(2), type), x}), type);
   Value from_margin = g.op("Where", {equals(g, t, 1, tt), zero, clamped});
   Value from_self = g.op("Where", {equals(g, t, -1, tt), zero, x});
   return {reduce_loss(g, g.op("Add", {from_margin, from_self}), a.int_arg(3))};
@@ -390,19 +392,19 @@ Values hinge_embedding_loss(GraphContext& g, const Args& a) {
 //   (target 1-D: inputs 2-D; target 0-d: inputs 1-D); Where(t == 1, 1 - cos, 0) +
 //   Where(t == -1, Max(cos - margin, 0), 0), Reduce
 Values cosine_embedding_loss(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   at::ScalarType tt = comparison_type(a.dtype(2));
   const int64_t axis = a.require_rank(2);
   Value x1 = a.tensor_as(0, type), x2 = a.tensor_as(1, type), t = a.tensor_as(2, tt);
   auto sum = [&](const Value& u, const Value& v) {
     return reduce(g, "ReduceSum", g.op("Mul", {u, v}), {axis}, false);
   };
-  Value eps = scalar(g, 1e-12, type);
+  Value eps = loss_scalar(g, 1e-12, type);
   Value mag1 = g.op("Add", {sum(x1, x1), eps}), mag2 = g.op("Add", {sum(x2, x2), eps});
   Value cos = g.op("Div", {sum(x1, x2), g.op("Sqrt", {g.op("Mul", {mag1, mag2})})});
-  Value zero = scalar(g, 0, type);
-  Value pos = g.op("Sub", {scalar(g, 1, type), cos});
-  Value neg = relu_of(g, g.op("Sub", {cos, scalar(g, a.float_arg(3), type)}), type);
+  Value zero = loss_scalar(g, 0, type);
+  Value pos = g.op("Sub", {loss_scalar(g, 1, type), cos});
+  Value neg = relu_of(g, g.op("Sub", {cos, loss_scalar(g, a.float_arg(3), type)}), type);
   Value loss = g.op("Add", {g.op("Where", {equals(g, t, 1, tt), pos, zero}),
                             g.op("Where", {equals(g, t, -1, tt), neg, zero})});
   return {reduce_loss(g, loss, a.int_arg(4))};
@@ -421,8 +423,8 @@ Value p_norm(GraphContext& g, const Value& d, double p, int64_t axis, at::Scalar
     Value nonzero = g.cast(g.cast(d, at::kBool), type);
     return reduce(g, "ReduceSum", nonzero, {axis}, false);
   }
-  Value powered = g.op("Pow", {abs, scalar(g, p, type)});
-  return g.op("Pow", {reduce(g, "ReduceSum", powered, {axis}, false), scalar(g, 1 / p, type)});
+  Value powered = g.op("Pow", {abs, loss_scalar(g, p, type)});
+  return g.op("Pow", {reduce(g, "ReduceSum", powered, {axis}, false), loss_scalar(g, 1 / p, type)});
 }
 
 // aten::triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin,
@@ -430,19 +432,19 @@ Value p_norm(GraphContext& g, const Value& d, double p, int64_t axis, at::Scalar
 //   last dim; swap: the negative distance is Min(d(a, n), d(p, n)); Max(margin + d(a, p) -
 //   d(a, n), 0), Reduce
 Values triplet_margin_loss(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   const double margin = a.float_arg(3), p = a.float_arg(4), eps = a.float_arg(5);
   const bool swap = a.bool_arg(6);
   int64_t rank = 0;
   for (size_t i = 0; i < 3; ++i) rank = std::max(rank, a.require_rank(i));
   Value anchor = a.tensor_as(0, type), pos = a.tensor_as(1, type), neg = a.tensor_as(2, type);
   auto dist = [&](const Value& u, const Value& v) {
-    Value d = g.op("Add", {g.op("Sub", {u, v}), scalar(g, eps, type)});
+    Value d = g.op("Add", {g.op("Sub", {u, v}), loss_scalar(g, eps, type)});
     return p_norm(g, d, p, rank - 1, type);
   };
   Value d_pos = dist(anchor, pos), d_neg = dist(anchor, neg);
   if (swap) d_neg = g.op("Min", {d_neg, dist(pos, neg)});
-  Value z = g.op("Sub", {g.op("Add", {scalar(g, margin, type), d_pos}), d_neg});
+  Value z = g.op("Sub", {g.op("Add", {loss_scalar(g, margin, type), d_pos}), d_neg});
   return {reduce_loss(g, relu_of(g, z, type), a.int_arg(7))};
 }
 
@@ -475,15 +477,15 @@ Value finish_scores(GraphContext& g, const ClassScores& s, const Value& loss, in
 //   x_y = ReduceSum(Where(m, x, 0)); h = Max(margin - x_y + x, 0) (squared for p = 2),
 //   · weight[y]; Σ over the classes other than y, / C; Reduce over the batch
 Values multi_margin_loss(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   const double p = a.float_arg(2), margin = a.float_arg(3);
   if (p != 1 && p != 2) g.fail("multi_margin_loss takes p = 1 or 2 (as PyTorch)");
   ClassScores s = class_scores(g, a, type);
   Value y = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({-1, 1})});
   Value mask = g.op("Equal", {y, unsqueeze(g, arange(g, dim_size(g, s.x, 1)), {0})});
-  Value zero = scalar(g, 0, type);
+  Value zero = loss_scalar(g, 0, type);
   Value x_y = reduce(g, "ReduceSum", g.op("Where", {mask, s.x, zero}), {1}, true);
-  Value h = relu_of(g, g.op("Add", {g.op("Sub", {scalar(g, margin, type), x_y}), s.x}), type);
+  Value h = relu_of(g, g.op("Add", {g.op("Sub", {loss_scalar(g, margin, type), x_y}), s.x}), type);
   if (p == 2) h = g.op("Mul", {h, h});
   if (!a.is_none(4)) {
     Value w = unsqueeze(g, a.tensor_as(4, type), {0});  // [1, C]
@@ -499,7 +501,7 @@ Values multi_margin_loss(GraphContext& g, const Args& a) {
 //   any_k valid_k ∧ t_k == c; for each valid k and each class d not a target,
 //   Max(1 - x[t_k] + x[d], 0) (a class listed twice counts twice, as in ATen); Σ / C, Reduce
 Values multilabel_margin_loss(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   ClassScores s = class_scores(g, a, type);
   Value t = a.tensor_as(1, at::kLong);
   if (s.unbatched) t = g.op("Reshape", {t, g.constant_ints({1, -1})});  // [N, C]
@@ -514,8 +516,8 @@ Values multilabel_margin_loss(GraphContext& g, const Args& a) {
                            at::kBool);  // [N, C]
   Value safe_t = g.op("Where", {valid, t, g.constant(at::scalar_tensor(0, at::kLong))});
   Value x_t = g.op("GatherElements", {s.x, safe_t}, {{"axis", int64_t{1}}});  // [N, K]
-  Value zero = scalar(g, 0, type);
-  Value z = g.op("Add", {g.op("Sub", {scalar(g, 1, type), unsqueeze(g, x_t, {2})}),
+  Value zero = loss_scalar(g, 0, type);
+  Value z = g.op("Add", {g.op("Sub", {loss_scalar(g, 1, type), unsqueeze(g, x_t, {2})}),
                          unsqueeze(g, s.x, {1})});  // [N, K, C]
   Value counted =
       g.op("And", {unsqueeze(g, valid, {2}), g.op("Not", {unsqueeze(g, is_target, {1})})});
@@ -528,21 +530,21 @@ Values multilabel_margin_loss(GraphContext& g, const Args& a) {
 //   int reduction)  ⇒  log_input ? Exp(x) - t·x : x - t·Log(x + eps); full adds the Stirling
 //   term t·Log(t) - t + 0.5·Log(2π·t) where t > 1; Reduce
 Values poisson_nll_loss(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = loss_float_type(g, a);
   Value x = a.tensor_as(0, type), t = a.tensor_as(1, type);
   Value loss =
       a.bool_arg(2)
           ? g.op("Sub", {g.op("Exp", {x}), g.op("Mul", {t, x})})
           : g.op("Sub",
-                 {x, g.op("Mul",
-                          {t, g.op("Log", {g.op("Add", {x, scalar(g, a.float_arg(4), type)})})})});
+                 {x, g.op("Mul", {t, g.op("Log", {g.op("Add", {x, loss_scalar(g, a.float_arg(4),
+                                                                              type)})})})});
   if (a.bool_arg(3)) {
-    Value stirling =
-        g.op("Add", {g.op("Sub", {g.op("Mul", {t, g.op("Log", {t})}), t}),
-                     g.op("Mul", {scalar(g, 0.5, type),
-                                  g.op("Log", {g.op("Mul", {scalar(g, 2 * M_PI, type), t})})})});
-    stirling =
-        g.op("Where", {g.op("Greater", {t, scalar(g, 1, type)}), stirling, scalar(g, 0, type)});
+    Value stirling = g.op(
+        "Add", {g.op("Sub", {g.op("Mul", {t, g.op("Log", {t})}), t}),
+                g.op("Mul", {loss_scalar(g, 0.5, type),
+                             g.op("Log", {g.op("Mul", {loss_scalar(g, 2 * M_PI, type), t})})})});
+    stirling = g.op("Where", {g.op("Greater", {t, loss_scalar(g, 1, type)}), stirling,
+                              loss_scalar(g, 0, type)});
     loss = g.op("Add", {loss, stirling});
   }
   return {reduce_loss(g, loss, a.int_arg(5))};

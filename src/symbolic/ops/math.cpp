@@ -65,32 +65,32 @@ Value nonnegative_mod(GraphContext& g, const Value& a, const Value& b) {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+constexpr double kMathPi = 3.14159265358979323846;
 constexpr double kLn2 = 0.69314718055994530942;
 
-Value scalar(GraphContext& g, double value, at::ScalarType type) {
+Value math_scalar(GraphContext& g, double value, at::ScalarType type) {
   return g.constant_scalar(value, type);
 }
 
 // x == +inf (x > the largest finite value; IsInf only from opset 10).
 Value is_pos_inf(GraphContext& g, const Value& x, at::ScalarType type) {
-  return g.op("Greater", {x, scalar(g, max_finite(type), type)});
+  return g.op("Greater", {x, math_scalar(g, max_finite(type), type)});
 }
 
 // x == -inf.
 Value is_neg_inf(GraphContext& g, const Value& x, at::ScalarType type) {
-  return g.op("Less", {x, scalar(g, -max_finite(type), type)});
+  return g.op("Less", {x, math_scalar(g, -max_finite(type), type)});
 }
 
 // x's sign bit for a floating x: x < 0, or x == -0 (whose reciprocal is -inf). NaN: false.
 Value sign_bit(GraphContext& g, const Value& x, at::ScalarType type) {
-  Value zero = scalar(g, 0, type);
+  Value zero = math_scalar(g, 0, type);
   return g.op("Or", {g.op("Less", {x, zero}), g.op("Less", {g.op("Reciprocal", {x}), zero})});
 }
 
 // trunc(x) for a floating x: Ceil below 0, Floor otherwise (-0.5 → -0, NaN and ±inf kept).
 Value trunc_of(GraphContext& g, const Value& x, at::ScalarType type) {
-  Value negative = g.op("Less", {x, scalar(g, 0, type)});
+  Value negative = g.op("Less", {x, math_scalar(g, 0, type)});
   return g.op("Where", {negative, g.op("Ceil", {x}), g.op("Floor", {x})});
 }
 
@@ -99,7 +99,7 @@ Value trunc_of(GraphContext& g, const Value& x, at::ScalarType type) {
 // every computer scientist should know about floating-point arithmetic", theorem 4). y itself
 // where u == 1 (log1p(y) = y to working precision) and where y = +inf (inf/inf).
 Value log1p_of(GraphContext& g, const Value& y, at::ScalarType type) {
-  Value one = scalar(g, 1, type);
+  Value one = math_scalar(g, 1, type);
   Value u = g.op("Add", {y, one});
   Value d = g.op("Sub", {u, one});
   Value ratio = g.op("Mul", {g.op("Log", {u}), g.op("Div", {y, d})});
@@ -112,10 +112,10 @@ Value log1p_of(GraphContext& g, const Value& y, at::ScalarType type) {
 // x itself where u == 1, -1 where u == 0 (x → -inf), +inf where u overflows.
 Value expm1_of(GraphContext& g, const Value& x, at::ScalarType type) {
   Value u = g.op("Exp", {x});
-  Value d = g.op("Sub", {u, scalar(g, 1, type)});
+  Value d = g.op("Sub", {u, math_scalar(g, 1, type)});
   Value ratio = g.op("Mul", {d, g.op("Div", {x, g.op("Log", {u})})});
   Value y = g.op("Where", {is_zero(g, d, type), x, ratio});
-  y = g.op("Where", {is_zero(g, u, type), scalar(g, -1, type), y});
+  y = g.op("Where", {is_zero(g, u, type), math_scalar(g, -1, type), y});
   return g.op("Where", {is_pos_inf(g, u, type), u, y});
 }
 
@@ -161,17 +161,17 @@ Value expm1(GraphContext& g, const Value& x, at::ScalarType type) {
 Value entr(GraphContext& g, const Value& x, at::ScalarType type) {
   Value positive = g.op("Neg", {g.op("Mul", {x, g.op("Log", {x})})});
   // x · 0: 0 at x == 0, NaN at NaN.
-  Value rest = g.op("Where", {g.op("Less", {x, scalar(g, 0, type)}),
-                              scalar(g, -std::numeric_limits<double>::infinity(), type),
-                              g.op("Mul", {x, scalar(g, 0, type)})});
-  return g.op("Where", {g.op("Greater", {x, scalar(g, 0, type)}), positive, rest});
+  Value rest = g.op("Where", {g.op("Less", {x, math_scalar(g, 0, type)}),
+                              math_scalar(g, -std::numeric_limits<double>::infinity(), type),
+                              g.op("Mul", {x, math_scalar(g, 0, type)})});
+  return g.op("Where", {g.op("Greater", {x, math_scalar(g, 0, type)}), positive, rest});
 }
 
 // aten::sinc(Tensor self)  ⇒  Sin(πx) / (πx) with π in the dtype (as ATen), 1 at x == 0
 Value sinc(GraphContext& g, const Value& x, at::ScalarType type) {
-  Value product = g.op("Mul", {x, scalar(g, kPi, type)});
+  Value product = g.op("Mul", {x, math_scalar(g, kMathPi, type)});
   Value ratio = g.op("Div", {g.op("Sin", {product}), product});
-  return g.op("Where", {is_zero(g, x, type), scalar(g, 1, type), ratio});
+  return g.op("Where", {is_zero(g, x, type), math_scalar(g, 1, type), ratio});
 }
 
 // aten::special_spherical_bessel_j0(Tensor x)  ⇒  ATen's two branches: for |x| < 0.5 its
@@ -182,43 +182,43 @@ Value spherical_bessel_j0(GraphContext& g, const Value& x, at::ScalarType type) 
   // Innermost first: 1/6227020800, -1/39916800, 1/362880, -1/5040, 1/120, -1/6, 1.
   const double coefficients[] = {-1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0,
                                  1.0 / 120.0,       -1.0 / 6.0,     1.0};
-  Value poly = scalar(g, 1.0 / 6227020800.0, type);
+  Value poly = math_scalar(g, 1.0 / 6227020800.0, type);
   for (double c : coefficients) {
-    poly = g.op("Add", {scalar(g, c, type), g.op("Mul", {x2, poly})});
+    poly = g.op("Add", {math_scalar(g, c, type), g.op("Mul", {x2, poly})});
   }
-  Value small = g.op("Less", {g.op("Abs", {x}), scalar(g, 0.5, type)});
+  Value small = g.op("Less", {g.op("Abs", {x}), math_scalar(g, 0.5, type)});
   Value y = g.op("Where", {small, poly, g.op("Div", {g.op("Sin", {x}), x})});
   Value inf = g.op("Or", {is_pos_inf(g, x, type), is_neg_inf(g, x, type)});
-  return g.op("Where", {inf, scalar(g, 0, type), y});
+  return g.op("Where", {inf, math_scalar(g, 0, type), y});
 }
 
 // aten::deg2rad(Tensor self)  ⇒  x · (π/180) in the dtype
 Value deg2rad(GraphContext& g, const Value& x, at::ScalarType type) {
-  return g.op("Mul", {x, scalar(g, kPi / 180.0, type)});
+  return g.op("Mul", {x, math_scalar(g, kMathPi / 180.0, type)});
 }
 
 // aten::rad2deg(Tensor self)  ⇒  x · (180/π) in the dtype
 Value rad2deg(GraphContext& g, const Value& x, at::ScalarType type) {
-  return g.op("Mul", {x, scalar(g, 180.0 / kPi, type)});
+  return g.op("Mul", {x, math_scalar(g, 180.0 / kMathPi, type)});
 }
 
 // aten::exp2(Tensor self)  ⇒  Pow(2, x)
 Value exp2(GraphContext& g, const Value& x, at::ScalarType type) {
-  return g.op("Pow", {scalar(g, 2, type), x});
+  return g.op("Pow", {math_scalar(g, 2, type), x});
 }
 
 // aten::special_ndtr(Tensor self)  ⇒  (1 + Erf(x/√2)) / 2. PyTorch computes erfc(-x/√2) / 2:
 // the same to an absolute error below an ulp of 1; in the far left tail (x < -5.5 in float)
 // this gives 0 where PyTorch gives values below 2e-8.
 Value ndtr(GraphContext& g, const Value& x, at::ScalarType type) {
-  Value erf = g.op("Erf", {g.op("Mul", {x, scalar(g, 1.0 / std::sqrt(2.0), type)})});
-  return g.op("Mul", {g.op("Add", {erf, scalar(g, 1, type)}), scalar(g, 0.5, type)});
+  Value erf = g.op("Erf", {g.op("Mul", {x, math_scalar(g, 1.0 / std::sqrt(2.0), type)})});
+  return g.op("Mul", {g.op("Add", {erf, math_scalar(g, 1, type)}), math_scalar(g, 0.5, type)});
 }
 
 // aten::angle(Tensor self) of a real tensor  ⇒  π where x < 0, else 0; NaN kept
 Value angle(GraphContext& g, const Value& x, at::ScalarType type) {
-  Value zero = scalar(g, 0, type);
-  Value a = g.op("Where", {g.op("Less", {x, zero}), scalar(g, kPi, type), zero});
+  Value zero = math_scalar(g, 0, type);
+  Value a = g.op("Where", {g.op("Less", {x, zero}), math_scalar(g, kMathPi, type), zero});
   return g.op("Where", {g.op("IsNaN", {x}), x, a});
 }
 
@@ -227,7 +227,7 @@ Values signbit(GraphContext& g, const Args& a) {
   const at::ScalarType type = a.dtype(0);
   Value x = a.tensor(0);
   if (type == at::kBool) return {g.op("And", {x, g.op("Not", {x})})};
-  if (!at::isFloatingType(type)) return {g.op("Less", {x, scalar(g, 0, type)})};
+  if (!at::isFloatingType(type)) return {g.op("Less", {x, math_scalar(g, 0, type)})};
   return {sign_bit(g, x, type)};
 }
 
@@ -251,11 +251,11 @@ Values sgn(GraphContext& g, const Args& a) {
   if (type == at::kBool) return {x};
   Value sign = g.op("Sign", {x});
   if (!at::isFloatingType(type)) return {sign};
-  return {g.op("Where", {g.op("IsNaN", {x}), scalar(g, 0, type), sign})};
+  return {g.op("Where", {g.op("IsNaN", {x}), math_scalar(g, 0, type), sign})};
 }
 
 // aten::positive(Tensor self)  ⇒  the input (Identity)
-Values identity(GraphContext& g, const Args& a) {
+Values math_identity(GraphContext& g, const Args& a) {
   return {g.op("Identity", {a.tensor(0)})};
 }
 
@@ -268,12 +268,13 @@ struct Frexp {
 };
 
 Frexp frexp_of(GraphContext& g, const Value& x, at::ScalarType type) {
-  Value zero = scalar(g, 0, type), one = scalar(g, 1, type), two = scalar(g, 2, type);
+  Value zero = math_scalar(g, 0, type), one = math_scalar(g, 1, type),
+        two = math_scalar(g, 2, type);
   Value ax = g.op("Abs", {x});
   Value regular =
       g.op("And", {g.op("Greater", {ax, zero}), g.op("Not", {is_pos_inf(g, ax, type)})});
   Value safe = g.op("Where", {regular, ax, one});
-  Value log2 = g.op("Div", {g.op("Log", {safe}), scalar(g, kLn2, type)});
+  Value log2 = g.op("Div", {g.op("Log", {safe}), math_scalar(g, kLn2, type)});
   Value e = g.op("Add", {g.op("Floor", {log2}), one});
   // x · 2^-e as x · 2^h · 2^(-e-h), h = floor(-e/2): each factor within range.
   Value neg_e = g.op("Neg", {e});
@@ -283,8 +284,8 @@ Frexp frexp_of(GraphContext& g, const Value& x, at::ScalarType type) {
   // |m| in [0.5, 1): one step down or up where the estimate was one off.
   Value am = g.op("Abs", {m});
   Value too_big = g.op("Not", {g.op("Less", {am, one})});
-  Value too_small = g.op("Less", {am, scalar(g, 0.5, type)});
-  m = g.op("Where", {too_big, g.op("Mul", {m, scalar(g, 0.5, type)}), m});
+  Value too_small = g.op("Less", {am, math_scalar(g, 0.5, type)});
+  m = g.op("Where", {too_big, g.op("Mul", {m, math_scalar(g, 0.5, type)}), m});
   m = g.op("Where", {too_small, g.op("Mul", {m, two}), m});
   e = g.op("Where", {too_big, g.op("Add", {e, one}), e});
   e = g.op("Where", {too_small, g.op("Sub", {e, one}), e});
@@ -299,7 +300,7 @@ Values frexp(GraphContext& g, const Args& a) {
   Value x = a.tensor(0);
   Frexp f = frexp_of(g, x, type);
   Value m = g.op("Where", {f.regular, f.m, x});
-  Value e = g.op("Where", {f.regular, f.e, scalar(g, 0, type)});
+  Value e = g.op("Where", {f.regular, f.e, math_scalar(g, 0, type)});
   return {m, g.cast(e, at::kInt)};
 }
 
@@ -320,12 +321,12 @@ Value hypot(GraphContext& g, const Value& x, const Value& y, at::ScalarType type
   Value m = g.op("Max", {ax, ay}), n = g.op("Min", {ax, ay});
   Value r = g.op("Div", {n, m});
   Value h =
-      g.op("Mul", {m, g.op("Sqrt", {g.op("Add", {scalar(g, 1, type), g.op("Mul", {r, r})})})});
+      g.op("Mul", {m, g.op("Sqrt", {g.op("Add", {math_scalar(g, 1, type), g.op("Mul", {r, r})})})});
   h = g.op("Where", {is_zero(g, m, type), m, h});
   Value sum = g.op("Add", {ax, ay});  // NaN iff either is NaN
   h = g.op("Where", {g.op("IsNaN", {sum}), sum, h});
   Value inf = g.op("Or", {is_pos_inf(g, ax, type), is_pos_inf(g, ay, type)});
-  return g.op("Where", {inf, scalar(g, std::numeric_limits<double>::infinity(), type), h});
+  return g.op("Where", {inf, math_scalar(g, std::numeric_limits<double>::infinity(), type), h});
 }
 
 // aten::logaddexp(Tensor self, Tensor other)  ⇒  max + log1p(Exp(-|a - b|)) (log1p_of);
@@ -334,17 +335,19 @@ Value logaddexp(GraphContext& g, const Value& a, const Value& b, at::ScalarType 
   Value m = g.op("Max", {a, b});
   Value t = g.op("Exp", {g.op("Neg", {g.op("Abs", {g.op("Sub", {a, b})})})});
   Value general = g.op("Add", {m, log1p_of(g, t, type)});
-  return g.op("Where", {equal_floats(g, a, b), g.op("Add", {a, scalar(g, kLn2, type)}), general});
+  return g.op("Where",
+              {equal_floats(g, a, b), g.op("Add", {a, math_scalar(g, kLn2, type)}), general});
 }
 
 // aten::logaddexp2(Tensor self, Tensor other)  ⇒  max + log1p(Pow(2, -|a - b|)) / ln 2;
 // a + 1 where a == b
 Value logaddexp2(GraphContext& g, const Value& a, const Value& b, at::ScalarType type) {
   Value m = g.op("Max", {a, b});
-  Value t = g.op("Pow", {scalar(g, 2, type), g.op("Neg", {g.op("Abs", {g.op("Sub", {a, b})})})});
+  Value t =
+      g.op("Pow", {math_scalar(g, 2, type), g.op("Neg", {g.op("Abs", {g.op("Sub", {a, b})})})});
   Value general =
-      g.op("Add", {m, g.op("Mul", {log1p_of(g, t, type), scalar(g, 1.0 / kLn2, type)})});
-  return g.op("Where", {equal_floats(g, a, b), g.op("Add", {a, scalar(g, 1, type)}), general});
+      g.op("Add", {m, g.op("Mul", {log1p_of(g, t, type), math_scalar(g, 1.0 / kLn2, type)})});
+  return g.op("Where", {equal_floats(g, a, b), g.op("Add", {a, math_scalar(g, 1, type)}), general});
 }
 
 // aten::copysign(Tensor self, Tensor|Scalar other)  ⇒  Where(signbit(other), -|x|, |x|)
@@ -357,7 +360,7 @@ Value copysign(GraphContext& g, const Value& x, const Value& y, at::ScalarType t
 // x · f(y) with ATen's xlogy conventions: NaN where y is NaN, else 0 where x == 0.
 Value x_times(GraphContext& g, const Value& x, const Value& y, const Value& fy,
               at::ScalarType type) {
-  Value r = g.op("Where", {is_zero(g, x, type), scalar(g, 0, type), g.op("Mul", {x, fy})});
+  Value r = g.op("Where", {is_zero(g, x, type), math_scalar(g, 0, type), g.op("Mul", {x, fy})});
   return g.op("Where", {g.op("IsNaN", {y}), y, r});
 }
 
@@ -401,7 +404,7 @@ Values heaviside(GraphContext& g, const Args& a) {
   if (type == at::ScalarType::Undefined) type = a.dtype(0);
   Value x = a.tensor_as(0, type), values = a.tensor_as(1, type);
   if (type == at::kBool) return {g.op("Or", {x, values})};
-  Value step = g.cast(g.op("Greater", {x, scalar(g, 0, type)}), type);
+  Value step = g.cast(g.op("Greater", {x, math_scalar(g, 0, type)}), type);
   return {g.op("Where", {is_zero(g, x, type), values, step})};
 }
 
@@ -413,7 +416,7 @@ Values float_power(GraphContext& g, const Args& a) {
 
 // aten::ldexp(Tensor self, Tensor other)  ⇒  x · Pow(2, other) in the (floating) result dtype
 Value ldexp(GraphContext& g, const Value& x, const Value& e, at::ScalarType type) {
-  return g.op("Mul", {x, g.op("Pow", {scalar(g, 2, type), e})});
+  return g.op("Mul", {x, g.op("Pow", {math_scalar(g, 2, type), e})});
 }
 
 // aten::nextafter(Tensor self, Tensor other) on float/double  ⇒  x ± one unit in the last place
@@ -428,25 +431,25 @@ Values nextafter(GraphContext& g, const Args& a) {
   const double digits = type == at::kFloat ? 24 : 53;
   const double lowest = type == at::kFloat ? -149 : -1074;
   Value x = a.tensor_as(0, type), y = a.tensor_as(1, type);
-  Value zero = scalar(g, 0, type), two = scalar(g, 2, type);
+  Value zero = math_scalar(g, 0, type), two = math_scalar(g, 2, type);
   Frexp f = frexp_of(g, x, type);
   auto power = [&](const Value& exponent) {
-    return g.op("Pow", {two, g.op("Max", {exponent, scalar(g, lowest, type)})});
+    return g.op("Pow", {two, g.op("Max", {exponent, math_scalar(g, lowest, type)})});
   };
-  Value up = power(g.op("Sub", {f.e, scalar(g, digits, type)}));
+  Value up = power(g.op("Sub", {f.e, math_scalar(g, digits, type)}));
   Value at_power = x_equals(g, g.op("Abs", {f.m}), 0.5, type);
   Value down =
-      g.op("Where", {at_power, power(g.op("Sub", {f.e, scalar(g, digits + 1, type)})), up});
+      g.op("Where", {at_power, power(g.op("Sub", {f.e, math_scalar(g, digits + 1, type)})), up});
   Value positive = g.op("Greater", {x, zero});
   // Away from zero: x > 0 toward a larger y, or x < 0 toward a smaller one.
   Value away = g.op("Not", {g.op("Xor", {positive, g.op("Greater", {y, x})})});
   Value ax = g.op("Abs", {x});
   Value stepped = g.op("Where", {away, g.op("Add", {ax, up}), g.op("Sub", {ax, down})});
   Value r = g.op("Where", {positive, stepped, g.op("Neg", {stepped})});
-  Value tiny = scalar(g, std::pow(2.0, lowest), type);
+  Value tiny = math_scalar(g, std::pow(2.0, lowest), type);
   r = g.op("Where", {is_zero(g, x, type),
                      g.op("Where", {g.op("Greater", {y, zero}), tiny, g.op("Neg", {tiny})}), r});
-  Value max = scalar(g, max_finite(type), type);
+  Value max = math_scalar(g, max_finite(type), type);
   r = g.op("Where", {is_pos_inf(g, x, type), max, r});
   r = g.op("Where", {is_neg_inf(g, x, type), g.op("Neg", {max}), r});
   r = g.op("Where", {equal_floats(g, x, y), y, r});
@@ -466,7 +469,7 @@ Values addcdiv(GraphContext& g, const Args& a) {
   Value t1 = a.tensor_as(1, type);
   if (a.size() > 3 && !a.is_none(3)) {
     const double value = a.float_arg(3);
-    if (value != 1.0) t1 = g.op("Mul", {scalar(g, value, type), t1});
+    if (value != 1.0) t1 = g.op("Mul", {math_scalar(g, value, type), t1});
   }
   return {g.op("Add", {a.tensor_as(0, type), g.op("Div", {t1, a.tensor_as(2, type)})})};
 }
@@ -509,10 +512,11 @@ Values isclose(GraphContext& g, const Args& a) {
   } else {
     actual = cast_if(g, g.op("Abs", {g.op("Sub", {x, y})}), type, work);
   }
-  Value allowed =
-      g.op("Add", {scalar(g, atol, work),
-                   g.op("Abs", {g.op("Mul", {scalar(g, rtol, work), cast_if(g, y, type, work)})})});
-  Value finite = g.op("Less", {actual, scalar(g, std::numeric_limits<double>::infinity(), work)});
+  Value allowed = g.op(
+      "Add", {math_scalar(g, atol, work),
+              g.op("Abs", {g.op("Mul", {math_scalar(g, rtol, work), cast_if(g, y, type, work)})})});
+  Value finite =
+      g.op("Less", {actual, math_scalar(g, std::numeric_limits<double>::infinity(), work)});
   Value within = g.op("And", {finite, g.op("Not", {g.op("Greater", {actual, allowed})})});
   return {g.op("Or", {close, within})};
 }
@@ -522,7 +526,8 @@ Value any_positive(GraphContext& g, const Value& a, at::ScalarType type) {
   // In int64: ReduceMax takes 8-bit integers only from opset 12, 16-bit ones never.
   Value flat = cast_if(g, g.op("Reshape", {a, g.constant_ints({-1})}), type, at::kLong);
   Value with_zero = g.op("Concat", {flat, g.constant_ints({0})}, {{"axis", int64_t{0}}});
-  return g.op("Greater", {reduce(g, "ReduceMax", with_zero, {}, false), scalar(g, 0, at::kLong)});
+  return g.op("Greater",
+              {reduce(g, "ReduceMax", with_zero, {}, false), math_scalar(g, 0, at::kLong)});
 }
 
 // The greatest common divisor of integer tensors x and y (broadcast), non-negative, as ATen's
@@ -530,7 +535,7 @@ Value any_positive(GraphContext& g, const Value& a, at::ScalarType type) {
 // any element's a is non-zero, each step taking only the elements not finished (Euclid's steps
 // are at most ~92 for int64).
 Value gcd_of(GraphContext& g, const Value& x, const Value& y, at::ScalarType type) {
-  Value zero = scalar(g, 0, type);
+  Value zero = math_scalar(g, 0, type);
   // Both operands broadcast to the result's shape, so the loop's carried values keep it.
   Value shape = g.op("Shape", {g.op("Add", {x, y})});
   Value a0 = g.op("Abs", {g.op("Expand", {x, shape})});
@@ -546,7 +551,7 @@ Value gcd_of(GraphContext& g, const Value& x, const Value& y, at::ScalarType typ
     body->inputs.push_back({a, {type}});
     body->inputs.push_back({b, {type}});
     Value active = g.op("Greater", {a, zero});
-    Value divisor = g.op("Where", {active, a, scalar(g, 1, type)});
+    Value divisor = g.op("Where", {active, a, math_scalar(g, 1, type)});
     Value next_a = g.op("Where", {active, nonnegative_mod(g, b, divisor), a});
     Value next_b = g.op("Where", {active, a, b});
     body->outputs.push_back({any_positive(g, next_a, type), {at::kBool, std::vector<int64_t>{}}});
@@ -578,9 +583,9 @@ Values lcm(GraphContext& g, const Args& a) {
   }
   Value x = a.tensor_as(0, type), y = a.tensor_as(1, type);
   Value d = gcd_of(g, x, y, type);
-  Value zero = scalar(g, 0, type);
+  Value zero = math_scalar(g, 0, type);
   Value none = g.op("Not", {g.op("Greater", {d, zero})});
-  Value safe = g.op("Where", {none, scalar(g, 1, type), d});
+  Value safe = g.op("Where", {none, math_scalar(g, 1, type), d});
   Value l = g.op("Abs", {g.op("Mul", {g.op("Div", {x, safe}), y})});
   return {g.op("Where", {none, zero, l})};
 }
@@ -612,7 +617,7 @@ void register_math(Registry& r) {
   r.add("aten::sgn", from(9), sgn);
   r.add("aten::sign", from(9), sgn);
   r.add("aten::log1p", from(9), float_unary<log1p_of>);
-  r.add("aten::positive", from(9), identity);
+  r.add("aten::positive", from(9), math_identity);
   r.add("aten::hypot", from(9), float_binary<hypot>);
   r.add("aten::logaddexp", from(9), float_binary<logaddexp>);
   r.add("aten::logaddexp2", from(9), float_binary<logaddexp2>);

@@ -52,7 +52,7 @@ Value channel_affine(GraphContext& g, const Args& a, Value y, size_t wi, size_t 
   return y;
 }
 
-at::ScalarType float_type(GraphContext& g, const Args& a, size_t i) {
+at::ScalarType norm_float_type(GraphContext& g, const Args& a, size_t i) {
   at::ScalarType type = a.dtype(i);
   if (!at::isFloatingType(type)) {
     g.fail("normalization of a non-floating tensor (dtype " + std::string(c10::toString(type)) +
@@ -133,7 +133,7 @@ Value batch_norm_training(GraphContext& g, const Args& a, at::ScalarType type,
 //   (torch.onnx feeds zeros/ones as running statistics there; ONNX Runtime 1.30 then computes
 //   the inference form whenever bias, mean and var are constant 0, 0 and 1.)
 Values batch_norm_of(GraphContext& g, const Args& a, bool training_mode_attr) {
-  at::ScalarType type = float_type(g, a, 0);
+  at::ScalarType type = norm_float_type(g, a, 0);
   if (a.bool_arg(5)) {
     const int64_t rank = a.require_rank(0);
     if (rank >= 2 && (type == at::kFloat || type == at::kDouble) && !a.is_none(3) &&
@@ -166,7 +166,7 @@ Values batch_norm_14(GraphContext& g, const Args& a) {
 //                     float momentum, float eps, bool cudnn_enabled) -> Tensor
 //   ⇒  statistics over dims 2.. (use_input_stats); running statistics otherwise
 Values instance_norm(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_type(g, a, 0);
+  at::ScalarType type = norm_float_type(g, a, 0);
   const int64_t rank = a.require_rank(0);
   if (rank < 2) g.fail("instance_norm of a tensor of rank < 2");
   const double eps = a.float_arg(7);
@@ -189,7 +189,7 @@ Values instance_norm(GraphContext& g, const Args& a) {
 // aten::layer_norm(input, int[] normalized_shape, weight?, bias?, float eps, bool cudnn) -> Tensor
 //   ⇒  mean/variance composition (9–16)
 Values layer_norm_9(GraphContext& g, const Args& a) {
-  return {layer_norm_parts(g, a, float_type(g, a, 0)).y};
+  return {layer_norm_parts(g, a, norm_float_type(g, a, 0)).y};
 }
 
 // aten::layer_norm(...) -> Tensor  ⇒  LayerNormalization (17+)
@@ -200,7 +200,7 @@ Values layer_norm_17(GraphContext& g, const Args& a) {
 // aten::native_layer_norm(input, SymInt[] normalized_shape, weight?, bias?, float eps)
 //   -> (out, mean, rstd)  ⇒  the composition (9–16)
 Values native_layer_norm_9(GraphContext& g, const Args& a) {
-  Normalized n = layer_norm_parts(g, a, float_type(g, a, 0));
+  Normalized n = layer_norm_parts(g, a, norm_float_type(g, a, 0));
   return {n.y, n.mean, n.rstd};
 }
 
@@ -208,7 +208,7 @@ Values native_layer_norm_9(GraphContext& g, const Args& a) {
 //   outputs (17+, float input); the composition for other dtypes (ONNX Runtime computes the
 //   statistics in float)
 Values native_layer_norm_17(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_type(g, a, 0);
+  at::ScalarType type = norm_float_type(g, a, 0);
   if (type == at::kFloat) return layer_norm_op(g, a, 3);
   Normalized n = layer_norm_parts(g, a, type);
   return {n.y, n.mean, n.rstd};
@@ -217,7 +217,7 @@ Values native_layer_norm_17(GraphContext& g, const Args& a) {
 // aten::group_norm(input, int num_groups, weight?, bias?, float eps, bool cudnn) -> Tensor
 //   ⇒  statistics over Reshape(x, [N, G, -1]), reshaped back, per-channel affine
 Values group_norm(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_type(g, a, 0);
+  at::ScalarType type = norm_float_type(g, a, 0);
   const int64_t rank = a.require_rank(0);
   Normalized n = group_norm_parts(g, a.tensor(0), a.int_arg(1), a.float_arg(4), type);
   return {channel_affine(g, a, n.y, 2, 3, rank)};
@@ -227,7 +227,7 @@ Values group_norm(GraphContext& g, const Args& a) {
 // zeros of C when absent; statistics in float, stash_type 1); float input of rank >= 3 (other
 // dtypes and (N, C) inputs: the composition)
 Values group_norm21(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_type(g, a, 0);
+  at::ScalarType type = norm_float_type(g, a, 0);
   if (type != at::kFloat || a.require_rank(0) < 3) return group_norm(g, a);
   auto channels = [&](const Args& a, size_t i, double fill) {
     if (!a.is_none(i)) return a.tensor_as(i, type);
@@ -241,7 +241,7 @@ Values group_norm21(GraphContext& g, const Args& a) {
 // aten::native_group_norm(input, weight?, bias?, N, C, HxW, int group, float eps)
 //   -> (out, mean [N, G], rstd [N, G])  ⇒  the group_norm composition
 Values native_group_norm(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_type(g, a, 0);
+  at::ScalarType type = norm_float_type(g, a, 0);
   const int64_t rank = a.require_rank(0);
   Normalized n = group_norm_parts(g, a.tensor(0), a.int_arg(6), a.float_arg(7), type);
   return {channel_affine(g, a, n.y, 1, 2, rank), squeeze(g, n.mean, {2}), squeeze(g, n.rstd, {2})};
@@ -252,7 +252,7 @@ Values native_group_norm(GraphContext& g, const Args& a) {
 //   ⇒  x / Sqrt(ReduceMean(x·x over the last len(normalized_shape) axes) + eps) · weight, with
 //      eps defaulting to the dtype's machine epsilon (torch.finfo(x.dtype).eps), as PyTorch
 Values rms_norm(GraphContext& g, const Args& a) {
-  const at::ScalarType type = float_type(g, a, 0);
+  const at::ScalarType type = norm_float_type(g, a, 0);
   const int64_t rank = a.require_rank(0);
   const auto normalized = list_length(a, 1);
   if (!normalized || *normalized > rank) {

@@ -20,7 +20,7 @@ namespace torchonnx::symbolic::ops {
 namespace {
 
 using Ints = std::vector<int64_t>;
-constexpr int64_t kIntMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kPadIntMax = std::numeric_limits<int64_t>::max();
 
 bool is_float(at::ScalarType t) {
   return t == at::kFloat || t == at::kDouble || t == at::kHalf;
@@ -50,7 +50,7 @@ Value crop_negative(GraphContext& g, Value x, DimPads& p) {
     if (p.begin[d] >= 0 && p.end[d] >= 0) continue;
     axes.push_back(static_cast<int64_t>(d));
     starts.push_back(std::max<int64_t>(0, -p.begin[d]));
-    ends.push_back(p.end[d] < 0 ? p.end[d] : kIntMax);
+    ends.push_back(p.end[d] < 0 ? p.end[d] : kPadIntMax);
     p.begin[d] = std::max<int64_t>(0, p.begin[d]);
     p.end[d] = std::max<int64_t>(0, p.end[d]);
   }
@@ -95,7 +95,7 @@ Value circular_pad(GraphContext& g, Value x, const DimPads& p) {
     if (p.begin[d] == 0 && p.end[d] == 0) continue;
     const int64_t axis = static_cast<int64_t>(d);
     Values parts;
-    if (p.begin[d] > 0) parts.push_back(slice(g, x, {axis}, {-p.begin[d]}, {kIntMax}));
+    if (p.begin[d] > 0) parts.push_back(slice(g, x, {axis}, {-p.begin[d]}, {kPadIntMax}));
     parts.push_back(x);
     if (p.end[d] > 0) parts.push_back(slice(g, x, {axis}, {0}, {p.end[d]}));
     x = g.op("Concat", parts, {{"axis", axis}});
@@ -341,7 +341,7 @@ Value p_norm(GraphContext& g, const Value& d, double p, int64_t axis, bool keepd
   return g.op("Pow", {sum, g.constant_scalar(1.0 / p, type)});
 }
 
-at::ScalarType float_result(GraphContext& g, const Args& a) {
+at::ScalarType distance_float_type(GraphContext& g, const Args& a) {
   at::ScalarType type = a.output_dtype();
   if (!is_float(type)) g.fail("the result dtype is unknown or not floating point");
   return type;
@@ -349,7 +349,7 @@ at::ScalarType float_result(GraphContext& g, const Args& a) {
 
 // aten::pairwise_distance: ‖x1 − x2 + eps‖_p over the last dim of the broadcast shape.
 Value pairwise_distance(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = distance_float_type(g, a);
   const int64_t rank = std::max(a.require_rank(0), a.require_rank(1));
   double p = a.float_arg(2), eps = a.float_arg(3);
   bool keepdim = a.bool_arg(4);
@@ -365,7 +365,7 @@ Value pairwise_distance(GraphContext& g, const Args& a) {
 
 // aten::cosine_similarity (ATen 1.13): x1/max(‖x1‖, eps) · x2/max(‖x2‖, eps) over `dim`.
 Value cosine_similarity(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = distance_float_type(g, a);
   const int64_t rank = std::max(a.require_rank(0), a.require_rank(1));
   int64_t dim = normalize_dim(a.int_arg(2), std::max<int64_t>(rank, 1));
   double eps = a.float_arg(3);
@@ -385,7 +385,7 @@ Value cosine_similarity(GraphContext& g, const Args& a) {
 // aten::cdist: ‖x1[..., i, :] − x2[..., j, :]‖_p from the broadcast differences (exact for every
 // p; ATen's matrix-product form for p = 2 differs only by rounding).
 Value cdist(GraphContext& g, const Args& a) {
-  at::ScalarType type = float_result(g, a);
+  at::ScalarType type = distance_float_type(g, a);
   double p = a.float_arg(2);
   if (p < 0) g.fail("cdist only supports non-negative p");
   Value x1 = unsqueeze(g, a.tensor_as(0, type), {a.require_rank(0) - 1});  // [..., P, 1, M]

@@ -252,7 +252,7 @@ struct ConvSpec {
   const char* unpack;  // quantized::conv1d_unpack, quantized::conv_transpose2d_unpack, ...
 };
 
-struct ConvParams {
+struct QConvParams {
   std::vector<int64_t> stride, padding, dilation, output_padding;
   int64_t groups = 1;
   size_t scale_i = 2;  // schema position of the output scale (then the zero point)
@@ -260,9 +260,9 @@ struct ConvParams {
 
 // The convolution parameters of a quantized conv node: from the packed params (new overloads) or
 // from the node's arguments (the legacy non-transposed overloads: 8 arguments).
-ConvParams conv_params(GraphContext& g, const Args& a, const c10::IValue& packed,
-                       const ConvSpec& spec) {
-  ConvParams p;
+QConvParams conv_params(GraphContext& g, const Args& a, const c10::IValue& packed,
+                        const ConvSpec& spec) {
+  QConvParams p;
   const size_t n = static_cast<size_t>(spec.dims);
   if (!spec.transposed && a.size() == 8) {
     p.stride = a.int_list(2);
@@ -298,7 +298,7 @@ ConvParams conv_params(GraphContext& g, const Args& a, const c10::IValue& packed
 Converter conv(ConvSpec spec) {
   return [=](GraphContext& g, const Args& a) -> Values {
     c10::IValue packed = packed_params(g, a, 1);
-    ConvParams p = conv_params(g, a, packed, spec);
+    QConvParams p = conv_params(g, a, packed, spec);
     c10::Stack unpacked = call_op(g, spec.unpack, packed);
     at::Tensor w = unpacked.at(0).toTensor();
     if (w.dim() != spec.dims + 2) {
@@ -359,8 +359,8 @@ Value normalize(GraphContext& g, const Value& x, const std::vector<int64_t>& axe
 }
 
 // y * weight + bias with weight/bias (shape [C]) broadcast along dim 1 of a rank-`rank` tensor.
-Value channel_affine(GraphContext& g, const Args& a, Value y, size_t w_i, size_t b_i,
-                     int64_t rank) {
+Value q_channel_affine(GraphContext& g, const Args& a, Value y, size_t w_i, size_t b_i,
+                       int64_t rank) {
   std::vector<int64_t> trailing;
   for (int64_t d = 1; d < rank - 1; ++d) trailing.push_back(d);
   auto shaped = [&](size_t i) {
@@ -380,7 +380,7 @@ void require_tensor_overload(GraphContext& g, const Args& a, size_t n) {
   }
 }
 
-Converter binary(const std::string& onnx_op, bool relu) {
+Converter q_binary(const std::string& onnx_op, bool relu) {
   return [=](GraphContext& g, const Args& a) -> Values {
     require_tensor_overload(g, a, 4);
     Value qa = a.tensor(0);
@@ -468,7 +468,7 @@ Values dequantize_self(GraphContext& g, const Args& a) {
 
 // quantized::cat(Tensor[] qx, int dim, float? scale, int? zero_point)  ⇒  DQ each → Concat → Q
 // (without scale/zero point: the first input's, as libtorch)
-Values cat(GraphContext& g, const Args& a) {
+Values q_cat(GraphContext& g, const Args& a) {
   Values qs = a.tensor_list(0);
   if (qs.empty()) g.fail("cat of an empty list");
   const torch::jit::Node* list = a.jit(0)->node();
@@ -490,7 +490,7 @@ Values cat(GraphContext& g, const Args& a) {
 
 // quantized::hardswish(Tensor input, float scale, int zp)  ⇒  DQ → x * HardSigmoid(x; 1/6, 1/2)
 // → Q
-Values hardswish10(GraphContext& g, const Args& a) {
+Values q_hardswish10(GraphContext& g, const Args& a) {
   Value qx = a.tensor(0);
   Value x = dequantize(g, qx);
   Value y = g.op("Mul", {x, g.op("HardSigmoid", {x}, {{"alpha", 1.0 / 6}, {"beta", 0.5}})});
@@ -498,21 +498,21 @@ Values hardswish10(GraphContext& g, const Args& a) {
 }
 
 // quantized::hardswish(Tensor input, float scale, int zp)  ⇒  DQ → HardSwish → Q
-Values hardswish14(GraphContext& g, const Args& a) {
+Values q_hardswish14(GraphContext& g, const Args& a) {
   Value qx = a.tensor(0);
   Value y = g.op("HardSwish", {dequantize(g, qx)});
   return {requantize(g, a, y, 1, qx)};
 }
 
 // quantized::sigmoid(Tensor qx, float scale, int zp)  ⇒  DQ → Sigmoid → Q
-Values sigmoid(GraphContext& g, const Args& a) {
+Values q_sigmoid(GraphContext& g, const Args& a) {
   Value qx = a.tensor(0);
   return {requantize(g, a, g.op("Sigmoid", {dequantize(g, qx)}), 1, qx)};
 }
 
 // quantized::leaky_relu(Tensor qx, Scalar slope, bool inplace, float scale, int zp)  ⇒
 // DQ → LeakyRelu → Q
-Values leaky_relu(GraphContext& g, const Args& a) {
+Values q_leaky_relu(GraphContext& g, const Args& a) {
   Value qx = a.tensor(0);
   Value y = g.op("LeakyRelu", {dequantize(g, qx)}, {{"alpha", a.float_arg(1)}});
   return {requantize(g, a, y, 3, qx)};
@@ -520,7 +520,7 @@ Values leaky_relu(GraphContext& g, const Args& a) {
 
 // quantized::layer_norm(Tensor x, int[] normalized_shape, Tensor? w, Tensor? b, float eps,
 // float scale, int zp)  ⇒  DQ → normalization over the last len(shape) dims, affine → Q
-Values layer_norm(GraphContext& g, const Args& a) {
+Values q_layer_norm(GraphContext& g, const Args& a) {
   Value qx = a.tensor(0);
   const int64_t rank = q_rank(g, a.jit(0));
   const auto k = static_cast<int64_t>(a.int_list(1).size());
@@ -534,25 +534,25 @@ Values layer_norm(GraphContext& g, const Args& a) {
 
 // quantized::group_norm(Tensor x, int num_groups, Tensor? w, Tensor? b, float eps, float scale,
 // int zp)  ⇒  DQ → Reshape [N, G, -1], normalization over dim 2, Reshape back, affine → Q
-Values group_norm(GraphContext& g, const Args& a) {
+Values q_group_norm(GraphContext& g, const Args& a) {
   Value qx = a.tensor(0);
   const int64_t rank = q_rank(g, a.jit(0));
   Value x = dequantize(g, qx);
   Value grouped = g.op("Reshape", {x, g.constant_ints({0, a.int_arg(1), -1})});
   Value y = normalize(g, grouped, {2}, a.float_arg(4));
   y = g.op("Reshape", {y, shape_of(g, x)});
-  return {requantize(g, a, channel_affine(g, a, y, 2, 3, rank), 5, qx)};
+  return {requantize(g, a, q_channel_affine(g, a, y, 2, 3, rank), 5, qx)};
 }
 
 // quantized::instance_norm(Tensor x, Tensor? w, Tensor? b, float eps, float scale, int zp)  ⇒
 // DQ → normalization over dims 2.., affine → Q
-Values instance_norm(GraphContext& g, const Args& a) {
+Values q_instance_norm(GraphContext& g, const Args& a) {
   Value qx = a.tensor(0);
   const int64_t rank = q_rank(g, a.jit(0));
   std::vector<int64_t> axes;
   for (int64_t d = 2; d < rank; ++d) axes.push_back(d);
   Value y = normalize(g, dequantize(g, qx), axes, a.float_arg(3));
-  return {requantize(g, a, channel_affine(g, a, y, 1, 2, rank), 4, qx)};
+  return {requantize(g, a, q_channel_affine(g, a, y, 1, 2, rank), 4, qx)};
 }
 
 // aten::fake_quantize_per_tensor_affine(Tensor self, float|Tensor scale, int|Tensor zero_point,
@@ -740,20 +740,20 @@ void register_quantized(Registry& r) {
   r.add("quantized::linear_relu", from(10), linear(/*relu=*/true));
 
   // quantized::add(Tensor qa, Tensor qb, float scale, int zero_point)  ⇒  DQ → Add → Q
-  r.add("quantized::add", from(10), binary("Add", false));
+  r.add("quantized::add", from(10), q_binary("Add", false));
   // quantized::add_relu(Tensor qa, Tensor qb, float scale, int zero_point)  ⇒  DQ → Add, Relu → Q
-  r.add("quantized::add_relu", from(10), binary("Add", true));
+  r.add("quantized::add_relu", from(10), q_binary("Add", true));
   // quantized::mul(Tensor qa, Tensor qb, float scale, int zero_point)  ⇒  DQ → Mul → Q
-  r.add("quantized::mul", from(10), binary("Mul", false));
+  r.add("quantized::mul", from(10), q_binary("Mul", false));
 
-  r.add("quantized::cat", from(10), cat);
-  r.add("quantized::hardswish", {10, 13}, hardswish10);
-  r.add("quantized::hardswish", from(14), hardswish14);
-  r.add("quantized::sigmoid", from(10), sigmoid);
-  r.add("quantized::leaky_relu", from(10), leaky_relu);
-  r.add("quantized::layer_norm", from(10), layer_norm);
-  r.add("quantized::group_norm", from(10), group_norm);
-  r.add("quantized::instance_norm", from(10), instance_norm);
+  r.add("quantized::cat", from(10), q_cat);
+  r.add("quantized::hardswish", {10, 13}, q_hardswish10);
+  r.add("quantized::hardswish", from(14), q_hardswish14);
+  r.add("quantized::sigmoid", from(10), q_sigmoid);
+  r.add("quantized::leaky_relu", from(10), q_leaky_relu);
+  r.add("quantized::layer_norm", from(10), q_layer_norm);
+  r.add("quantized::group_norm", from(10), q_group_norm);
+  r.add("quantized::instance_norm", from(10), q_instance_norm);
   r.add("aten::fake_quantize_per_tensor_affine", from(10), fake_quantize_per_tensor);
   r.add("aten::fake_quantize_per_channel_affine", from(13), fake_quantize_per_channel);
 }
