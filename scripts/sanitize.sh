@@ -34,7 +34,7 @@ jobs=$(nproc)
 
 export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" -DTORCHONNX_SANITIZE=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DTORCHONNX_SANITIZE=ON \
   -DTORCHONNX_BUILD_FUZZERS=ON -DTORCHONNX_BUILD_EXAMPLES=OFF -DTORCHONNX_BUILD_BENCH=OFF >/dev/null
 build_targets=(torchonnx_cli)
 for t in "${tests[@]}"; do build_targets+=("${t}_test"); done

@@ -33,6 +33,9 @@ fi
 
 export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 build=${TORCHONNX_BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# -g1: line tables only (backtraces and gdb's file:line, no variables): a quarter less compile
+# time than -g, on builds whose time CI counts twice (Note [Unity builds] in CMakeLists.txt).
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 jobs=$(nproc)
 cmake --build "$build" -j "$jobs" ${TORCHONNX_TARGETS:-}
