@@ -102,7 +102,7 @@ def check(argv):
     for name in sorted(os.listdir(junit)):
         if not name.endswith(".torchonnx.xml"):
             continue
-        file = name[: -len(".torchonnx.xml")] + ".py"
+        file = name.split(".")[0] + ".py"  # FILE.torchonnx.xml or part K's FILE.K.torchonnx.xml
         for test, (status, _) in load(os.path.join(junit, name)).items():
             ran += 1
             if status == "passed":
