@@ -90,7 +90,8 @@ if [ $sample = 1 ]; then
     f=${job%%$'\t'*} selection=${job#*$'\t'}
     while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n || true; done
     echo "torch-tests: sample of $f ($selection)"
-    "${route[@]}" "$f" -k "$selection" --junitxml="$out/${f%.py}.$((k++)).torchonnx.xml" \
+    k=$((k + 1))  # here: a background command expands its words in its own subshell
+    "${route[@]}" "$f" -k "$selection" --junitxml="$out/${f%.py}.$k.torchonnx.xml" \
       >/dev/null 2>&1 &
   done
   wait
