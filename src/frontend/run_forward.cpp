@@ -160,7 +160,7 @@ std::vector<at::Tensor> run_module(const torch::jit::Module& module,
     // "optimized" graph, which capture_module's inlining would meet.
     auto graph = torch::jit::toGraphFunction(method.function()).graph()->copy();
     inline_graph(*graph);
-    RnnReferenceGuard rnn_guard(graph->block());  // Note [RNN references without oneDNN]
+    ReferenceKernelsGuard reference_kernels;  // Note [References without oneDNN]
     torch::jit::Code code(graph, "forward");
     torch::jit::InterpreterState state(code);
     torch::jit::Stack stack;

@@ -200,7 +200,7 @@ std::optional<Mismatch> find_mismatch(const torch::jit::Module& model,
     // frontend/run_forward.cpp: the interpreter, not a graph executor).
     try {
       c10::InferenceMode guard;
-      frontend::RnnReferenceGuard rnn_guard(graph.block());  // Note [RNN references without oneDNN]
+      frontend::ReferenceKernelsGuard reference_kernels;  // Note [References without oneDNN]
       auto copy = graph.copy();
       view_as_reshape(copy->block());
       torch::jit::Code code(copy, "verify");

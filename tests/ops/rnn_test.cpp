@@ -29,7 +29,7 @@ NamedTensors params_of(const torch::nn::Module& m) {
 }
 
 // The references run with oneDNN off: its LSTM is wrong under no-grad on some CPUs with Debian
-// 13's libtorch 2.6 (Note [RNN references without oneDNN], frontend/reference_guard.h).
+// 13's libtorch 2.6 (Note [References without oneDNN], frontend/reference_guard.h).
 class Rnn : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -38,7 +38,7 @@ def _onednn_disagrees():
     machine. Seen with Debian 13's libtorch 2.6 (libdnnl3.6 3.7.2) on an AMD EPYC CPU: under
     no_grad, nn.LSTM and nn.ConvTranspose2d differ from the same modules with oneDNN off (and from
     ONNX Runtime) by ~0.1. The tests compute their references under no_grad: with such a kernel,
-    they would hold the exports to wrong numbers (Note [RNN references without oneDNN] in
+    they would hold the exports to wrong numbers (Note [References without oneDNN] in
     src/frontend/reference_guard.h)."""
     torch.manual_seed(0)
     lstm, deconv = torch.nn.LSTM(4, 6).eval(), torch.nn.ConvTranspose2d(3, 4, 3, stride=2).eval()
