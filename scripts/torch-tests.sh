@@ -103,13 +103,27 @@ if [ $sample = 1 ]; then
   echo "torch-tests: sample $([ $status = 0 ] && echo passed || echo FAILED) in $((SECONDS - start)) s"
   exit $status
 fi
-for f in "${files[@]}"; do
+# Each file twice (torch.onnx 2.6, then routed to torchonnx), $(nproc) pytests at a time, one
+# thread each; test_pytorch_onnx_onnxruntime.py (~1 h per exporter) first when it is asked for.
+start=$SECONDS
+ordered=()
+for f in "${files[@]}"; do [ "$f" = test_pytorch_onnx_onnxruntime.py ] && ordered+=("$f"); done
+for f in "${files[@]}"; do [ "$f" != test_pytorch_onnx_onnxruntime.py ] && ordered+=("$f"); done
+for f in "${ordered[@]}"; do
   name=${f%.py}
-  echo "torch-tests: $f with torch.onnx 2.6"
-  OMP_NUM_THREADS=1 python3 -m pytest -q -p no:cacheprovider --tb=no "$f" \
-    --junitxml="$out/$name.base.xml" >/dev/null 2>&1 || true
-  echo "torch-tests: $f through torchonnx"
-  "${route[@]}" "$f" --junitxml="$out/$name.torchonnx.xml" >/dev/null 2>&1 || true
+  for exporter in base torchonnx; do
+    while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n || true; done
+    if [ $exporter = base ]; then
+      echo "torch-tests: $f with torch.onnx 2.6"
+      OMP_NUM_THREADS=1 python3 -m pytest -q -p no:cacheprovider --tb=no "$f" \
+        --junitxml="$out/$name.base.xml" >/dev/null 2>&1 &
+    else
+      echo "torch-tests: $f through torchonnx"
+      "${route[@]}" "$f" --junitxml="$out/$name.torchonnx.xml" >/dev/null 2>&1 &
+    fi
+  done
 done
+wait
+echo "torch-tests: ran ${#files[@]} files with both exporters in $((SECONDS - start)) s"
 python3 "$root/tests/torch_tests/report.py" "$out" "$root/docs/torch-tests.md" "${files[@]}"
 echo "torch-tests: wrote docs/torch-tests.md (JUnit files in $out)"
