@@ -3,8 +3,57 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/operator.h>
 
 namespace torchonnx {
+
+namespace {
+
+// Whether a value of type `actual` can stand for an argument of type `expected` by kind (see
+// Note [Overloads resolved once]).
+bool fits(const c10::TypePtr& expected, const c10::TypePtr& actual) {
+  using K = c10::TypeKind;
+  if (actual->isSubtypeOf(*expected)) return true;
+  const K want = expected->kind(), have = actual->kind();
+  if (want == K::OptionalType) {
+    return have == K::NoneType ||
+           fits(expected->expectRef<c10::OptionalType>().getElementType(), actual);
+  }
+  if (want == K::VarType || want == K::AnyType) return true;
+  auto number = [](K k) {
+    return k == K::IntType || k == K::FloatType || k == K::BoolType || k == K::NumberType ||
+           k == K::ComplexType;
+  };
+  switch (want) {
+    case K::TensorType:
+      return have == K::TensorType;
+    case K::ListType:
+      return have == K::ListType && fits(expected->expectRef<c10::ListType>().getElementType(),
+                                         actual->expectRef<c10::ListType>().getElementType());
+    case K::NumberType:
+      return number(have);
+    case K::FloatType:
+      return have == K::FloatType || have == K::IntType;
+    default:
+      return want == have;
+  }
+}
+
+}  // namespace
+
+const c10::FunctionSchema* node_schema(const torch::jit::Node* node) {
+  if (const c10::FunctionSchema* schema = node->maybeSchema()) return schema;
+  const auto inputs = node->inputs();
+  for (const auto& op : torch::jit::getAllOperatorsFor(node->kind())) {
+    const c10::FunctionSchema& schema = op->schema();
+    const auto& args = schema.arguments();
+    if (schema.is_vararg() || args.size() != inputs.size()) continue;
+    bool all = true;
+    for (size_t i = 0; all && i < args.size(); ++i) all = fits(args[i].type(), inputs[i]->type());
+    if (all) return &schema;
+  }
+  return nullptr;
+}
 
 bool writes_input(const torch::jit::Node* node, size_t i) {
   const c10::FunctionSchema* schema = node->maybeSchema();

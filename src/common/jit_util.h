@@ -4,12 +4,25 @@
 #include <cstddef>
 #include <string>
 
+namespace c10 {
+struct FunctionSchema;
+}  // namespace c10
 namespace torch::jit {
 struct Node;
 struct Value;
 }  // namespace torch::jit
 
 namespace torchonnx {
+
+// Note [Overloads resolved once]
+// A node's overload is its schema's (Node::maybeSchema()). A node whose argument types match no
+// schema exactly (a graph of an older PyTorch, a node a pass built with looser types) takes the
+// first overload of its op, in libtorch's order, whose arguments fit its inputs by count and by
+// kind (tensor, list, number, string, None for an Optional). Every stage asks this one function:
+// the dispatcher looks converters up by that overload, converters read arguments by its
+// positions, and no converter dispatches again by argument count or type.
+// The schema of `node`'s overload (see the note), or nullptr when none fits.
+const c10::FunctionSchema* node_schema(const torch::jit::Node* node);
 
 // Whether `node` writes its input `i` (schema alias annotation `(a!)`, as in aten::append).
 bool writes_input(const torch::jit::Node* node, size_t i);

@@ -15,7 +15,7 @@ namespace torchonnx::symbolic {
 using torch::jit::Node;
 
 std::string overload_name(const Node* node) {
-  const c10::FunctionSchema* schema = node->maybeSchema();
+  const c10::FunctionSchema* schema = node_schema(node);  // Note [Overloads resolved once]
   return schema != nullptr ? schema->overload_name() : "";
 }
 

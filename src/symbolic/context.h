@@ -148,7 +148,8 @@ class SubgraphScope {
   const torch::jit::Node* node_;
 };
 
-// The overload name of the schema `node` matched ("" for none or the unnamed overload).
+// The overload name of `node`'s schema, resolved when the node matches none exactly (Note
+// [Overloads resolved once] in common/jit_util.h); "" for none or the unnamed overload.
 std::string overload_name(const torch::jit::Node* node);
 
 class Args {

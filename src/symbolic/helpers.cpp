@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "common/jit_util.h"
+
 namespace torchonnx::symbolic {
 
 Value unsqueeze(GraphContext& g, const Value& v, const std::vector<int64_t>& axes) {
@@ -158,7 +160,7 @@ double max_finite(at::ScalarType type) {
 }
 
 std::optional<size_t> arg_index(const Args& a, const std::string& name) {
-  const c10::FunctionSchema* schema = a.node()->maybeSchema();
+  const c10::FunctionSchema* schema = node_schema(a.node());
   if (schema == nullptr) return std::nullopt;
   const auto& args = schema->arguments();
   for (size_t i = 0; i < args.size() && i < a.size(); ++i) {

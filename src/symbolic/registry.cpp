@@ -7,16 +7,24 @@
 namespace torchonnx::symbolic {
 
 void Registry::add(const std::string& op, OpsetRange range, Converter fn) {
-  if (range.since > range.until) {
+  add_registration(op, {range, std::move(fn)});
+}
+
+void Registry::add_unnamed(const std::string& kind, OpsetRange range, Converter fn) {
+  add_registration(kind, {range, std::move(fn), true});
+}
+
+void Registry::add_registration(const std::string& op, Registration r) {
+  if (r.range.since > r.range.until) {
     throw std::logic_error("empty opset range for " + op);
   }
   auto& regs = entries_[op];
-  for (const auto& r : regs) {
-    if (r.range.since <= range.until && range.since <= r.range.until) {
+  for (const auto& other : regs) {
+    if (other.range.since <= r.range.until && r.range.since <= other.range.until) {
       throw std::logic_error("overlapping opset ranges registered for " + op);
     }
   }
-  regs.push_back({range, std::move(fn)});
+  regs.push_back(std::move(r));
 }
 
 void Registry::alias(const std::string& op, const std::string& target) {
@@ -27,14 +35,18 @@ void Registry::alias(const std::string& op, const std::string& target) {
     for (const auto& r : it->second) copies.emplace_back(op + name.substr(target.size()), r);
   }
   if (copies.empty()) throw std::logic_error("alias " + op + " of " + target + ", which has none");
-  for (auto& [name, r] : copies) add(name, r.range, r.fn);
+  for (auto& [name, r] : copies) add_registration(name, r);
 }
 
 const Converter* Registry::find(const std::string& op, int opset) const {
+  return find_entry(op, opset, false);
+}
+
+const Converter* Registry::find_entry(const std::string& op, int opset, bool named_overload) const {
   auto it = entries_.find(op);
   if (it == entries_.end()) return nullptr;
   for (const auto& r : it->second) {
-    if (r.range.contains(opset)) return &r.fn;
+    if (r.range.contains(opset) && !(named_overload && r.unnamed_only)) return &r.fn;
   }
   return nullptr;
 }
@@ -55,7 +67,7 @@ const Converter* Registry::find_for_node(const std::string& kind, int opset,
     if (!overload.empty()) {
       if (const Converter* fn = find(k + "." + overload, opset)) return fn;
     }
-    return find(k, opset);
+    return find_entry(k, opset, !overload.empty());
   };
   if (const Converter* fn = find_kind(kind)) return fn;
   // RemoveInplaceOps rewrites in-place ops whose out-of-place form libtorch has and rewires the

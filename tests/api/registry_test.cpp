@@ -1,5 +1,6 @@
 // The registry: ranges of one op never overlap, lookup follows the ranges, in-place ops fall back
-// to their out-of-place converter.
+// to their out-of-place converter, a converter of the unnamed overload serves no other; a node
+// that matches no schema exactly is resolved to an overload once (Note [Overloads resolved once]).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,11 @@
 #include <regex>
 #include <string>
 
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/ir/irparser.h>
+
+#include "common/jit_util.h"
+#include "symbolic/context.h"
 #include "symbolic/registry.h"
 
 namespace torchonnx::symbolic {
@@ -123,6 +129,69 @@ TEST(Registry, InPlaceOpsUseTheOutOfPlaceConverter) {
   const Registry& r = Registry::builtin();
   EXPECT_EQ(r.find_for_node("aten::relu_", 17), r.find("aten::relu", 17));
   EXPECT_EQ(r.find_for_node("aten::__and__", 17), r.find("aten::__and__", 17));
+}
+
+TEST(Registry, AConverterOfTheUnnamedOverloadServesNoOther) {
+  Registry r;
+  r.add_unnamed("aten::foo", {9, 17}, nullptr);
+  r.add("aten::foo.dim", {9, 17}, nullptr);
+  r.add("aten::bar", {9, 17}, nullptr);
+  EXPECT_EQ(r.find_for_node("aten::foo", 11), r.find("aten::foo", 11));
+  EXPECT_EQ(r.find_for_node("aten::foo", 11, "dim"), r.find("aten::foo.dim", 11));
+  EXPECT_EQ(r.find_for_node("aten::foo", 11, "names_dim"), nullptr);
+  EXPECT_EQ(r.find_for_node("aten::foo_", 11, "names_dim"), nullptr);
+  // A converter by bare name serves every overload without one of its own.
+  EXPECT_EQ(r.find_for_node("aten::bar", 11, "Scalar"), r.find("aten::bar", 11));
+  // Aliases keep it.
+  r.alias("aten::foo_copy", "aten::foo");
+  EXPECT_EQ(r.find_for_node("aten::foo_copy", 11, "names_dim"), nullptr);
+  EXPECT_NE(r.find_for_node("aten::foo_copy", 11, "dim"), nullptr);
+  // Built in: aten::max(Tensor) has its converter, aten::max.names_dim none (not the one of
+  // aten::max(Tensor), which would reduce over every dim).
+  const Registry& builtin = Registry::builtin();
+  EXPECT_NE(builtin.find_for_node("aten::max", 17), nullptr);
+  EXPECT_EQ(builtin.find_for_node("aten::max", 17, "names_dim"), nullptr);
+  EXPECT_EQ(builtin.find_for_node("aten::median", 17, "names_dim"), nullptr);
+}
+
+// A node whose argument types match no schema exactly (here an int list where upsample's
+// .vec overload takes float[]? scale factors) takes the overload its arguments fit by count and
+// kind; the converters are looked up by it.
+TEST(Registry, ANodeThatMatchesNoSchemaIsResolvedToTheOverloadItsArgumentsFit) {
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::parseIR(R"IR(
+graph(%x : Float(1, 2, 4, 4), %s : int[], %none : NoneType):
+  %false : bool = prim::Constant[value=0]()
+  %y : Tensor = aten::upsample_nearest2d(%x, %none, %s)
+  %z : Tensor = aten::upsample_bilinear2d(%x, %none, %false, %s)
+  %w : Tensor = aten::upsample_bilinear2d(%x, %s, %false, %none, %none)
+  return (%y, %z, %w)
+)IR",
+                      graph.get());
+  std::vector<const torch::jit::Node*> nodes;
+  for (const torch::jit::Node* n : graph->nodes()) {
+    if (n->kind() != c10::prim::Constant) nodes.push_back(n);
+  }
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes[0]->maybeSchema(), nullptr);
+  EXPECT_EQ(nodes[1]->maybeSchema(), nullptr);
+  ASSERT_NE(node_schema(nodes[0]), nullptr);
+  EXPECT_EQ(overload_name(nodes[0]), "vec");
+  EXPECT_EQ(overload_name(nodes[1]), "vec");
+  // A node that matches its schema keeps it.
+  ASSERT_NE(nodes[2]->maybeSchema(), nullptr);
+  EXPECT_EQ(node_schema(nodes[2]), nodes[2]->maybeSchema());
+  EXPECT_EQ(overload_name(nodes[2]), "");
+  // A node that fits no overload has none.
+  auto other = std::make_shared<torch::jit::Graph>();
+  torch::jit::parseIR(R"IR(
+graph(%x : Tensor, %s : str):
+  %y : Tensor = aten::upsample_nearest2d(%x, %s, %s)
+  return (%y)
+)IR",
+                      other.get());
+  EXPECT_EQ(node_schema(other->outputs()[0]->node()), nullptr);
+  EXPECT_EQ(overload_name(other->outputs()[0]->node()), "");
 }
 
 }  // namespace

@@ -116,12 +116,6 @@ Values conv_nd_padding_mode(GraphContext& g, const Args& a) {
   return {convolution(g, a, p)};
 }
 
-// aten::conv{1,2,3}d(...) of a node without a schema: either overload, told apart by the type of
-//   padding
-Values conv_nd_any(GraphContext& g, const Args& a) {
-  return a.constant(4).isString() ? conv_nd_padding_mode(g, a) : conv_nd(g, a);
-}
-
 // aten::conv_transpose{1,2,3}d(input, weight, bias?, stride, padding, output_padding, groups,
 //                              dilation)
 //   ⇒  ConvTranspose (pads and output_padding as attributes)
@@ -160,7 +154,7 @@ void register_conv(Registry& r) {
   r.add("aten::_convolution", from(9), convolution_op);
   r.add("aten::convolution", from(9), convolution_op);
   for (const std::string op : {"aten::conv1d", "aten::conv2d", "aten::conv3d"}) {
-    r.add(op, from(9), conv_nd_any);
+    r.add_unnamed(op, from(9), conv_nd);
     r.add(op + ".padding", from(9), conv_nd_padding_mode);
   }
   r.add("aten::_convolution_mode", from(9), conv_nd_padding_mode);

@@ -278,10 +278,8 @@ Values div_rounding(GraphContext& g, const Args& a) {
   return {floating ? q : g.cast(q, type)};
 }
 
-// aten::div(Tensor self, Tensor|Scalar other)  ⇒  Div in the result dtype; a node without a
-// schema that carries a rounding_mode (3 arguments) as div_rounding
+// aten::div(Tensor self, Tensor|Scalar other)  ⇒  Div in the result dtype
 Values div(GraphContext& g, const Args& a) {
-  if (a.size() > 2) return div_rounding(g, a);
   at::ScalarType type = compute_dtype(g, a);
   const at::ScalarType work = arithmetic_work_type(g, type);  // Note [Low-precision arithmetic]
   return {cast_if(g, g.op("Div", {a.tensor_as(0, work), a.tensor_as(1, work)}), work, type)};
@@ -367,10 +365,9 @@ Values round_decimals(GraphContext& g, const Args& a) {
 }
 
 // aten::round(Tensor self)  ⇒  Round (11+) or an exact Floor-based half-to-even below 11
-// (a node without a schema may carry decimals)
 template <Rounding round_half_even>
 Values round(GraphContext& g, const Args& a) {
-  return round_to(g, a, a.size() > 1 ? a.int_arg(1) : 0, round_half_even);
+  return round_to(g, a, 0, round_half_even);
 }
 
 // aten::isnan(Tensor self)  ⇒  IsNaN (floats; other dtypes: all false)

@@ -545,11 +545,6 @@ Values scatter_reduce_arg(GraphContext& g, const Args& a) {
   return scatter_with(g, a, a.str_arg(4));
 }
 
-// aten::scatter for nodes without a schema: the reduce overloads take five arguments.
-Values scatter_any(GraphContext& g, const Args& a) {
-  return a.size() > 4 ? scatter_reduce_arg(g, a) : scatter(g, a);
-}
-
 // aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src)  ⇒  ScatterElements
 // reduction="add" from 16; below, the exact one-hot sum (duplicate indices add up)
 Values scatter_add_op(GraphContext& g, const Args& a) {
@@ -748,7 +743,6 @@ void register_index(Registry& r) {
   r.add("aten::take", from(9), take);
   r.add("aten::put", from(9), put);
   // aten::argwhere(Tensor self) -> Tensor  ⇒  as nonzero
-  r.add("aten::scatter", from(9), scatter_any);
   r.add("aten::scatter.src", from(9), scatter);
   r.add("aten::scatter.value", from(9), scatter);
   r.add("aten::scatter.reduce", from(9), scatter_reduce_arg);

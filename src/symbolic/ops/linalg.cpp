@@ -18,10 +18,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-bool is_string(const Args& a, size_t i) {
-  return a.jit(i)->type()->kind() == c10::TypeKind::StringType;
-}
-
 // Input 0, cast to the optional `dtype` argument at `i` (the norms compute in that type).
 Value input_in_dtype(GraphContext& g, const Args& a, std::optional<size_t> i) {
   Value x = a.tensor(0);
@@ -122,25 +118,10 @@ VarOptions var_options_correction(GraphContext&, const Args& a) {
   return o;
 }
 
-// Any overload, told apart by the arguments (the unnamed (Tensor self, bool unbiased=True), the
-// names_* overloads, nodes without a schema).
-VarOptions var_options_any(GraphContext& g, const Args& a) {
+// aten::var(Tensor self, bool unbiased=True): every element
+VarOptions var_options_unbiased(GraphContext&, const Args& a) {
   VarOptions o;
-  if (a.size() == 2) {
-    o.correction = a.bool_arg(1) ? 1 : 0;
-  } else {
-    if (a.jit(1)->type()->kind() == c10::TypeKind::ListType &&
-        a.jit(1)->type()->containedType(0)->kind() == c10::TypeKind::StringType) {
-      g.fail("named dims (Dimname) are not supported; pass dims as ints");
-    }
-    if (auto dims = a.optional_int_list(1)) o.axes = normalized_dims(a, *dims);
-    if (a.jit(2)->type()->kind() == c10::TypeKind::BoolType) {
-      o.correction = a.bool_arg(2) ? 1 : 0;
-    } else if (auto c = a.optional_int(2)) {
-      o.correction = static_cast<double>(*c);
-    }
-    o.keepdim = a.bool_arg(3);
-  }
+  o.correction = a.bool_arg(1) ? 1 : 0;
   return o;
 }
 
@@ -204,20 +185,6 @@ Values norm_dim_dtype(GraphContext& g, const Args& a) {
   return norm_of(g, a, true, 4);
 }
 
-// aten::norm of any overload, told apart by the number of arguments (the names_* overloads, nodes
-// without a schema)
-Values norm_any(GraphContext& g, const Args& a) {
-  const bool with_dim = a.size() >= 4;
-  if (with_dim && a.jit(2)->type()->kind() == c10::TypeKind::ListType &&
-      a.jit(2)->type()->containedType(0)->kind() == c10::TypeKind::StringType) {
-    g.fail("named dims (Dimname) are not supported; pass dims as ints");
-  }
-  std::optional<size_t> dtype_index;
-  if (a.size() == 3) dtype_index = 2;
-  if (a.size() == 5) dtype_index = 4;
-  return norm_of(g, a, with_dim, dtype_index);
-}
-
 // aten::frobenius_norm(Tensor self) -> Tensor (PyTorch 1.13)  ⇒  ReduceL2 over all dims
 Values frobenius_norm(GraphContext& g, const Args& a) {
   std::vector<int64_t> axes =
@@ -258,9 +225,8 @@ Values linalg_matrix_norm_str_ord(GraphContext& g, const Args& a) {
   return linalg_matrix_norm_of(g, a, true);
 }
 
-// Either overload, told apart by the type of ord (nodes without a schema).
-Values linalg_matrix_norm_any(GraphContext& g, const Args& a) {
-  return linalg_matrix_norm_of(g, a, is_string(a, 1));
+Values linalg_matrix_norm(GraphContext& g, const Args& a) {
+  return linalg_matrix_norm_of(g, a, false);
 }
 
 // aten::linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *,
@@ -296,9 +262,8 @@ Values linalg_norm_ord_str(GraphContext& g, const Args& a) {
   return linalg_norm_of(g, a, true);
 }
 
-// Either overload, told apart by the type of ord (nodes without a schema).
-Values linalg_norm_any(GraphContext& g, const Args& a) {
-  return linalg_norm_of(g, a, !a.is_none(1) && is_string(a, 1));
+Values linalg_norm(GraphContext& g, const Args& a) {
+  return linalg_norm_of(g, a, false);
 }
 
 // aten::dist(Tensor self, Tensor other, Scalar p=2) -> Tensor  ⇒  the p-norm of self - other
@@ -432,17 +397,16 @@ Converter var_converter(VarOptions (*options)(GraphContext&, const Args&), bool 
 }  // namespace
 
 void register_linalg(Registry& r) {
-  r.add("aten::norm", from(9), norm_any);
   r.add("aten::norm.Scalar", from(9), norm_scalar);
   r.add("aten::norm.ScalarOpt_dtype", from(9), norm_dtype);
   r.add("aten::norm.ScalarOpt_dim", from(9), norm_dim);
   r.add("aten::norm.ScalarOpt_dim_dtype", from(9), norm_dim_dtype);
-  r.add("aten::frobenius_norm", from(9), frobenius_norm);
+  r.add_unnamed("aten::frobenius_norm", from(9), frobenius_norm);
   r.add("aten::frobenius_norm.dim", from(9), frobenius_norm_dim);
   r.add("aten::linalg_vector_norm", from(9), linalg_vector_norm);
-  r.add("aten::linalg_matrix_norm", from(9), linalg_matrix_norm_any);
+  r.add_unnamed("aten::linalg_matrix_norm", from(9), linalg_matrix_norm);
   r.add("aten::linalg_matrix_norm.str_ord", from(9), linalg_matrix_norm_str_ord);
-  r.add("aten::linalg_norm", from(9), linalg_norm_any);
+  r.add_unnamed("aten::linalg_norm", from(9), linalg_norm);
   r.add("aten::linalg_norm.ord_str", from(9), linalg_norm_ord_str);
   r.add("aten::linalg_det", from(11), linalg_det);
   r.add("aten::dist", from(9), dist);
@@ -456,7 +420,7 @@ void register_linalg(Registry& r) {
                                      {"aten::var_mean", false, true},
                                      {"aten::std_mean", true, true}}) {
     const std::string name = op;
-    r.add(name, from(9), var_converter(var_options_any, sqrt, with_mean));
+    r.add_unnamed(name, from(9), var_converter(var_options_unbiased, sqrt, with_mean));
     r.add(name + ".dim", from(9), var_converter(var_options_dim, sqrt, with_mean));
     r.add(name + ".correction", from(9), var_converter(var_options_correction, sqrt, with_mean));
   }

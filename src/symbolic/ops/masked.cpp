@@ -66,13 +66,6 @@ Values where_select(GraphContext& g, const Args& a) {
   return {where(g, a.tensor_as(0, at::kBool), a.tensor_as(1, type), a.tensor_as(2, type), type)};
 }
 
-// aten::where(Tensor condition) -> Tensor[]  ⇒  the rows of NonZero; a node without a schema
-// with three arguments is where.self
-Values where_op(GraphContext& g, const Args& a) {
-  if (a.size() == 1) return nonzero_rows(g, a);
-  return where_select(g, a);
-}
-
 // aten::masked_fill(Tensor self, Tensor mask, Scalar|Tensor value)  ⇒  Where(mask, value, self)
 Values masked_fill(GraphContext& g, const Args& a) {
   at::ScalarType type = a.dtype(0);
@@ -99,7 +92,7 @@ void register_masked(Registry& r) {
   r.add("aten::nonzero", from(9), nonzero);
   r.add("aten::argwhere", from(9), nonzero);
   r.add("aten::nonzero_numpy", from(9), nonzero_rows);
-  r.add("aten::where", from(9), where_op);
+  r.add_unnamed("aten::where", from(9), nonzero_rows);
   for (const char* op : {"aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther",
                          "aten::where.Scalar"}) {
     r.add(op, from(9), where_select);

@@ -195,9 +195,8 @@ Values size_dim(GraphContext& g, const Args& a) {
   return {g.op("Gather", {shape, g.constant(at::scalar_tensor(dim, at::kLong))}, {{"axis", 0}})};
 }
 
-// aten::size(Tensor self) -> int[]  ⇒  Shape (a node without a schema may carry a dim: size_dim)
+// aten::size(Tensor self) -> int[]  ⇒  Shape
 Values size(GraphContext& g, const Args& a) {
-  if (a.size() > 1) return size_dim(g, a);
   return {g.op("Shape", {a.tensor(0)})};
 }
 
@@ -388,10 +387,9 @@ Converter list_extreme(const char* reduction) {
 }
 
 // prim::max/min(a, b) -> scalar  ⇒  Max/Min (in double before opset 12, whose Max takes floats
-// only); a node of one argument (a list) as list_extreme
-Converter scalar_extreme(const char* binary, const char* reduction) {
-  return [binary, reduction](GraphContext& g, const Args& a) -> Values {
-    if (a.size() == 1) return list_extreme(reduction)(g, a);
+// only)
+Converter scalar_extreme(const char* binary) {
+  return [binary](GraphContext& g, const Args& a) -> Values {
     at::ScalarType out = a.output_dtype();
     at::ScalarType work = g.opset() < 12 ? at::kDouble : out;
     Value r = g.op(binary, {a.tensor_as(0, work), a.tensor_as(1, work)});
@@ -503,15 +501,17 @@ Values len_tensor(GraphContext& g, const Args& a) {
 }
 
 // aten::len.t(t[] a) -> int  ⇒  a constant for a tensor list, SequenceLength of a sequence, Size
-// of a scalar list (a node without a schema may hold a Tensor: len_tensor)
+// of a scalar list
 Values len(GraphContext& g, const Args& a) {
   if (a.is_sequence(0)) return {g.op("SequenceLength", {a.sequence(0, at::kFloat)})};
   if (is_tensor_list(a.jit(0))) {
     return {
         g.constant(at::scalar_tensor(static_cast<int64_t>(a.tensor_list(0).size()), at::kLong))};
   }
-  if (a.jit(0)->type()->cast<c10::ListType>()) return {g.op("Size", {a.tensor(0)})};
-  return len_tensor(g, a);
+  if (!a.jit(0)->type()->cast<c10::ListType>()) {
+    g.fail(fmt::format("len() of a {} is not supported", a.jit(0)->type()->str()));
+  }
+  return {g.op("Size", {a.tensor(0)})};
 }
 
 // ----- list edits ------------------------------------------------------------------------------
@@ -631,7 +631,7 @@ void register_prim(Registry& r) {
   r.add("aten::Float", from(9), cast_to(at::kDouble));
   r.add("aten::FloatImplicit", from(9), cast_to(at::kDouble));
   r.add("aten::Bool", from(9), cast_to(at::kBool));
-  r.add("aten::size", from(9), size);
+  r.add_unnamed("aten::size", from(9), size);
   r.add("aten::size.int", from(9), size_dim);
   r.add("aten::dim", from(9), dim);
   r.add("aten::numel", from(9), numel);
@@ -649,8 +649,8 @@ void register_prim(Registry& r) {
     r.add(op, from(9), known_at_export(false));
   }
   r.add("aten::_nested_tensor_from_mask_left_aligned", from(9), known_at_export(true));
-  r.add("prim::max", from(9), scalar_extreme("Max", "ReduceMax"));
-  r.add("prim::min", from(9), scalar_extreme("Min", "ReduceMin"));
+  r.add("prim::max", from(9), scalar_extreme("Max"));
+  r.add("prim::min", from(9), scalar_extreme("Min"));
   for (const char* list : {"self_int", "self_float", "self_bool"}) {
     r.add(std::string("prim::max.") + list, from(9), list_extreme("ReduceMax"));
     r.add(std::string("prim::min.") + list, from(9), list_extreme("ReduceMin"));

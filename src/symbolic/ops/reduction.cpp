@@ -139,14 +139,6 @@ Converter sum_or_mean_dims(const std::string& onnx_op) {
   };
 }
 
-// aten::mean/sum for nodes without a schema: the overload without dim takes at most 2 arguments.
-Converter sum_or_mean(const std::string& onnx_op) {
-  return [all = sum_or_mean_all(onnx_op), dims = sum_or_mean_dims(onnx_op)](
-             GraphContext& g, const Args& a) -> Values {
-    return a.size() <= 2 ? all(g, a) : dims(g, a);
-  };
-}
-
 // aten::prod(Tensor self, *, ScalarType? dtype=None)  ⇒  ReduceProd over all dims in the result
 // dtype (int64 for bool/ints)
 Values prod(GraphContext& g, const Args& a) {
@@ -169,11 +161,6 @@ Values prod_dim(GraphContext& g, const Args& a) {
   ScalarType ct = accumulate_type(out);
   Value x = accumulator_input(g, a, 0, out, ct);
   return {cast_if(g, reduce(g, "ReduceProd", x, axes, keepdim), ct, out)};
-}
-
-// aten::prod for nodes without a schema: the overload without dim takes at most 2 arguments.
-Values prod_any(GraphContext& g, const Args& a) {
-  return a.size() <= 2 ? prod(g, a) : prod_dim(g, a);
 }
 
 // aten::max/min(Tensor self)  ⇒  ReduceMax/Min over all dims
@@ -219,16 +206,6 @@ Converter max_or_min_dim(bool is_max) {
     const int64_t dim = normalize_dim(a.int_arg(1), rank);
     return {reduce_minmax(g, reduce_op, x, a.dtype(0), {dim}, keepdim),
             arg_minmax(g, arg_op, x, a.dtype(0), dim, keepdim)};
-  };
-}
-
-// aten::max/min for nodes without a schema: by the argument count (1: all, 2: other, 3: dim).
-Converter max_or_min(bool is_max) {
-  return [all = max_or_min_all(is_max), other = max_or_min_other(is_max),
-          dim = max_or_min_dim(is_max)](GraphContext& g, const Args& a) -> Values {
-    if (a.size() == 1) return all(g, a);
-    if (a.size() == 2) return other(g, a);
-    return dim(g, a);
   };
 }
 
@@ -411,20 +388,20 @@ Values sum_to_size(GraphContext& g, const Args& a) {
 }  // namespace
 
 void register_reduction(Registry& r) {
-  r.add("aten::mean", from(9), sum_or_mean("ReduceMean"));
+  r.add_unnamed("aten::mean", from(9), sum_or_mean_all("ReduceMean"));
   r.add("aten::mean.dim", from(9), sum_or_mean_dims("ReduceMean"));
-  r.add("aten::sum", from(9), sum_or_mean("ReduceSum"));
+  r.add_unnamed("aten::sum", from(9), sum_or_mean_all("ReduceSum"));
   r.add("aten::sum.dim_IntList", from(9), sum_or_mean_dims("ReduceSum"));
-  r.add("aten::prod", from(9), prod_any);
+  r.add_unnamed("aten::prod", from(9), prod);
   r.add("aten::prod.dim_int", from(9), prod_dim);
 
   r.add("aten::amax", from(9), amax_or_amin("ReduceMax"));
   r.add("aten::amin", from(9), amax_or_amin("ReduceMin"));
   r.add("aten::aminmax", from(9), aminmax);
-  r.add("aten::max", from(9), max_or_min(true));
+  r.add_unnamed("aten::max", from(9), max_or_min_all(true));
   r.add("aten::max.other", from(9), max_or_min_other(true));
   r.add("aten::max.dim", from(9), max_or_min_dim(true));
-  r.add("aten::min", from(9), max_or_min(false));
+  r.add_unnamed("aten::min", from(9), max_or_min_all(false));
   r.add("aten::min.other", from(9), max_or_min_other(false));
   r.add("aten::min.dim", from(9), max_or_min_dim(false));
   r.add("aten::argmax", from(9), argmax_or_argmin("ArgMax"));

@@ -48,10 +48,6 @@ int64_t gates(Kind k) {
   }
 }
 
-bool is_list(const Args& a, size_t i) {
-  return a.jit(i)->type()->kind() == c10::TypeKind::ListType;
-}
-
 // Static sizes of element k of the Tensor[] argument i.
 std::optional<Ints> list_item_sizes(GraphContext& g, const Args& a, size_t i, size_t k) {
   const torch::jit::Node* producer = a.jit(i)->node();
@@ -357,16 +353,6 @@ Converter rnn_data(Kind kind) {
   return [kind](GraphContext& g, const Args& a) { return rnn_converter(g, a, kind, true); };
 }
 
-// Either overload of a node without a schema, told apart by the argument types: aten::lstm.input
-// has hx: Tensor[] at 1, .data batch_sizes: Tensor at 1; the others' .input has has_biases: bool
-// at 3, .data params: Tensor[] at 3.
-Converter rnn_any(Kind kind) {
-  return [kind](GraphContext& g, const Args& a) {
-    const bool packed = kind == Kind::kLstm ? !is_list(a, 1) : is_list(a, 3);
-    return rnn_converter(g, a, kind, packed);
-  };
-}
-
 // aten::lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih, Tensor?
 //   b_hh) -> (Tensor, Tensor); aten::gru_cell / rnn_tanh_cell / rnn_relu_cell(Tensor input,
 //   Tensor hx, ...) -> Tensor  ⇒  a one-step ONNX LSTM/GRU/RNN, its Y_h (and Y_c) squeezed
@@ -431,7 +417,6 @@ void register_rnn(Registry& r) {
                           {"aten::rnn_tanh", Kind::kRnnTanh},
                           {"aten::rnn_relu", Kind::kRnnRelu}}) {
     const std::string name = op;
-    r.add(name, from(9), rnn_any(kind));
     r.add(name + ".input", from(9), rnn_input(kind));
     r.add(name + ".data", from(9), rnn_data(kind));
   }

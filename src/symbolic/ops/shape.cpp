@@ -551,11 +551,6 @@ Values repeat_interleave_self(GraphContext& g, const Args& a) {
   return {g.op("Gather", {x, repeated_indices(g, reps)}, {{"axis", dim}})};
 }
 
-// aten::repeat_interleave for nodes without a schema: the .Tensor form takes two arguments.
-Values repeat_interleave(GraphContext& g, const Args& a) {
-  return a.size() == 2 ? repeat_interleave_indices(g, a) : repeat_interleave_self(g, a);
-}
-
 // ----- broadcast_tensors / meshgrid -----------------------------------------------------------
 
 // aten::broadcast_tensors(Tensor[] tensors) -> Tensor[]
@@ -651,7 +646,7 @@ void register_shape(Registry& r) {
   r.add("aten::expand_as", from(9), expand_as);
   r.add("aten::repeat", from(9), repeat);
   r.add("aten::tile", from(9), tile);
-  r.add("aten::repeat_interleave", from(9), repeat_interleave);
+  r.add("aten::repeat_interleave", from(9), repeat_interleave_self);
   r.add("aten::repeat_interleave.Tensor", from(9), repeat_interleave_indices);
 
   r.add("aten::broadcast_tensors", from(9), broadcast_tensors);

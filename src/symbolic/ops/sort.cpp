@@ -276,21 +276,15 @@ Values sort_stable(GraphContext& g, const Args& a) {
   return sort_along(g, a, a.int_arg(2), a.bool_arg(3));
 }
 
-// aten::sort for nodes without a schema: sort.stable takes four arguments.
-Values sort_any(GraphContext& g, const Args& a) {
-  return a.size() == 4 ? sort_stable(g, a) : sort(g, a);
-}
-
 // aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False)
 //   ⇒  the indices of sort's TopK
 Values argsort_stable(GraphContext& g, const Args& a) {
   return {sort_stable(g, a)[1]};
 }
 
-// aten::argsort(Tensor self, int dim=-1, bool descending=False), and argsort for nodes without a
-// schema (argsort.stable takes four arguments)  ⇒  the indices of sort's TopK
-Values argsort_any(GraphContext& g, const Args& a) {
-  return {sort_any(g, a)[1]};
+// aten::argsort(Tensor self, int dim=-1, bool descending=False)  ⇒  the indices of sort's TopK
+Values argsort(GraphContext& g, const Args& a) {
+  return {sort(g, a)[1]};
 }
 
 // aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True)
@@ -393,11 +387,6 @@ Values median_dim(GraphContext& g, const Args& a) {
           g.op("Where", {has_nan, first_nan, i})};
 }
 
-// aten::median for nodes without a schema: the overload without dim takes one argument.
-Values median_any(GraphContext& g, const Args& a) {
-  return a.size() == 1 ? median_all(g, a) : median_dim(g, a);
-}
-
 // Count of the elements of `x` that are not NaN along `axes` (int64).
 Value count_not_nan(GraphContext& g, const Value& x, const std::vector<int64_t>& axes,
                     bool keepdim) {
@@ -434,11 +423,6 @@ Values nanmedian_dim(GraphContext& g, const Args& a) {
     out.push_back(keepdim ? e : squeeze(g, e, {axis}));
   }
   return out;
-}
-
-// aten::nanmedian for nodes without a schema: the overload without dim takes one argument.
-Values nanmedian_any(GraphContext& g, const Args& a) {
-  return a.size() == 1 ? nanmedian_all(g, a) : nanmedian_dim(g, a);
 }
 
 // ----- searchsorted / isin -------------------------------------------------------------------
@@ -714,16 +698,16 @@ Values unique_dim_consecutive(GraphContext& g, const Args& a) {
 }  // namespace
 
 void register_sort(Registry& r) {
-  r.add("aten::sort", from(9), sort_any);
+  r.add_unnamed("aten::sort", from(9), sort);
   r.add("aten::sort.stable", from(9), sort_stable);
-  r.add("aten::argsort", from(9), argsort_any);
+  r.add_unnamed("aten::argsort", from(9), argsort);
   r.add("aten::argsort.stable", from(9), argsort_stable);
   r.add("aten::topk", from(9), topk_op);
   r.add("aten::msort", from(9), msort);
   r.add("aten::kthvalue", from(9), kthvalue);
-  r.add("aten::median", from(9), median_any);
+  r.add_unnamed("aten::median", from(9), median_all);
   r.add("aten::median.dim", from(9), median_dim);
-  r.add("aten::nanmedian", from(11), nanmedian_any);
+  r.add_unnamed("aten::nanmedian", from(11), nanmedian_all);
   r.add("aten::nanmedian.dim", from(11), nanmedian_dim);
   r.add("aten::searchsorted", from(9), searchsorted);
   r.add("aten::isin", from(11), isin);

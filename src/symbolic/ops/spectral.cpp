@@ -374,9 +374,8 @@ Values stft_center(GraphContext& g, const Args& a) {
   return stft_of(g, a, true);
 }
 
-// Either overload, told apart by the number of arguments (nodes without a schema).
-Values stft_any(GraphContext& g, const Args& a) {
-  return stft_of(g, a, a.size() == 10);
+Values stft(GraphContext& g, const Args& a) {
+  return stft_of(g, a, false);
 }
 
 // ----- istft -------------------------------------------------------------------------------------
@@ -596,7 +595,7 @@ void register_spectral(Registry& r) {
   r.add("aten::blackman_window", {9, 16}, blackman_window);
   r.add("aten::blackman_window", from(17), blackman_window_17);
   r.add("aten::bartlett_window", from(9), bartlett_window);
-  r.add("aten::stft", from(17), stft_any);
+  r.add_unnamed("aten::stft", from(17), stft);
   r.add("aten::stft.center", from(17), stft_center);
   r.add("aten::view_as_real", from(9), view_as_real);
   r.add("aten::view_as_complex", from(9), view_as_complex);

@@ -157,16 +157,11 @@ Values squeeze_dims(GraphContext& g, const Args& a) {
   return {x};
 }
 
-// aten::squeeze for nodes without a schema: squeeze_all or squeeze_dim by the argument count.
-Values squeeze_op(GraphContext& g, const Args& a) {
-  return a.size() == 1 ? squeeze_all(g, a) : squeeze_dim(g, a);
-}
-
 }  // namespace
 
 void register_squeeze(Registry& r) {
   r.add("aten::unsqueeze", from(9), unsqueeze_op);
-  r.add("aten::squeeze", from(9), squeeze_op);
+  r.add_unnamed("aten::squeeze", from(9), squeeze_all);
   r.add("aten::squeeze.dim", from(9), squeeze_dim);
   r.add("aten::squeeze.dims", from(9), squeeze_dims);
 }
