@@ -76,6 +76,16 @@ Value slice(GraphContext& g, const Value& x, const std::vector<int64_t>& axes,
   return g.op("Slice", inputs);
 }
 
+Value slice_computed(GraphContext& g, const Value& x, const Value& starts, const Value& ends,
+                     const Value& axes, const Value& steps, const std::string& what) {
+  if (g.opset() < 10) {
+    g.fail(what + " needs opset 10 (Slice inputs); export with opset >= 10");
+  }
+  Values inputs{x, starts, ends, axes};
+  if (!steps.empty()) inputs.push_back(steps);
+  return g.op("Slice", inputs);
+}
+
 Value transpose(GraphContext& g, const Value& x, const std::vector<int64_t>& perm) {
   bool identity = true;
   for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == int64_t(i);
@@ -137,6 +147,46 @@ Value scatter_elements(GraphContext& g, const Value& data, const Value& index, c
   ir::Attributes attrs{{"axis", axis}};
   if (!reduction.empty()) attrs.emplace_back("reduction", reduction);
   return g.op(g.opset() >= 11 ? "ScatterElements" : "Scatter", {data, index, updates}, attrs);
+}
+
+at::ScalarType topk_type(int opset, at::ScalarType t) {
+  if (t == at::ScalarType::Float || t == at::ScalarType::Double) return t;
+  if (t == at::ScalarType::Half || t == at::ScalarType::BFloat16) return at::ScalarType::Float;
+  if (opset >= 11)
+    return t == at::ScalarType::Int || t == at::ScalarType::Long ? t : at::ScalarType::Long;
+  return at::ScalarType::Double;
+}
+
+Values topk_in(GraphContext& g, const Value& x, const Value& k, std::optional<int64_t> k_static,
+               int64_t axis, bool largest) {
+  const bool negate = !largest && g.opset() < 11;
+  Value in = negate ? g.op("Neg", {x}) : x;
+  Values out;
+  if (g.opset() < 10) {
+    if (!k_static) g.fail("topk with a k computed at run time needs opset >= 10");
+    out = g.op("TopK", {in}, {{"axis", axis}, {"k", *k_static}}, 2);
+  } else if (g.opset() < 11) {
+    out = g.op("TopK", {in, k}, {{"axis", axis}}, 2);
+  } else {
+    out = g.op("TopK", {in, k},
+               {{"axis", axis}, {"largest", static_cast<int64_t>(largest)}, {"sorted", int64_t{1}}},
+               2);
+  }
+  return {negate ? g.op("Neg", {out[0]}) : out[0], out[1]};
+}
+
+Values topk(GraphContext& g, const Value& x, at::ScalarType t, const Value& k,
+            std::optional<int64_t> k_static, int64_t axis, bool largest) {
+  at::ScalarType ct = topk_type(g.opset(), t);
+  Value in = cast_if(g, x, t, ct);
+  if (g.opset() >= 11 && at::isFloatingType(ct)) {
+    Value key = g.op("Where", {g.op("IsNaN", {in}),
+                               g.constant_scalar(std::numeric_limits<double>::infinity(), ct), in});
+    Value indices = topk_in(g, key, k, k_static, axis, largest)[1];
+    return {g.op("GatherElements", {x, indices}, {{"axis", axis}}), indices};
+  }
+  Values out = topk_in(g, in, k, k_static, axis, largest);
+  return {cast_if(g, out[0], ct, t), out[1]};
 }
 
 std::optional<int64_t> list_length(const Args& a, size_t i) {

@@ -32,6 +32,11 @@ int64_t normalize_dim(int64_t dim, int64_t rank);
 Value slice(GraphContext& g, const Value& x, const std::vector<int64_t>& axes,
             const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
             const std::vector<int64_t>& steps = {});
+// Slice with bounds computed in the graph (1-D int64 `starts`, `ends`, `axes`, and `steps` when
+// given): inputs, from opset 10. Below it fails: "`what` needs opset 10 (Slice inputs); export
+// with opset >= 10".
+Value slice_computed(GraphContext& g, const Value& x, const Value& starts, const Value& ends,
+                     const Value& axes, const Value& steps, const std::string& what);
 // Transpose by `perm`, or `x` itself when perm is the identity.
 Value transpose(GraphContext& g, const Value& x, const std::vector<int64_t>& perm);
 // `v` cast from `from` to `to`, or `v` itself when they are the same (or `to` is undefined).
@@ -56,6 +61,25 @@ Value where(GraphContext& g, const Value& cond, const Value& x, const Value& y,
 // same semantics), reducing with `reduction` ("add", "mul", ...: opset 16) when it is given.
 Value scatter_elements(GraphContext& g, const Value& data, const Value& index, const Value& updates,
                        int64_t axis, const std::string& reduction = "");
+// TopK's forms: `k` an attribute at 9 (`k_static`), an input from 10; `largest` (and NaN ranked
+// as PyTorch ranks it) from 11.
+// The dtype TopK runs in for input dtype t: floats at every opset (half precision widened to
+// float); from 11 also int32/int64 (narrower integers and bool widened to int64). Before 11
+// integers are sorted as double, exact for |values| < 2^53.
+at::ScalarType topk_type(int opset, at::ScalarType t);
+// The k largest (or smallest) elements of x along `axis`, sorted, and their int64 indices; x and
+// the values are of dtype topk_type(opset, ·). `k` is a 1-D int64 tensor of one element from
+// opset 10; at 9, `k_static` (fails with a remedy when it is not known). Before 11 TopK has no
+// `largest`: the smallest are the largest of -x. Equal elements come in index order (ONNX TopK's
+// rule, PyTorch's stable order).
+Values topk_in(GraphContext& g, const Value& x, const Value& k, std::optional<int64_t> k_static,
+               int64_t axis, bool largest);
+// topk_in for x of any dtype t: computed in topk_type(opset, t), the values cast back to t.
+// PyTorch orders NaN above every number (+inf included), ONNX Runtime leaves it unordered: from
+// opset 11 floats are ranked with NaN as +inf (NaN and +inf in one slice then keep index order)
+// and the values gathered from x. Before 11 (no GatherElements) NaN is not handled.
+Values topk(GraphContext& g, const Value& x, at::ScalarType t, const Value& k,
+            std::optional<int64_t> k_static, int64_t axis, bool largest);
 // The length of int[] argument `i` when it is static (a constant or a prim::ListConstruct).
 std::optional<int64_t> list_length(const Args& a, size_t i);
 // A per-spatial-dim parameter given once for all dims (kernel_size=3) repeated `n` times.

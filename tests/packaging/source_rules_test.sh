@@ -13,7 +13,7 @@ if [ $# -ne 1 ]; then
 fi
 cd "$1"
 max_lines=800
-opset_ceiling=88
+opset_ceiling=81
 failures=0
 
 while IFS= read -r file; do

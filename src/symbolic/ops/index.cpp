@@ -342,27 +342,16 @@ Values slice_op(GraphContext& g, const Args& a) {
     int64_t end = a.optional_int(3).value_or(INT64_MAX);
     int64_t step = a.int_arg(4);
     if (start == 0 && end == INT64_MAX && step == 1) return {a.tensor(0)};
-    if (g.opset() < 10) {
-      if (step != 1) g.fail("slicing with a step needs opset 10; export with opset >= 10");
-      return {g.op("Slice", {a.tensor(0)},
-                   {{"axes", std::vector<int64_t>{dim}},
-                    {"starts", std::vector<int64_t>{start}},
-                    {"ends", std::vector<int64_t>{end}}})};
-    }
-    return {g.op("Slice", {a.tensor(0), g.constant_ints({start}), g.constant_ints({end}),
-                           g.constant_ints({dim}), g.constant_ints({step})})};
-  }
-  if (g.opset() < 10) {
-    g.fail(
-        "slicing with start/end/step computed in the graph needs opset 10 (Slice inputs); "
-        "export with opset >= 10");
+    return {slice(g, a.tensor(0), {dim}, {start}, {end}, {step})};
   }
   auto bound = [&](size_t i, int64_t none) {
     if (a.is_none(i)) return g.constant_ints({none});
     return unsqueeze(g, a.tensor_as(i, at::kLong), {0});
   };
-  return {g.op("Slice", {a.tensor(0), bound(2, 0), bound(3, INT64_MAX), g.constant_ints({dim}),
-                         bound(4, 1)})};
+  // (in this order: the nodes' names follow it)
+  Value start = bound(2, 0), end = bound(3, INT64_MAX), axes = g.constant_ints({dim});
+  return {slice_computed(g, a.tensor(0), start, end, axes, bound(4, 1),
+                         "slicing with start/end/step computed in the graph")};
 }
 
 // aten::index(Tensor self, Tensor?[] indices) (and Tensor_hacked_twin: Tensor[])  ⇒  Gather for

@@ -444,16 +444,14 @@ Values narrow(GraphContext& g, const Args& a) {
     if (start < 0 && end == 0) end = kIntMax;  // a run up to the last element
     return {slice(g, x, {dim}, {start}, {end})};
   }
-  if (g.opset() < 10) {
-    g.fail("narrow with a start computed in the graph needs opset 10; export with opset >= 10");
-  }
   // A negative start counts from the end: start + size * (start < 0).
   Value start = reshape_const(g, a.tensor_as(2, at::kLong), {1});
   Value size = shape_part(g, shape_of(g, x), dim, dim + 1);
   Value negative = g.cast(g.op("Less", {start, g.constant_ints({0})}), at::kLong);
   start = g.op("Add", {start, g.op("Mul", {negative, size})});
   Value end = g.op("Add", {start, g.constant_ints({length})});
-  return {g.op("Slice", {x, start, end, g.constant_ints({dim})})};
+  return {slice_computed(g, x, start, end, g.constant_ints({dim}), "",
+                         "narrow with a start computed in the graph")};
 }
 
 // ----- diagonal / tril / triu ---------------------------------------------------------------

@@ -21,56 +21,6 @@ namespace {
 
 using at::ScalarType;
 
-// The dtype TopK runs in for input dtype t: floats at every opset (half precision widened to
-// float); from 11 also int32/int64 (narrower integers and bool widened to int64). Before 11
-// integers are sorted as double, exact for |values| < 2^53.
-ScalarType topk_type(int opset, ScalarType t) {
-  if (t == ScalarType::Float || t == ScalarType::Double) return t;
-  if (t == ScalarType::Half || t == ScalarType::BFloat16) return ScalarType::Float;
-  if (opset >= 11) return t == ScalarType::Int || t == ScalarType::Long ? t : ScalarType::Long;
-  return ScalarType::Double;
-}
-
-// The k largest (or smallest) elements of x along `axis`, sorted, and their int64 indices; x and
-// the values are of dtype ct = topk_type(opset, ·). `k` is a 1-D int64 tensor of one element from
-// opset 10; at 9, `k_static` (an attribute). Before 11 TopK has no `largest`: the smallest are the
-// largest of -x. Equal elements come in index order (ONNX TopK's rule, PyTorch's stable order).
-Values topk_in(GraphContext& g, const Value& x, const Value& k, std::optional<int64_t> k_static,
-               int64_t axis, bool largest) {
-  const bool negate = !largest && g.opset() < 11;
-  Value in = negate ? g.op("Neg", {x}) : x;
-  Values out;
-  if (g.opset() < 10) {
-    if (!k_static) g.fail("topk with a k computed at run time needs opset >= 10");
-    out = g.op("TopK", {in}, {{"axis", axis}, {"k", *k_static}}, 2);
-  } else if (g.opset() < 11) {
-    out = g.op("TopK", {in, k}, {{"axis", axis}}, 2);
-  } else {
-    out = g.op("TopK", {in, k},
-               {{"axis", axis}, {"largest", static_cast<int64_t>(largest)}, {"sorted", int64_t{1}}},
-               2);
-  }
-  return {negate ? g.op("Neg", {out[0]}) : out[0], out[1]};
-}
-
-// topk_in for x of any dtype t: computed in topk_type(opset, t), the values cast back to t.
-// PyTorch orders NaN above every number (+inf included), ONNX Runtime leaves it unordered: from
-// opset 11 floats are ranked with NaN as +inf (NaN and +inf in one slice then keep index order)
-// and the values gathered from x. Before 11 (no GatherElements) NaN is not handled.
-Values topk(GraphContext& g, const Value& x, ScalarType t, const Value& k,
-            std::optional<int64_t> k_static, int64_t axis, bool largest) {
-  ScalarType ct = topk_type(g.opset(), t);
-  Value in = cast_if(g, x, t, ct);
-  if (g.opset() >= 11 && at::isFloatingType(ct)) {
-    Value key = g.op("Where", {g.op("IsNaN", {in}),
-                               g.constant_scalar(std::numeric_limits<double>::infinity(), ct), in});
-    Value indices = topk_in(g, key, k, k_static, axis, largest)[1];
-    return {g.op("GatherElements", {x, indices}, {{"axis", axis}}), indices};
-  }
-  Values out = topk_in(g, in, k, k_static, axis, largest);
-  return {cast_if(g, out[0], ct, t), out[1]};
-}
-
 // Sorts x (dtype t) along `axis` ascending (or descending): TopK with k = the size of the axis
 // (from the graph's Shape from 10; `static_size` at 9, where k is an attribute).
 Values sort_tensor(GraphContext& g, const Value& x, ScalarType t, int64_t axis,
