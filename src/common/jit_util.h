@@ -18,9 +18,11 @@ namespace torchonnx {
 // A node's overload is its schema's (Node::maybeSchema()). A node whose argument types match no
 // schema exactly (a graph of an older PyTorch, a node a pass built with looser types) takes the
 // first overload of its op, in libtorch's order, whose arguments fit its inputs by count and by
-// kind (tensor, list, number, string, None for an Optional). Every stage asks this one function:
-// the dispatcher looks converters up by that overload, converters read arguments by its
-// positions, and no converter dispatches again by argument count or type.
+// kind (tensor, list, number, string, None for an Optional). The converters' side asks this one
+// function: the dispatcher looks converters up by that overload, the doc_string names it, and
+// converters read arguments by its positions, so they need not dispatch again by argument count
+// or type. (writes_input below keeps maybeSchema(): a node matching no schema is taken to write
+// none of its inputs, as before.)
 // The schema of `node`'s overload (see the note), or nullptr when none fits.
 const c10::FunctionSchema* node_schema(const torch::jit::Node* node);
 
