@@ -120,6 +120,9 @@ void non_float_constants_to_initializers(onnx::GraphProto& graph, onnx::GraphPro
 //                       its position in a's part (broadcasting done by the positions); it copies
 //                       every value as it is.
 //   Less / Greater    ⇒ on integer operands (opset 9 added them), the operands cast to double
+//   NonZero(ConstantOfShape(s, value ≠ 0)), s of one element (an index vector, arange(n) below
+//                     opset 11)  ⇒ Unsqueeze(Loop(n) scanning its iteration number, 0); the
+//                       ConstantOfShape read by nothing else goes
 //   NonZero(x)        ⇒ at a static shape of at most 4096 elements: for each element i, the row
 //                       of its index ([1, rank], a constant) repeated Cast(Cast(x_i, bool), int64)
 //                       times by Tile (0 or 1 rows), the rows concatenated in order and
@@ -175,7 +178,16 @@ class BelowOpsetNine {
       note_tensor(t.name(), t);
     }
     for (const auto& node : graph.node()) {
-      for (const auto& o : node.output()) names_.insert(o);
+      for (const auto& o : node.output()) {
+        names_.insert(o);
+        producers_[o] = &node;
+      }
+      for (const auto& i : node.input()) readers_[i].push_back(&node);
+      for (const auto& attr : node.attribute()) {
+        // A subgraph's reads of this graph's values count as reads by the node holding it.
+        if (attr.has_g()) note_outer_reads(attr.g(), node);
+        for (const auto& g : attr.graphs()) note_outer_reads(g, node);
+      }
       if (node.op_type() == "Constant" && node.attribute_size() == 1 && node.attribute(0).has_t() &&
           node.output_size() == 1) {
         note_tensor(node.output(0), node.attribute(0).t());
@@ -183,6 +195,15 @@ class BelowOpsetNine {
       for (const auto& attr : node.attribute()) {
         if (attr.has_g()) collect(attr.g());
         for (const auto& g : attr.graphs()) collect(g);
+      }
+    }
+  }
+  void note_outer_reads(const onnx::GraphProto& graph, const onnx::NodeProto& holder) {
+    for (const auto& node : graph.node()) {
+      for (const auto& i : node.input()) readers_[i].push_back(&holder);
+      for (const auto& attr : node.attribute()) {
+        if (attr.has_g()) note_outer_reads(attr.g(), holder);
+        for (const auto& g : attr.graphs()) note_outer_reads(g, holder);
       }
     }
   }
@@ -342,7 +363,22 @@ class BelowOpsetNine {
       }
       return true;
     }
-    if (op == "NonZero" && node.input_size() == 1) return tiled_nonzero(node, out);
+    if (op == "ConstantOfShape" && node.output_size() == 1) {
+      // Goes when every reader is a NonZero that becomes a Loop (a graph output is no reader).
+      const auto it = readers_.find(node.output(0));
+      if (it == readers_.end() || it->second.empty()) return false;
+      for (const onnx::NodeProto* reader : it->second) {
+        if (!is_index_vector_nonzero(*reader)) return false;
+      }
+      for (const auto& o : main_.output()) {
+        if (o.name() == node.output(0)) return false;
+      }
+      return true;
+    }
+    if (op == "NonZero" && node.input_size() == 1) {
+      if (is_index_vector_nonzero(node)) return looped_index_vector(node, out);
+      return tiled_nonzero(node, out);
+    }
     if ((op == "Less" || op == "Greater") && node.input_size() == 2 &&
         is_integer_or_bool(node.input(0))) {
       const int d = onnx::TensorProto::DOUBLE;
@@ -381,6 +417,67 @@ class BelowOpsetNine {
                                 {int64_initializer(*so, in_b),
                                  add(out, node, "Mul", {taken, int64_initializer(*so, distance)})});
     add(out, node, "Gather", {flat, positions}, node.output(0));
+    return true;
+  }
+
+  // Whether `node` is NonZero(ConstantOfShape(s, value ≠ 0)) with s of one element: the indices
+  // [[0, 1, ..., n - 1]] of an arange.
+  bool is_index_vector_nonzero(const onnx::NodeProto& node) const {
+    if (node.op_type() != "NonZero" || node.input_size() != 1) return false;
+    if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+    const auto it = producers_.find(node.input(0));
+    if (it == producers_.end()) return false;
+    const onnx::NodeProto& fill = *it->second;
+    if (fill.op_type() != "ConstantOfShape" || fill.input_size() != 1) return false;
+    const auto* shape = shape_of(fill.input(0));
+    if (!shape || shape->size() != 1 || (*shape)[0] != 1) return false;
+    for (const auto& attr : fill.attribute()) {
+      if (attr.name() == "value" && attr.has_t()) {
+        const at::Tensor value = from_tensor_proto(attr.t());
+        return value.numel() == 1 && value.ne(0).all().item<bool>();
+      }
+    }
+    return false;  // the default value is 0: no index
+  }
+
+  // NonZero(ConstantOfShape(s, value ≠ 0)) (the note above): a Loop of s[0] iterations whose scan
+  // output is the iteration number, unsqueezed to NonZero's [1, n].
+  bool looped_index_vector(const onnx::NodeProto& node, Nodes& out) {
+    const std::string& shape = producers_.at(node.input(0))->input(0);
+    std::string trips = add(out, node, "Squeeze", {shape});
+    set_ints_attribute(out.Mutable(out.size() - 1), "axes", {0});
+    onnx::GraphProto body;
+    body.set_name(fresh("arange_body"));
+    const std::string i = fresh("iteration"), cond = fresh("cond");
+    // Loop before opset 11 carries at least one value: the trip count, unchanged.
+    const std::string carried = fresh("carried"), carried_out = fresh("carried_out");
+    const std::string cond_out = fresh("cond_out"), index = fresh("index");
+    auto declare = [](onnx::ValueInfoProto* v, const std::string& name, int type) {
+      v->set_name(name);
+      auto* tt = v->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(type);
+      tt->mutable_shape();
+    };
+    declare(body.add_input(), i, onnx::TensorProto::INT64);
+    declare(body.add_input(), cond, onnx::TensorProto::BOOL);
+    declare(body.add_input(), carried, onnx::TensorProto::INT64);
+    declare(body.add_output(), cond_out, onnx::TensorProto::BOOL);
+    declare(body.add_output(), carried_out, onnx::TensorProto::INT64);
+    declare(body.add_output(), index, onnx::TensorProto::INT64);
+    add(*body.mutable_node(), node, "Identity", {cond}, cond_out);
+    add(*body.mutable_node(), node, "Identity", {carried}, carried_out);
+    add(*body.mutable_node(), node, "Identity", {i}, index);
+    add(out, node, "Loop", {trips, "", trips});
+    onnx::NodeProto* looped = out.Mutable(out.size() - 1);
+    const std::string indices = fresh("indices");
+    looped->add_output(indices);  // outputs: the carried trip count, then the scanned indices
+    std::string loop = indices;
+    auto* attr = looped->add_attribute();
+    attr->set_name("body");
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    *attr->mutable_g() = std::move(body);
+    add(out, node, "Unsqueeze", {loop}, node.output(0));
+    set_ints_attribute(out.Mutable(out.size() - 1), "axes", {0});
     return true;
   }
 
@@ -437,6 +534,10 @@ class BelowOpsetNine {
   std::unordered_map<std::string, int> types_;
   std::unordered_map<std::string, std::vector<int64_t>> shapes_;
   std::unordered_set<std::string> names_;
+  // The node writing each value and the nodes reading it (a node holding a subgraph reads what
+  // the subgraph reads), of every graph.
+  std::unordered_map<std::string, const onnx::NodeProto*> producers_;
+  std::unordered_map<std::string, std::vector<const onnx::NodeProto*>> readers_;
   int counter_ = 0;
 };
 

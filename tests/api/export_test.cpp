@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <set>
 
 #include "onnx/tensor_proto.h"
 #include "support/expect_error.h"
@@ -268,6 +269,28 @@ TEST(Export, OpsWithoutAFormBelowOpsetNineAreRefusedByName) {
                                 {"cannot export at opset 8", "(NonZero, from aten::nonzero",
                                  "Remedy: export with "
                                  "opset_version >= 9"}));
+}
+
+TEST(Export, AnArangeOfAComputedLengthBelowOpsetNineIsALoop) {
+  // Below opset 11 arange(n) is NonZero(ConstantOfShape(n, 1)); opsets 7 and 8 have neither, but
+  // a Loop of n iterations scanning its iteration number is the same index vector (Note [Opset 9
+  // ops below opset 9]). Lengths 5 and 0.
+  torch::jit::Module m("arange");
+  m.define("def forward(self, n):\n  return torch.arange(int(n)) * 3\n");
+  for (int64_t n : {5, 0}) {
+    SCOPED_TRACE(n);
+    const Inputs inputs = {at::tensor(n)};
+    expect_exports_match(
+        [&](const std::string& path, const ExportOptions& o) { export_model(m, inputs, path, o); },
+        inputs, {at::arange(n) * 3}, 7, 9, /*fold=*/true, kExact);
+  }
+  ExportOptions options;
+  options.opset_version = 8;
+  auto proto = parse_model(export_model_to_bytes(m, {at::tensor(int64_t{5})}, options));
+  std::set<std::string> ops;
+  for (const auto& node : proto.graph().node()) ops.insert(node.op_type());
+  EXPECT_TRUE(ops.count("Loop"));
+  EXPECT_FALSE(ops.count("ConstantOfShape"));
 }
 
 TEST(Export, DropUnusedInputsKeepsInputsReadForComputedResults) {

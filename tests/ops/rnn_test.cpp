@@ -347,6 +347,76 @@ TEST_F(Rnn, PackedSequences) {
   }
 }
 
+// Note [Packed sequences kept padded]: a sequence whose data only RNNs and pad_packed_sequence
+// read stays padded (no NonZero), at every opset and at 7 and 8 through the version converter,
+// with exact batch_sizes; its data read otherwise (returned) it takes the exact packed form. Two
+// stacked RNNs over one sequence, a total_length shorter than the input (the longest length below
+// it), batch first.
+TEST_F(Rnn, PackedSequenceKeptPadded) {
+  RNN first(RNNOptions(kIn, kHidden).num_layers(2).bidirectional(true));
+  GRU second(GRUOptions(2 * kHidden, kHidden));
+  first->eval();
+  second->eval();
+  auto fn = [first, second](bool expose_data) {
+    return [=](const Inputs& in) {
+      auto [data, batch_sizes] = at::_pack_padded_sequence(arg(in, 0), arg(in, 1), true);
+      std::vector<at::Tensor> p1, p2;
+      for (const auto& p : first->parameters()) p1.push_back(p);
+      for (const auto& p : second->parameters()) p2.push_back(p);
+      auto [out1, h1] = at::rnn_tanh(data, batch_sizes, arg(in, 2), p1, true, 2, 0.0, false, true);
+      const at::Tensor h0 = at::zeros({1, kBatch, kHidden});
+      auto [out2, h2] = at::gru(out1, batch_sizes, h0, p2, true, 1, 0.0, false, false);
+      auto [padded, lengths] = at::_pad_packed_sequence(out2, batch_sizes, true, -2.0, kSeq - 1);
+      if (expose_data) return tuple({padded, lengths, h1, h2, out1});
+      return tuple({padded, lengths, h1, h2, batch_sizes});
+    };
+  };
+  NamedTensors params = params_of(*first);
+  for (auto& p : params_of(*second)) params.emplace_back("second." + p.first, p.second);
+  const Inputs inputs{at::randn({kBatch, kSeq, kIn}), at::tensor({4, 4, 2}, at::kLong),
+                      at::randn({4, kBatch, kHidden})};
+  expect_op_matches("aten::_pad_packed_sequence", fn(false), inputs, 7, highest_opset(), params);
+  // (At opsets 9 and 10 arange is a NonZero of ones, and 7 and 8 have it as a Loop.)
+  for (int opset : {7, 11}) {
+    SCOPED_TRACE(opset);
+    EXPECT_EQ(onnx_op_counts(fn(false), inputs, opset, params).count("NonZero"), 0u);
+  }
+  // Without a total_length (pad_packed_sequence passes batch_sizes.size(0)): max(lengths) steps,
+  // the longest length below the input's; an arange of a computed length, a Loop below opset 9.
+  auto scripted =
+      script_module(R"(
+def forward(self, x, lengths, h0):
+    data, batch_sizes = torch._pack_padded_sequence(x, lengths, False)
+    out, h = torch.rnn_tanh(data, batch_sizes, h0, [self.w_ih, self.w_hh], False, 1, 0.0, False,
+                            False)
+    padded, n = torch._pad_packed_sequence(out, batch_sizes, False, 0.5, batch_sizes.size(0))
+    return padded, n, h
+)",
+                    {{"w_ih", at::randn({kHidden, kIn})}, {"w_hh", at::randn({kHidden, kHidden})}});
+  expect_script_matches("aten::_pad_packed_sequence", scripted,
+                        {at::randn({kSeq, kBatch, kIn}), at::tensor({3, 2, 2}, at::kLong),
+                         at::randn({1, kBatch, kHidden})},
+                        {7});
+  // total_length=x.size(1) of a batch-first x: all of its steps.
+  auto all_steps = script_module(
+      R"(
+def forward(self, x, lengths, h0):
+    data, batch_sizes = torch._pack_padded_sequence(x, lengths, True)
+    out, h, c = torch.lstm(data, batch_sizes, [h0, h0], [self.w_ih, self.w_hh], False, 1, 0.0,
+                           False, False)
+    padded, n = torch._pad_packed_sequence(out, batch_sizes, True, 0.0, x.size(1))
+    return padded, h, c
+)",
+      {{"w_ih", at::randn({4 * kHidden, kIn})}, {"w_hh", at::randn({4 * kHidden, kHidden})}});
+  const Inputs all_steps_inputs{at::randn({kBatch, kSeq, kIn}), at::tensor({3, 2, 2}, at::kLong),
+                                at::randn({1, kBatch, kHidden})};
+  expect_script_matches("aten::_pad_packed_sequence", all_steps, all_steps_inputs, {7});
+  // The exact packed form where the packed data is read.
+  expect_op_matches("aten::_pad_packed_sequence", fn(true), inputs, kMinOpset, highest_opset(),
+                    params);
+  EXPECT_GT(onnx_op_counts(fn(true), inputs, 11, params).count("NonZero"), 0u);
+}
+
 // Issue 24: a loaded model packs with sizes from the data (no trace types): the packed data's
 // rank, the RNN's outputs over it and pad's total_length (batch_sizes.size(0), computed in the
 // graph) come from type propagation's rules. Other lengths take other step counts.

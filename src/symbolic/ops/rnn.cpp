@@ -7,13 +7,19 @@
 // requires) is read from static shapes, from the weights; sequence length and batch are computed
 // in the graph.
 //
-// Packed sequences are lowered exactly at every opset (Gather, NonZero, MatMul): packing gathers
-// the valid (time, batch) rows of the padded input, an RNN over packed data gathers them back to
-// a padded tensor, runs with sequence_lens and gathers the valid rows of its output again.
+// Packed sequences are lowered exactly at every opset. One that only RNNs and pad_packed_sequence
+// read stays padded, the RNNs run with sequence_lens (Note [Packed sequences kept padded]);
+// otherwise (Gather, NonZero, MatMul) packing gathers the valid (time, batch) rows of the padded
+// input, an RNN over packed data gathers them back to a padded tensor, runs with sequence_lens and
+// gathers the valid rows of its output again.
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <optional>
+#include <set>
+
+#include "common/jit_util.h"
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
@@ -263,6 +269,149 @@ Unpacked unpack(GraphContext& g, const Value& data, const Value& bs, const Value
   return {padded, lengths, mask};
 }
 
+// ---- packed sequences kept padded ----
+// Note [Packed sequences kept padded]: a PackedSequence whose data only RNNs and
+// pad_packed_sequence read (a model's pack → RNN(s) → pad over a padded batch; the usual use) never
+// needs its packed rows. Its data stays the time-major padded tensor [T, B, rest...]; an RNN over
+// it runs with sequence_lens = the lengths given to pack (the steps past each length do not enter
+// the result, and ONNX's RNNs stop there as PyTorch's packed ones do) and its output is again
+// padded; pad_packed_sequence writes padding_value past each length and keeps max(lengths) steps
+// (Gather at arange), T, or total_length. batch_sizes are the exact ones (what nn.LSTM reads its
+// batch from). No NonZero: at a static T such models export at opsets 7 and 8 too, as
+// torch.onnx's (which fuses pack → RNN → pad and keeps T steps, exact only when T ==
+// max(lengths)). A sequence whose data is read any other way, or padded to a total_length longer
+// than the input, takes the exact packed lowering above.
+
+bool is_rnn_over_packed(const torch::jit::Node* n) {
+  static const std::set<c10::Symbol> kinds{
+      c10::Symbol::fromQualString("aten::lstm"), c10::Symbol::fromQualString("aten::gru"),
+      c10::Symbol::fromQualString("aten::rnn_tanh"), c10::Symbol::fromQualString("aten::rnn_relu")};
+  if (!kinds.count(n->kind())) return false;
+  const c10::FunctionSchema* schema = node_schema(n);
+  return schema && schema->overload_name() == "data";
+}
+
+const c10::Symbol kPackPadded = c10::Symbol::fromQualString("aten::_pack_padded_sequence");
+const c10::Symbol kPadPacked = c10::Symbol::fromQualString("aten::_pad_packed_sequence");
+
+// Whether `v` (pad_packed_sequence's total_length) is batch_sizes.size(0) of `batch_sizes`: the
+// steps of the sequence, what pad_packed_sequence passes when no total_length is given.
+bool is_step_count(const torch::jit::Value* v, const torch::jit::Value* batch_sizes) {
+  while (v->node()->kind() == c10::aten::Int || v->node()->kind() == c10::prim::NumToTensor) {
+    v = v->node()->input(0);
+  }
+  const torch::jit::Node* n = v->node();
+  if (n->kind() != c10::aten::size || n->inputs().size() != 2 || n->input(0) != batch_sizes) {
+    return false;
+  }
+  auto dim = torch::jit::toIValue(n->input(1));
+  return dim && dim->isInt() && dim->toInt() == 0;
+}
+
+Ints index_vector(int64_t n) {
+  Ints range(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) range[static_cast<size_t>(i)] = i;
+  return range;
+}
+
+// The static step count T of the padded input of `pack`, if known.
+std::optional<int64_t> padded_steps(GraphContext& g, const torch::jit::Node* pack) {
+  auto sizes = Args(g, pack).sizes(0);
+  auto batch_first = torch::jit::toIValue(pack->input(2));
+  if (!sizes || sizes->size() < 2 || !batch_first || !batch_first->isBool()) return std::nullopt;
+  return (*sizes)[batch_first->toBool() ? 1 : 0];
+}
+
+// The steps a pad_packed_sequence of a kept-padded sequence keeps.
+struct KeptRows {
+  enum Kind { kLongest, kAll, kFirst } kind;  // max(lengths), all T, the first `count`
+  int64_t count = 0;
+};
+
+// The steps `pad` (a pad_packed_sequence of the sequence `pack` makes) keeps: max(lengths) for
+// batch_sizes.size(0) or a total_length <= 0, all for the padded input's own step count
+// (total_length=x.size(1) for a batch-first x) or a constant equal to it, the first L for a
+// constant L below it; nullopt otherwise (a total_length computed another way, or longer than
+// the input).
+std::optional<KeptRows> kept_rows(GraphContext& g, const torch::jit::Node* pad,
+                                  const torch::jit::Node* pack) {
+  if (is_step_count(pad->input(4), pack->output(1))) return KeptRows{KeptRows::kLongest};
+  auto batch_first = torch::jit::toIValue(pack->input(2));
+  if (!batch_first || !batch_first->isBool()) return std::nullopt;
+  const torch::jit::Value* v = pad->input(4);
+  while (v->node()->kind() == c10::aten::Int || v->node()->kind() == c10::prim::NumToTensor) {
+    v = v->node()->input(0);
+  }
+  // The input before pack_padded_sequence(enforce_sorted=False) sorted its batch.
+  const torch::jit::Value* input = pack->input(0);
+  const int64_t batch_dim = batch_first->toBool() ? 0 : 1;
+  while (input->node()->kind() == c10::aten::index_select &&
+         torch::jit::toIValue(input->node()->input(1)) == c10::IValue(batch_dim)) {
+    input = input->node()->input(0);
+  }
+  if (const torch::jit::Node* n = v->node();
+      n->kind() == c10::aten::size && n->inputs().size() == 2 && n->input(0) == input) {
+    auto dim = torch::jit::toIValue(n->input(1));
+    auto rank = Args(g, pack).rank(0);
+    if (!dim || !dim->isInt() || !rank) return std::nullopt;
+    const int64_t d = dim->toInt() < 0 ? dim->toInt() + *rank : dim->toInt();
+    if (d == (batch_first->toBool() ? 1 : 0)) return KeptRows{KeptRows::kAll};
+    return std::nullopt;
+  }
+  auto total = torch::jit::toIValue(pad->input(4));
+  if (!total || !total->isInt()) return std::nullopt;
+  if (total->toInt() <= 0) return KeptRows{KeptRows::kLongest};
+  auto steps = padded_steps(g, pack);
+  if (!steps || total->toInt() > *steps) return std::nullopt;
+  if (total->toInt() == *steps) return KeptRows{KeptRows::kAll};
+  return KeptRows{KeptRows::kFirst, total->toInt()};
+}
+
+// The valid steps [T, B] of the time-major padded `x` of `pack`: t < lengths[b].
+Value step_mask(GraphContext& g, const torch::jit::Node* pack, const Value& x,
+                const Value& lengths) {
+  const std::optional<int64_t> steps = padded_steps(g, pack);
+  Value t_range = steps ? g.constant_ints(index_vector(*steps)) : arange(g, dim_size(g, x, 0));
+  return g.op("Less", {unsqueeze(g, t_range, {1}), unsqueeze(g, lengths, {0})});
+}
+
+// The lengths (int64 [B]) `pack` was given.
+Value pack_lengths(GraphContext& g, const torch::jit::Node* pack) {
+  const Values* lengths = g.lookup(pack->input(1));
+  if (!lengths || lengths->size() != 1) g.fail("the lengths of the packed sequence are unknown");
+  return g.cast(lengths->front(), at::kLong);
+}
+
+// The _pack_padded_sequence whose sequence `batch_sizes` belongs to, when that sequence is kept
+// padded (Note [Packed sequences kept padded]); else null.
+const torch::jit::Node* kept_padded_pack(GraphContext& g, const torch::jit::Value* batch_sizes) {
+  const torch::jit::Node* pack = batch_sizes->node();
+  if (pack->kind() != kPackPadded || batch_sizes != pack->output(1)) return nullptr;
+  std::set<const torch::jit::Value*> data{pack->output(0)};
+  std::vector<const torch::jit::Value*> pending{pack->output(0)};
+  while (!pending.empty()) {
+    const torch::jit::Value* d = pending.back();
+    pending.pop_back();
+    for (const torch::jit::Use& u : d->uses()) {
+      if (u.offset != 0 || u.user->inputs().size() < 2 || u.user->input(1) != batch_sizes) {
+        return nullptr;
+      }
+      if (is_rnn_over_packed(u.user)) {
+        if (data.insert(u.user->output(0)).second) pending.push_back(u.user->output(0));
+      } else if (u.user->kind() != kPadPacked || !kept_rows(g, u.user, pack)) {
+        return nullptr;
+      }
+    }
+  }
+  // batch_sizes are exact: any node may read them; an RNN or pad reads them with its data.
+  for (const torch::jit::Use& u : batch_sizes->uses()) {
+    if (is_rnn_over_packed(u.user) || u.user->kind() == kPadPacked) {
+      if (u.offset != 1 || !data.count(u.user->input(0))) return nullptr;
+    }
+  }
+  return pack;
+}
+
 // aten::lstm/gru/rnn_tanh/rnn_relu of the .input overload (`packed` false) or the .data overload
 // (packed data with batch_sizes).
 Values rnn_converter(GraphContext& g, const Args& a, Kind kind, bool packed) {
@@ -290,6 +439,12 @@ Values rnn_converter(GraphContext& g, const Args& a, Kind kind, bool packed) {
     if (batch_first) x = g.op("Transpose", {x}, {{"perm", Ints{1, 0, 2}}});
     RnnResult r = run_layers(g, c, x, weights, h0, c0, "");
     if (batch_first) r.output = g.op("Transpose", {r.output}, {{"perm", Ints{1, 0, 2}}});
+    return lstm ? Values{r.output, r.h_n, r.c_n} : Values{r.output, r.h_n};
+  }
+  if (const torch::jit::Node* pack = kept_padded_pack(g, a.jit(1))) {
+    // Note [Packed sequences kept padded]: data is [T, B, features].
+    Value lengths = g.cast(pack_lengths(g, pack), at::kInt);
+    RnnResult r = run_layers(g, c, a.tensor(0), weights, h0, c0, lengths);
     return lstm ? Values{r.output, r.h_n, r.c_n} : Values{r.output, r.h_n};
   }
   if (a.require_rank(0) != 2) g.fail("packed RNN data must be 2-D [rows, features]");
@@ -374,6 +529,15 @@ Values pack_padded_sequence(GraphContext& g, const Args& a) {
     x = transpose(g, x, perm);
   }
   Value lengths = a.tensor_as(1, at::kLong);
+  const torch::jit::Node* pack = g.current_node();
+  if (kept_padded_pack(g, pack->output(1))) {
+    // Note [Packed sequences kept padded]: the padded input, and the exact batch sizes (those of
+    // the first max(lengths) steps).
+    Value counts =
+        reduce(g, "ReduceSum", g.cast(step_mask(g, pack, x, lengths), at::kLong), {1}, false);
+    Value longest = reduce(g, "ReduceMax", lengths, {0}, false);
+    return Values{x, g.op("Gather", {counts, arange(g, longest)}, {{"axis", 0}})};
+  }
   Value t_range = arange(g, dim_size(g, x, 0));
   Value mask = g.op("Less", {unsqueeze(g, t_range, {1}), unsqueeze(g, lengths, {0})});
   Value data = gather_valid(g, x, rank, mask);
@@ -385,6 +549,32 @@ Values pack_padded_sequence(GraphContext& g, const Args& a) {
   return Values{data, batch_sizes};
 }
 
+// _pad_packed_sequence of a kept-padded sequence (Note [Packed sequences kept padded]): data
+// [T, B, rest...] (`rank` is the packed data's rank, one less), batch_sizes the lengths.
+Values pad_kept_padded(GraphContext& g, const Args& a, const torch::jit::Node* pack,
+                       const Value& pad, int64_t rank) {
+  Value data = a.tensor(0);
+  Value lengths = pack_lengths(g, pack);
+  Value mask = step_mask(g, pack, data, lengths);
+  Ints trailing;
+  for (int64_t i = 2; i <= rank; ++i) trailing.push_back(i);
+  Value out = g.op("Where", {trailing.empty() ? mask : unsqueeze(g, mask, trailing), data, pad});
+  const KeptRows rows = *kept_rows(g, g.current_node(), pack);
+  if (rows.kind == KeptRows::kLongest) {
+    Value longest = reduce(g, "ReduceMax", lengths, {0}, false);
+    out = g.op("Gather", {out, arange(g, longest)}, {{"axis", 0}});
+  } else if (rows.kind == KeptRows::kFirst) {
+    out = slice(g, out, {0}, {0}, {rows.count});
+  }
+  if (a.bool_arg(2)) {
+    Ints perm(rank + 1);
+    for (int64_t i = 0; i <= rank; ++i) perm[i] = i;
+    std::swap(perm[0], perm[1]);
+    out = transpose(g, out, perm);
+  }
+  return Values{out, lengths};
+}
+
 // aten::_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first,
 //   Scalar padding_value, int total_length) -> (Tensor, Tensor)  ⇒  Gather of the packed rows
 //   at offset[t] + b (offset: MatMul of a triangular mask with batch_sizes), Where(valid, rows,
@@ -393,6 +583,9 @@ Values pad_packed_sequence(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
   const at::ScalarType type = a.dtype(0);
   Value pad = g.constant_scalar(a.float_arg(3), type);
+  if (const torch::jit::Node* pack = kept_padded_pack(g, a.jit(1))) {
+    return pad_kept_padded(g, a, pack, pad, rank);
+  }
   // total_length: a constant, or computed in the graph (a traced pad_packed_sequence passes
   // batch_sizes.size(0)).
   Value min_steps = a.is_constant(4)
