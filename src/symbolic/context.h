@@ -22,13 +22,25 @@ struct Node;
 struct Value;
 }  // namespace torch::jit
 
+namespace torchonnx {
+struct ExportOptions;
+}
+
 namespace torchonnx::symbolic {
+
+struct GraphSignature;
 
 class GraphContext {
  public:
-  GraphContext(ir::Graph& graph, int opset) : graph_(&graph), opset_(opset) {}
+  // `options` and `signature`: those of the export being converted (the custom symbolics'
+  // context reads them); null for a graph built outside an export.
+  GraphContext(ir::Graph& graph, int opset, const ExportOptions* options = nullptr,
+               const GraphSignature* signature = nullptr)
+      : graph_(&graph), opset_(opset), options_(options), signature_(signature) {}
 
   int opset() const { return opset_; }
+  const ExportOptions* options() const { return options_; }
+  const GraphSignature* signature() const { return signature_; }
 
   // Adds a node of the default domain (or "domain::Type") with one output; returns its name.
   Value op(const std::string& type, const Values& inputs, ir::Attributes attributes = {});
@@ -87,6 +99,8 @@ class GraphContext {
  private:
   ir::Graph* graph_;
   int opset_;
+  const ExportOptions* options_;
+  const GraphSignature* signature_;
   const torch::jit::Node* node_ = nullptr;
   std::unordered_map<const torch::jit::Value*, Values> env_;
   std::unordered_map<std::string, int> name_counts_;

@@ -23,20 +23,6 @@ using torch::jit::Node;
 
 namespace {
 
-void collect_unconvertible(const torch::jit::Block* block, int opset, const Registry& registry,
-                           OperatorExportType mode, std::map<std::string, UnconvertibleOp>& found) {
-  for (const Node* node : block->nodes()) {
-    for (const auto* sub : node->blocks()) collect_unconvertible(sub, opset, registry, mode, found);
-    if (node->kind() == c10::prim::Constant) continue;
-    std::string kind = node->kind().toQualString();
-    if (resolve_converter(node, opset, registry, mode)) continue;
-    auto& op = found[kind];
-    op.kind = kind;
-    op.lowest_opset = registry.lowest_opset(kind);
-    op.locations.push_back(source_location(node));
-  }
-}
-
 // Converts the nodes of `block` into g's current graph. With `failures` (collect-errors mode),
 // nodes that cannot be converted are recorded and their outputs bound to placeholders.
 // The graph inputs the nodes from `first` on read (in their subgraphs too).
@@ -87,20 +73,26 @@ void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Regist
     const bool dequantized =
         fn && mode != OperatorExportType::kRaw && ops::reads_quantized(g, node);
     auto run = [&] { return dequantized ? ops::convert_dequantized(g, node, fn) : fn(g, args); };
-    if (failures == nullptr) {
-      results = run();
-    } else {
-      std::string message;
-      try {
-        if (fn) results = run();
-      } catch (const ExportError& e) {
-        message = e.what();
+    std::string message;
+    std::exception_ptr error;
+    bool dropped = false;
+    try {
+      if (fn) results = run();
+    } catch (const ExportError& e) {
+      message = e.what();
+      error = std::current_exception();
+    } catch (const std::exception&) {
+      // After a node failed, later converters may trip over its placeholders: only the failures
+      // of convert_graph's contract are reported.
+      if (failures->empty()) throw;
+      dropped = true;
+    }
+    if (!fn || error || dropped) {
+      if (!dropped) {
+        failures->push_back({node->kind().toQualString(), source_location(node), message, error});
       }
-      if (!fn || !message.empty()) {
-        failures->push_back({node->kind().toQualString(), source_location(node), message});
-        for (const auto* out : node->outputs()) g.bind(out, {g.fresh_name("unconvertible")});
-        continue;
-      }
+      for (const auto* out : node->outputs()) g.bind(out, {g.fresh_name("unconvertible")});
+      continue;
     }
     tag_module_scope(g.graph(), first_new, node);  // for export_modules_as_functions
     g.set_current_node(node);
@@ -158,52 +150,50 @@ void rename_values(ir::Graph& graph, const std::unordered_map<std::string, std::
   }
 }
 
-}  // namespace
-
-std::vector<UnconvertibleOp> find_unconvertible_ops(const torch::jit::Graph& graph, int opset,
-                                                    const Registry& registry,
-                                                    OperatorExportType mode) {
-  std::map<std::string, UnconvertibleOp> found;
-  collect_unconvertible(graph.block(), opset, registry, mode, found);
-  std::vector<UnconvertibleOp> out;
-  for (auto& [kind, op] : found) out.push_back(std::move(op));
-  return out;
+// The error of an export whose conversion recorded `found` (convert_graph): every op without a
+// converter at once, else the first converter's ExportError.
+[[noreturn]] void throw_conversion_failures(const std::vector<ConversionFailure>& found, int opset,
+                                            const Registry& registry) {
+  struct Missing {
+    size_t nodes = 0;
+    std::vector<std::string> locations;
+  };
+  std::map<std::string, Missing> missing;
+  for (const auto& f : found) {
+    if (f.error) continue;
+    Missing& m = missing[f.kind];
+    ++m.nodes;
+    if (!f.location.empty()) m.locations.push_back(f.location);
+  }
+  if (missing.empty()) std::rethrow_exception(found.front().error);
+  std::string list;
+  for (const auto& [kind, m] : missing) {
+    const std::optional<int> lowest = registry.lowest_opset(kind);
+    list += fmt::format("\n  {} ({} node{}){}{}{}", kind, m.nodes, m.nodes == 1 ? "" : "s",
+                        m.locations.empty() ? "" : " at ", fmt::join(m.locations, ", "),
+                        lowest && *lowest > opset ? fmt::format(" (from opset {})", *lowest) : "");
+  }
+  throw ExportError(
+      ErrorCode::kUnsupportedOp,
+      fmt::format("{} operator{} cannot be exported to ONNX opset {}:{}\nRemedy: try another "
+                  "--opset, rewrite the model with supported ops, or register a custom "
+                  "symbolic for them.",
+                  missing.size(), missing.size() == 1 ? "" : "s", opset, list));
 }
+
+}  // namespace
 
 ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,
                         const ExportOptions& options, const Registry& registry,
                         std::vector<ConversionFailure>* failures,
                         const std::function<void(int64_t, int64_t)>& on_progress,
                         std::vector<InputReads>* input_reads) {
-  ConversionScope conversion_scope(options, signature);
   const OperatorExportType mode = options.operator_export_type;
-  if (auto missing = find_unconvertible_ops(graph, options.opset_version, registry, mode);
-      !missing.empty() && failures == nullptr) {
-    std::string list;
-    for (const auto& op : missing) {
-      std::vector<std::string> locs;
-      for (const auto& l : op.locations) {
-        if (!l.empty()) locs.push_back(l);
-      }
-      list += fmt::format("\n  {} ({} node{}){}{}{}", op.kind, op.locations.size(),
-                          op.locations.size() == 1 ? "" : "s", locs.empty() ? "" : " at ",
-                          fmt::join(locs, ", "),
-                          op.lowest_opset && *op.lowest_opset > options.opset_version
-                              ? fmt::format(" (from opset {})", *op.lowest_opset)
-                              : "");
-    }
-    throw ExportError(
-        ErrorCode::kUnsupportedOp,
-        fmt::format("{} operator{} cannot be exported to ONNX opset {}:{}\nRemedy: try another "
-                    "--opset, rewrite the model with supported ops, or register a custom "
-                    "symbolic for them.",
-                    missing.size(), missing.size() == 1 ? "" : "s", options.opset_version, list));
-  }
 
   ir::Model model;
   model.opset = options.opset_version;
   ir::Graph& out = model.graph;
-  GraphContext g(out, options.opset_version);
+  GraphContext g(out, options.opset_version, &options, &signature);
 
   const auto inputs = graph.inputs();
   const size_t num_user = inputs.size() - signature.parameters.size();
@@ -239,12 +229,14 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     }
   }
 
-  g.set_block_converter(
-      [&registry, mode, failures](GraphContext& ctx, const torch::jit::Block* block) {
-        convert_nodes(ctx, block, registry, mode, failures);
-      });
-  convert_nodes(g, graph.block(), registry, mode, failures, on_progress, input_reads);
+  std::vector<ConversionFailure> found;
+  std::vector<ConversionFailure>* sink = failures != nullptr ? failures : &found;
+  g.set_block_converter([&registry, mode, sink](GraphContext& ctx, const torch::jit::Block* block) {
+    convert_nodes(ctx, block, registry, mode, sink);
+  });
+  convert_nodes(g, graph.block(), registry, mode, sink, on_progress, input_reads);
   if (failures != nullptr) return model;  // collect-errors mode: the nodes were what counted
+  if (!found.empty()) throw_conversion_failures(found, options.opset_version, registry);
 
   // Outputs: rename the producing value to the requested name; Identity where a value is an input,
   // an initializer or already used as another output.

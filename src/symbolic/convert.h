@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
@@ -19,23 +20,12 @@ namespace torchonnx::symbolic {
 
 class Registry;
 
-struct UnconvertibleOp {
-  std::string kind;
-  std::vector<std::string> locations;  // one per node, "" where the graph has no source info
-  std::optional<int> lowest_opset;     // the lowest opset it has a converter at, if any
-};
-
-// Every op in `graph` that has no converter at `opset` (all of them at once), custom symbolics
-// and the fallbacks of `mode` (dispatch.h, export_types.h) included.
-std::vector<UnconvertibleOp> find_unconvertible_ops(
-    const torch::jit::Graph& graph, int opset, const Registry& registry,
-    OperatorExportType mode = OperatorExportType::kOnnx);
-
-// A node that could not be converted, recorded by convert_graph's collect-errors mode.
+// A node that could not be converted (convert_graph).
 struct ConversionFailure {
   std::string kind;
-  std::string location;  // "" where the graph has no source info
-  std::string message;   // the converter's ExportError; "" when no converter exists
+  std::string location;      // "" where the graph has no source info
+  std::string message;       // the converter's ExportError; "" when no converter exists
+  std::exception_ptr error;  // that ExportError; null when no converter exists
 };
 
 // The graph inputs one converter of the main graph read (directly, or in a subgraph it made) and
@@ -52,9 +42,13 @@ struct GraphSignature {
   std::vector<std::string> output_names;   // one per graph output
 };
 
-// With `failures`, runs in collect-errors mode: a node without converter or whose converter throws
-// an ExportError is recorded there and the conversion goes on (the model returned is incomplete,
-// only for unconvertible_ops).
+// A node without converter or whose converter throws an ExportError does not stop the conversion:
+// it is recorded, its outputs bound to placeholders, and the nodes after it are converted (a later
+// converter's other exception on them is dropped). With `failures`, the collect-errors mode, they
+// are recorded there (the model returned is incomplete, only for unconvertible_ops). Without,
+// nodes without converter are refused all at once (ExportError kUnsupportedOp naming each op, its
+// nodes' source locations and the opset it converts from); else the first converter's ExportError
+// is thrown.
 // `on_progress(done, total)` is called as the main graph's nodes are converted (every 256 nodes
 // and at the end).
 ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,

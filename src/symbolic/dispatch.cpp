@@ -18,15 +18,6 @@ namespace torchonnx::symbolic {
 
 using torch::jit::Node;
 
-namespace {
-
-struct ConversionState {
-  const ExportOptions* options;
-  const GraphSignature* signature;
-};
-thread_local const ConversionState* t_state = nullptr;
-}  // namespace
-
 Converter resolve_converter(const Node* node, int opset, const Registry& registry,
                             OperatorExportType mode) {
   if (mode == OperatorExportType::kRaw) {
@@ -83,28 +74,19 @@ void add_domain_opsets(ir::Model& model, const ExportOptions& options) {
   }
 }
 
-ConversionScope::ConversionScope(const ExportOptions& options, const GraphSignature& signature)
-    : previous_(t_state) {
-  t_state = new ConversionState{&options, &signature};
-}
-
-ConversionScope::~ConversionScope() {
-  delete t_state;
-  t_state = static_cast<const ConversionState*>(previous_);
-}
-
 SymbolicContext make_symbolic_context(const GraphContext& g) {
   SymbolicContext ctx;
   ctx.cur_node = g.current_node();
   ctx.opset = g.opset();
-  if (t_state != nullptr) {
-    const auto& sig = *t_state->signature;
-    const size_t first = sig.input_names.size() - sig.parameters.size();
-    for (size_t k = 0; k < sig.parameters.size(); ++k) {
-      ctx.params_dict[sig.input_names.at(first + k)] = sig.parameters[k].tensor;
+  if (const GraphSignature* sig = g.signature()) {
+    const size_t first = sig->input_names.size() - sig->parameters.size();
+    for (size_t k = 0; k < sig->parameters.size(); ++k) {
+      ctx.params_dict[sig->input_names.at(first + k)] = sig->parameters[k].tensor;
     }
-    ctx.custom_opsets = t_state->options->custom_opsets;
-    ctx.operator_export_type = t_state->options->operator_export_type;
+  }
+  if (const ExportOptions* options = g.options()) {
+    ctx.custom_opsets = options->custom_opsets;
+    ctx.operator_export_type = options->operator_export_type;
   }
   return ctx;
 }

@@ -18,8 +18,6 @@ struct SymbolicContext;
 
 namespace torchonnx::symbolic {
 
-struct GraphSignature;
-
 // The converter for `node` at `opset` under `mode`, or an empty function when there is none.
 Converter resolve_converter(const torch::jit::Node* node, int opset, const Registry& registry,
                             OperatorExportType mode);
@@ -28,19 +26,8 @@ Converter resolve_converter(const torch::jit::Node* node, int opset, const Regis
 // version custom_opsets[domain], else the version already there, else 1.
 void add_domain_opsets(ir::Model& model, const ExportOptions& options);
 
-// While alive, the export being converted on this thread (for SymbolicContext).
-class ConversionScope {
- public:
-  ConversionScope(const ExportOptions& options, const GraphSignature& signature);
-  ~ConversionScope();
-  ConversionScope(const ConversionScope&) = delete;
-  ConversionScope& operator=(const ConversionScope&) = delete;
-
- private:
-  const void* previous_;
-};
-
-// The SymbolicContext of the node `g` is converting.
+// The SymbolicContext of the node `g` is converting (the export's options and parameters, from
+// g.options() and g.signature()).
 SymbolicContext make_symbolic_context(const GraphContext& g);
 
 }  // namespace torchonnx::symbolic

@@ -98,6 +98,33 @@ TEST(Errors, UnsupportedOpsAreAllListedAtOnce) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// Ops without a converter are found in the conversion itself: a converter's refusal of an earlier
+// node does not hide them (its placeholders feed the nodes after it), and where every op has a
+// converter the first refusal is the error.
+TEST(Errors, UnsupportedOpsAreListedAlsoAfterAConverterRefusal) {
+  torch::jit::Module m("refused_then_missing");
+  m.define(
+      "def forward(self, x):\n  s = x.size(1) - 4\n  y = x[s:s + 2]\n"
+      "  return torch.lgamma(y) + torch.digamma(x).sum()\n");
+  ExportOptions options;
+  options.opset_version = 9;
+  options.do_constant_folding = false;
+  EXPECT_TRUE(ThrowsExportError(
+      [&] {
+        export_model_to_bytes(m, {at::rand({5, 3})}, options);
+      },
+      ErrorCode::kUnsupportedOp,
+      {"2 operators cannot be exported to ONNX opset 9", "aten::lgamma (1 node)",
+       "aten::digamma (1 node)"}));
+  torch::jit::Module refused("refused");
+  refused.define("def forward(self, x):\n  s = x.size(1) - 4\n  return x[s:s + 2] + 1\n");
+  EXPECT_TRUE(ThrowsExportError(
+      [&] {
+        export_model_to_bytes(refused, {at::rand({5, 3})}, options);
+      },
+      ErrorCode::kConversion, {"needs opset 10", "aten::slice"}));
+}
+
 // An op that converts only from a higher opset is named with that opset (Registry::lowest_opset),
 // an op without any converter without one.
 TEST(Errors, UnsupportedOpsNameTheOpsetTheyConvertFrom) {
