@@ -236,6 +236,14 @@ c10::IValue call_scripted(const torch::jit::Module& module, std::vector<c10::IVa
                           const std::string& method = "forward");
 c10::IValue call_scripted(torch::jit::Function& function, std::vector<c10::IValue> args);
 
+// libtorch's outputs of `model` on `args`, flattened to tensors as the exported graph's outputs
+// are, with forward() run in the mode an export with `training` runs it in (the module's and its
+// submodules' modes switched for the run and restored after): the outputs write_test_data stores
+// beside the inputs. ExportError(kModelRun) when forward() throws.
+std::vector<at::Tensor> reference_outputs(const torch::jit::Module& model,
+                                          const std::vector<c10::IValue>& args,
+                                          TrainingMode training = TrainingMode::kEval);
+
 // Writes DIR/input_<i>.pb and DIR/output_<i>.pb (serialized onnx.TensorProto, the ONNX test-data
 // layout) so that an export can be checked in any runtime. Creates DIR if needed.
 void write_test_data(const std::string& dir, const std::vector<at::Tensor>& inputs,

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "export/pipeline.h"
+#include "export/training_mode.h"
+#include "frontend/frontend.h"
 #include "onnx/dot.h"
 #include "onnx/file_util.h"
 #include "onnx/model_proto.h"
@@ -26,6 +28,13 @@ ProgressSink progress_of(const ExportOptions& options) {
 }
 
 }  // namespace
+
+std::vector<at::Tensor> reference_outputs(const torch::jit::Module& model,
+                                          const std::vector<c10::IValue>& args,
+                                          TrainingMode training) {
+  ModuleModeGuard mode(model, training);
+  return frontend::run_module(model, args);
+}
 
 std::string export_model_to_bytes(const torch::jit::Module& model,
                                   const std::vector<c10::IValue>& args,

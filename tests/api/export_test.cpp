@@ -293,6 +293,25 @@ TEST(Export, AnArangeOfAComputedLengthBelowOpsetNineIsALoop) {
   EXPECT_FALSE(ops.count("ConstantOfShape"));
 }
 
+// reference_outputs runs forward() in the export's mode (what --save-test-data stores) and
+// leaves the module's own mode as it was.
+TEST(Export, ReferenceOutputsRunInTheExportsMode) {
+  torch::jit::Module m("dropout");
+  m.register_attribute("training", c10::BoolType::get(), true);
+  m.define("def forward(self, x):\n  return torch.dropout(x, 0.5, self.training), x * 2\n");
+  const at::Tensor x = at::ones({64});
+  auto eval = reference_outputs(m, {x});
+  ASSERT_EQ(eval.size(), 2u);
+  EXPECT_TRUE(eval[0].equal(x));
+  EXPECT_TRUE(eval[1].equal(x * 2));
+  EXPECT_TRUE(m.is_training());
+  auto training = reference_outputs(m, {x}, TrainingMode::kTraining);
+  EXPECT_FALSE(training[0].equal(x));  // some of 64 elements dropped (and the rest scaled)
+  m.eval();
+  EXPECT_TRUE(reference_outputs(m, {x}, TrainingMode::kPreserve)[0].equal(x));
+  EXPECT_FALSE(m.is_training());
+}
+
 TEST(Export, DropUnusedInputsKeepsInputsReadForComputedResults) {
   // zeros_like(x) at static shapes is a constant (torch.onnx folds the node and drops x);
   // view_as(z) reads z's shape for a Reshape that stays computed (torch.onnx keeps z), also

@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "frontend/frontend.h"
 #include "onnx/file_util.h"
 #include "onnx/tensor_proto.h"
 #include "torchonnx/operators.h"
@@ -138,8 +137,8 @@ void check_test_data_dir(const std::string& dir) {
 // files written.
 std::vector<std::string> save_test_data(const torch::jit::Module& model,
                                         const std::vector<c10::IValue>& inputs,
-                                        const std::string& dir) {
-  auto outputs = frontend::run_module(model, inputs);
+                                        TrainingMode training, const std::string& dir) {
+  const std::vector<at::Tensor> outputs = reference_outputs(model, inputs, training);
   const std::vector<at::Tensor> tensors = flat_tensors(inputs);
   std::vector<std::string> files;
   for (size_t i = 0; i < tensors.size(); ++i)
@@ -567,11 +566,6 @@ int run(int argc, const char* const* argv) {
       }
       return 0;
     }
-    // export_model switches the mode for the export and restores it; --save-test-data runs the
-    // module in the mode it was exported in.
-    if (r.options.training != TrainingMode::kPreserve && model.hasattr("training")) {
-      model.train(r.options.training == TrainingMode::kTraining);
-    }
     // Test data first (the forward runs there), removed again when the export fails: a failed
     // command leaves no file behind.
     if (!r.save_dir.empty() && r.options.drop_unused_inputs) {
@@ -581,7 +575,8 @@ int run(int argc, const char* const* argv) {
                         "use one of them");
     }
     std::vector<std::string> test_files;
-    if (!r.save_dir.empty()) test_files = save_test_data(model, inputs, r.save_dir);
+    if (!r.save_dir.empty())
+      test_files = save_test_data(model, inputs, r.options.training, r.save_dir);
     try {
       ProgressBar bar;
       if (!r.quiet && isatty(STDERR_FILENO)) r.options.progress = bar.callback();
