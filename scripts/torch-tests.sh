@@ -9,6 +9,13 @@
 #   bash scripts/torch-tests.sh test_custom_ops.py     # some of them
 #   bash scripts/torch-tests.sh --sample               # CI's sample, through torchonnx only
 #   bash scripts/torch-tests.sh --sample --record      # ... and rewrite its list of passing tests
+#   bash scripts/torch-tests.sh --fresh-baseline       # run torch.onnx's side again (see below)
+#
+# torch.onnx's results (the baseline) depend only on the test files and the root's python3-torch,
+# python3-onnx and python3-onnxruntime: each file's JUnit file is kept in the cache below, keyed by
+# those packages' versions, and a later full run reuses it (--fresh-baseline runs it again). So a
+# full run after the first runs torchonnx's side only; test_pytorch_onnx_onnxruntime.py (~1.5 h on
+# one core) runs as $(nproc) pytests, one per group of its opset classes.
 #
 # The sample (tests/torch_tests/sample.txt: per file, the -k selection) covers every file and
 # both script and trace classes of the parameterized ones; it fails when a test listed in
@@ -29,11 +36,13 @@ fi
 
 sample=0
 record=0
+fresh_baseline=0
 files=()
 for arg in "$@"; do
   case "$arg" in
     --sample) sample=1 ;;
     --record) record=1 ;;
+    --fresh-baseline) fresh_baseline=1 ;;
     *) files+=("$arg") ;;
   esac
 done
@@ -104,26 +113,65 @@ if [ $sample = 1 ]; then
   exit $status
 fi
 # Each file twice (torch.onnx 2.6, then routed to torchonnx), $(nproc) pytests at a time, one
-# thread each; test_pytorch_onnx_onnxruntime.py (~1 h per exporter) first when it is asked for.
+# thread each; test_pytorch_onnx_onnxruntime.py first, as $(nproc) parts per exporter (part K of
+# FILE writes FILE.K.<exporter>.xml; its classes are TestONNXRuntime_opset_version_N_..., opsets 7
+# to 20, dealt out to the parts in turn). torch.onnx's side comes from the baseline cache when it
+# holds the file.
 start=$SECONDS
+key=$(dpkg-query -W -f='${Package}=${Version} ' python3-torch python3-onnx python3-onnxruntime |
+      sha256sum | cut -c1-16)
+baseline=$cache/baseline/$version-$key
+mkdir -p "$baseline"
+big=test_pytorch_onnx_onnxruntime.py
+parts=$(nproc)
+jobs_for() {  # FILE: one "FILE<TAB>K<TAB>selection" line per part ("" K and selection: whole)
+  if [ "$1" != "$big" ]; then printf '%s\t\t\n' "$1"; return; fi
+  for ((k = 0; k < parts; k++)); do
+    selection=""
+    for ((v = 7 + k; v <= 20; v += parts)); do
+      selection+="${selection:+ or }opset_version_${v}_is"
+    done
+    printf '%s\t%s\t%s\n' "$1" "$k" "$selection"
+  done
+}
 ordered=()
-for f in "${files[@]}"; do [ "$f" = test_pytorch_onnx_onnxruntime.py ] && ordered+=("$f"); done
-for f in "${files[@]}"; do [ "$f" != test_pytorch_onnx_onnxruntime.py ] && ordered+=("$f"); done
+for f in "${files[@]}"; do [ "$f" = "$big" ] && ordered+=("$f"); done
+for f in "${files[@]}"; do [ "$f" != "$big" ] && ordered+=("$f"); done
+cached=()
 for f in "${ordered[@]}"; do
   name=${f%.py}
   for exporter in base torchonnx; do
-    while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n || true; done
-    if [ $exporter = base ]; then
-      echo "torch-tests: $f with torch.onnx 2.6"
-      OMP_NUM_THREADS=1 python3 -m pytest -q -p no:cacheprovider --tb=no "$f" \
-        --junitxml="$out/$name.base.xml" >/dev/null 2>&1 &
-    else
-      echo "torch-tests: $f through torchonnx"
-      "${route[@]}" "$f" --junitxml="$out/$name.torchonnx.xml" >/dev/null 2>&1 &
+    if [ $exporter = base ] && [ $fresh_baseline = 0 ] &&
+       compgen -G "$baseline/$name.*base.xml" >/dev/null; then
+      cp "$baseline/$name".*base.xml "$out/"
+      cached+=("$f")
+      continue
     fi
+    while IFS=$'\t' read -r file k selection; do
+      while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n || true; done
+      xml="$out/$name${k:+.$k}.$exporter.xml"
+      select=()
+      [ -n "$selection" ] && select=(-k "$selection")
+      echo "torch-tests: $f${k:+ part $k} with $([ $exporter = base ] && echo torch.onnx 2.6 ||
+                                                echo torchonnx)"
+      if [ $exporter = base ]; then
+        OMP_NUM_THREADS=1 python3 -m pytest -q -p no:cacheprovider --tb=no "$file" \
+          "${select[@]}" --junitxml="$xml" >/dev/null 2>&1 &
+      else
+        "${route[@]}" "$file" "${select[@]}" --junitxml="$xml" >/dev/null 2>&1 &
+      fi
+    done < <(jobs_for "$f")
   done
 done
 wait
-echo "torch-tests: ran ${#files[@]} files with both exporters in $((SECONDS - start)) s"
+# The baseline of each file torch.onnx ran for (all its parts present) goes to the cache.
+for f in "${ordered[@]}"; do
+  name=${f%.py}
+  [[ " ${cached[*]} " == *" $f "* ]] && continue
+  n=$(jobs_for "$f" | wc -l)
+  [ "$(compgen -G "$out/$name.*base.xml" | wc -l)" -eq "$n" ] && cp "$out/$name".*base.xml "$baseline/"
+done
+echo "torch-tests: ran ${#files[@]} files in $((SECONDS - start)) s (torch.onnx's side from the" \
+  "baseline cache for ${#cached[@]} of them)"
 python3 "$root/tests/torch_tests/report.py" "$out" "$root/docs/torch-tests.md" "${files[@]}"
 echo "torch-tests: wrote docs/torch-tests.md (JUnit files in $out)"
