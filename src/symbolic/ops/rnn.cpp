@@ -294,12 +294,19 @@ bool is_rnn_over_packed(const torch::jit::Node* n) {
 const c10::Symbol kPackPadded = c10::Symbol::fromQualString("aten::_pack_padded_sequence");
 const c10::Symbol kPadPacked = c10::Symbol::fromQualString("aten::_pad_packed_sequence");
 
-// Whether `v` (pad_packed_sequence's total_length) is batch_sizes.size(0) of `batch_sizes`: the
-// steps of the sequence, what pad_packed_sequence passes when no total_length is given.
-bool is_step_count(const torch::jit::Value* v, const torch::jit::Value* batch_sizes) {
+// `v` without the int/tensor conversions around it (aten::Int, prim::NumToTensor): the value a
+// scripted total_length was computed from.
+const torch::jit::Value* without_int_casts(const torch::jit::Value* v) {
   while (v->node()->kind() == c10::aten::Int || v->node()->kind() == c10::prim::NumToTensor) {
     v = v->node()->input(0);
   }
+  return v;
+}
+
+// Whether `v` (pad_packed_sequence's total_length) is batch_sizes.size(0) of `batch_sizes`: the
+// steps of the sequence, what pad_packed_sequence passes when no total_length is given.
+bool is_step_count(const torch::jit::Value* v, const torch::jit::Value* batch_sizes) {
+  v = without_int_casts(v);
   const torch::jit::Node* n = v->node();
   if (n->kind() != c10::aten::size || n->inputs().size() != 2 || n->input(0) != batch_sizes) {
     return false;
@@ -338,10 +345,7 @@ std::optional<KeptRows> kept_rows(GraphContext& g, const torch::jit::Node* pad,
   if (is_step_count(pad->input(4), pack->output(1))) return KeptRows{KeptRows::kLongest};
   auto batch_first = torch::jit::toIValue(pack->input(2));
   if (!batch_first || !batch_first->isBool()) return std::nullopt;
-  const torch::jit::Value* v = pad->input(4);
-  while (v->node()->kind() == c10::aten::Int || v->node()->kind() == c10::prim::NumToTensor) {
-    v = v->node()->input(0);
-  }
+  const torch::jit::Value* v = without_int_casts(pad->input(4));
   // The input before pack_padded_sequence(enforce_sorted=False) sorted its batch.
   const torch::jit::Value* input = pack->input(0);
   const int64_t batch_dim = batch_first->toBool() ? 0 : 1;
