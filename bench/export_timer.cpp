@@ -38,8 +38,8 @@
 #include <string>
 #include <vector>
 
-#include "onnx/tensor_proto.h"
 #include "torchonnx/export.h"
+#include "torchonnx/io.h"
 
 namespace fs = std::filesystem;
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "torchonnx/io.h"  // parse_dtype
+
 namespace torchonnx {
 
 // ONNX TensorProto::DataType for a libtorch dtype; throws ExportError for types ONNX lacks.
@@ -14,7 +16,5 @@ int32_t to_onnx_dtype(at::ScalarType type);
 at::ScalarType from_onnx_dtype(int32_t type);
 // "Float", "Long", ... as torch.onnx's verbose graph prints them.
 std::string dtype_display_name(at::ScalarType type);
-// Parses "float32", "float", "int64", "long", "bool", ... (the CLI's --input DTYPE).
-at::ScalarType parse_dtype(const std::string& name);
 
 }  // namespace torchonnx

@@ -7,13 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "torchonnx/io.h"  // write_file_atomically, check_output_path
+
 namespace torchonnx {
 
 std::string read_file(const std::string& path);
-// Checks, before an export does any work, that `path` can be written: not empty, not a folder,
-// in an existing folder that this process may write. ExportError(kIo) naming the problem.
-void check_output_path(const std::string& path);
-void write_file_atomically(const std::string& path, const std::string& bytes);
 
 // A file written through a buffer into a temporary beside `path`; commit() renames it over
 // `path`. Destroyed without commit() (an exception on the way), the temporary is removed.

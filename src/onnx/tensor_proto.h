@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "torchonnx/io.h"  // read_tensor_file, write_tensor_file
+
 namespace onnx {
 class TensorProto;
 }
@@ -18,10 +20,8 @@ void to_tensor_proto(const at::Tensor& tensor, const std::string& name, onnx::Te
 // Reads any of TensorProto's data layouts (raw_data or the typed repeated fields).
 at::Tensor from_tensor_proto(const onnx::TensorProto& proto);
 
-// Reads a serialized TensorProto file; ExportError naming the file on malformed content.
-at::Tensor read_tensor_file(const std::string& path);
-// The same for bytes in memory; `name` (quoted file name, say) appears in the error.
+// Reads a serialized TensorProto from bytes in memory; `name` (a quoted file name, say) appears
+// in the error.
 at::Tensor read_tensor_bytes(const std::string& bytes, const std::string& name);
-void write_tensor_file(const at::Tensor& tensor, const std::string& name, const std::string& path);
 
 }  // namespace torchonnx

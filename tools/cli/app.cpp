@@ -13,11 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "onnx/file_util.h"
-#include "onnx/tensor_proto.h"
+#include "torchonnx/io.h"
 #include "torchonnx/operators.h"
 #include "torchonnx/verify.h"
-#include "version.h"
+#include "torchonnx/version.h"
 
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 #include <cctype>
 
 #include "cli.h"
-#include "onnx/dtype.h"
+#include "torchonnx/io.h"
 
 namespace torchonnx::cli {
 
