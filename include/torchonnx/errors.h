@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#pragma GCC visibility push(default)  // Note [Exported symbols] (the root CMakeLists.txt)
+
 namespace torchonnx {
 
 // Also the CLI's exit codes (0 is success, 1 an unexpected internal error).
@@ -29,3 +31,5 @@ class ExportError : public std::runtime_error {
 };
 
 }  // namespace torchonnx
+
+#pragma GCC visibility pop

@@ -36,6 +36,8 @@ class Module;
 }
 }  // namespace torch
 
+#pragma GCC visibility push(default)  // Note [Exported symbols] (the root CMakeLists.txt)
+
 namespace torchonnx {
 
 // The opsets torchonnx's converters serve: kMinOpset to kMaxOpset. A build exports up to
@@ -267,3 +269,5 @@ std::vector<UnconvertibleOp> unconvertible_ops(const torch::jit::Module& model,
 torch::jit::Module load_model(const std::string& path);
 
 }  // namespace torchonnx
+
+#pragma GCC visibility pop

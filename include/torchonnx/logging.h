@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#pragma GCC visibility push(default)  // Note [Exported symbols] (the root CMakeLists.txt)
+
 namespace torchonnx {
 
 // Whether the exporter writes its log (process-wide; off by default).
@@ -61,3 +63,5 @@ class ExportScope {
 }  // namespace detail
 
 }  // namespace torchonnx
+
+#pragma GCC visibility pop

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#pragma GCC visibility push(default)  // Note [Exported symbols] (the root CMakeLists.txt)
+
 namespace torchonnx {
 
 struct OperatorSupport {
@@ -19,3 +21,5 @@ struct OperatorSupport {
 std::vector<OperatorSupport> supported_operators(int opset = 0);
 
 }  // namespace torchonnx
+
+#pragma GCC visibility pop

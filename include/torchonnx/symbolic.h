@@ -42,12 +42,15 @@ struct Node;
 struct Value;
 }  // namespace torch::jit
 
-namespace torchonnx {
-
-namespace symbolic {  // torchonnx's internals, which the handles below refer to
+// torchonnx's internals, which the handles below refer to (hidden: declared before the push).
+namespace torchonnx::symbolic {
 class GraphContext;
 class Args;
-}  // namespace symbolic
+}  // namespace torchonnx::symbolic
+
+#pragma GCC visibility push(default)  // Note [Exported symbols] (the root CMakeLists.txt)
+
+namespace torchonnx {
 
 // An ONNX value: its name in the graph being built.
 using Value = std::string;
@@ -211,3 +214,5 @@ void register_custom_op_symbolic(const std::string& name, ContextSymbolicFunctio
 bool unregister_custom_op_symbolic(const std::string& name, int opset_version);
 
 }  // namespace torchonnx
+
+#pragma GCC visibility pop

@@ -21,6 +21,8 @@
 
 #include "torchonnx/export.h"
 
+#pragma GCC visibility push(default)  // Note [Exported symbols] (the root CMakeLists.txt)
+
 namespace torchonnx {
 
 // The exit code of `torchonnx verify` when the outputs differ (the export ran, its results are
@@ -156,3 +158,5 @@ std::string format_mismatch(const Mismatch& mismatch);
 std::string verify_result_json(const VerifyResult& result);
 
 }  // namespace torchonnx
+
+#pragma GCC visibility pop

@@ -4,7 +4,9 @@
 #   800 lines;
 # - opset decisions through registration ranges and shared builders (symbolic/helpers): the count
 #   of `opset()` comparisons in converter bodies under src/symbolic/ops/ does not rise above the
-#   ceiling below. Lower the ceiling when a change lowers the count.
+#   ceiling below. Lower the ceiling when a change lowers the count;
+# - the CLI and the Python module are users of the public API: their sources include no header of
+#   src/ (only <...>, "torchonnx/..." and the CLI's own "cli.h").
 #   source_rules_test.sh SOURCE_DIR
 set -euo pipefail
 if [ $# -ne 1 ]; then
@@ -30,6 +32,13 @@ if [ "$count" -gt "$opset_ceiling" ]; then
   echo "FAIL: $count opset() comparisons under src/symbolic/ops, more than $opset_ceiling:" >&2
   echo "  decide opsets through the registration range or a builder in symbolic/helpers" >&2
   grep -n 'opset() *[<>=!]=\?' src/symbolic/ops/*.cpp | sed 's/^/  /' >&2
+  failures=$((failures + 1))
+fi
+internal=$(grep -Hn '^#include "' tools/cli/*.cpp tools/cli/*.h python/*.cpp |
+  grep -Ev '#include "(torchonnx/[a-z_]+\.h|cli\.h)"' || true)
+if [ -n "$internal" ]; then
+  echo "FAIL: the CLI or the Python module includes internal headers (use the public API):" >&2
+  echo "$internal" | sed 's/^/  /' >&2
   failures=$((failures + 1))
 fi
 [ $failures = 0 ] && echo "source_rules: ok"
