@@ -157,6 +157,50 @@ at::ScalarType topk_type(int opset, at::ScalarType t) {
   return at::ScalarType::Double;
 }
 
+Values carried_loop(GraphContext& g, const std::string& body_name, const Value& trips,
+                    const Value& cond, const Values& initial, const std::vector<std::string>& names,
+                    const std::vector<at::ScalarType>& types, const LoopBody& step) {
+  const ir::TypeInfo scalar_long{at::kLong, std::vector<int64_t>{}};
+  const ir::TypeInfo scalar_bool{at::kBool, std::vector<int64_t>{}};
+  auto body = std::make_shared<ir::Graph>();
+  body->name = g.fresh_name(body_name);
+  {
+    SubgraphScope scope(g, *body);
+    Value iteration = g.fresh_name("iteration"), cond_in = g.fresh_name("cond");
+    body->inputs.push_back({iteration, scalar_long});
+    body->inputs.push_back({cond_in, scalar_bool});
+    Values carried;
+    for (size_t k = 0; k < initial.size(); ++k) {
+      carried.push_back(g.fresh_name(names[k]));
+      body->inputs.push_back({carried.back(), {types[k]}});
+    }
+    LoopStep next = step(iteration, cond_in, carried);
+    body->outputs.push_back({next.cond, scalar_bool});
+    for (size_t k = 0; k < next.carried.size(); ++k) {
+      body->outputs.push_back({next.carried[k], {types[k]}});
+    }
+  }
+  Values inputs{trips, cond};
+  inputs.insert(inputs.end(), initial.begin(), initial.end());
+  return g.op("Loop", inputs, {{"body", body}}, initial.size());
+}
+
+Values if_else(GraphContext& g, const std::string& then_name,
+               const std::function<Values()>& then_branch, const std::string& else_name,
+               const std::function<Values()>& else_branch, const std::vector<at::ScalarType>& types,
+               const std::function<Value()>& cond) {
+  std::shared_ptr<ir::Graph> branches[2];
+  for (int b = 0; b < 2; ++b) {
+    branches[b] = std::make_shared<ir::Graph>();
+    branches[b]->name = g.fresh_name(b == 0 ? then_name : else_name);
+    SubgraphScope scope(g, *branches[b]);
+    Values outs = b == 0 ? then_branch() : else_branch();
+    for (size_t k = 0; k < types.size(); ++k) branches[b]->outputs.push_back({outs[k], {types[k]}});
+  }
+  return g.op("If", {cond()}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}},
+              types.size());
+}
+
 Values topk_in(GraphContext& g, const Value& x, const Value& k, std::optional<int64_t> k_static,
                int64_t axis, bool largest) {
   const bool negate = !largest && g.opset() < 11;

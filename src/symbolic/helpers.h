@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,27 @@ Value where(GraphContext& g, const Value& cond, const Value& x, const Value& y,
 // same semantics), reducing with `reduction` ("add", "mul", ...: opset 16) when it is given.
 Value scatter_elements(GraphContext& g, const Value& data, const Value& index, const Value& updates,
                        int64_t axis, const std::string& reduction = "");
+// A Loop carrying `initial` (dtypes `types`; named `names` in its body, called `body_name`): at
+// most `trips` iterations ("" for no limit) while `cond` holds ("" for none); `step` maps the
+// iteration number (0-d int64), the condition (0-d bool) and the carried values to the next
+// condition and carried values. Returns the carried values after the last iteration. (A loop of
+// the model's own, with scan outputs and lists, is ops/control.cpp's.)
+struct LoopStep {
+  Value cond;
+  Values carried;
+};
+using LoopBody =
+    std::function<LoopStep(const Value& iteration, const Value& cond, const Values& carried)>;
+Values carried_loop(GraphContext& g, const std::string& body_name, const Value& trips,
+                    const Value& cond, const Values& initial, const std::vector<std::string>& names,
+                    const std::vector<at::ScalarType>& types, const LoopBody& step);
+// If(cond()) of two branches, named `then_name` and `else_name`, each built by its function, which
+// returns the branch's outputs (of dtypes `types`; values made in the branch: an outer value is
+// wrapped in Identity). `cond` is built after the branches, before the If.
+Values if_else(GraphContext& g, const std::string& then_name,
+               const std::function<Values()>& then_branch, const std::string& else_name,
+               const std::function<Values()>& else_branch, const std::vector<at::ScalarType>& types,
+               const std::function<Value()>& cond);
 // TopK's forms: `k` an attribute at 9 (`k_static`), an input from 10; `largest` (and NaN ranked
 // as PyTorch ranks it) from 11.
 // The dtype TopK runs in for input dtype t: floats at every opset (half precision widened to

@@ -90,20 +90,18 @@ Values scan_along(GraphContext& g, const Value& x, int64_t dim, bool maybe_empty
     return Values(results.begin() + static_cast<std::ptrdiff_t>(init.size()), results.end());
   };
   if (!maybe_empty) return scan();
-  std::shared_ptr<ir::Graph> branches[2];
-  for (int b = 0; b < 2; ++b) {
-    branches[b] = std::make_shared<ir::Graph>();
-    branches[b]->name = g.fresh_name(b == 0 ? "empty" : "scan");
-    SubgraphScope scope(g, *branches[b]);
-    Values outs = b == 0 ? when_empty(g) : scan();
-    for (size_t k = 0; k < num_outputs; ++k) {
-      // Identity: a branch output is produced in the branch (not an outer value).
-      branches[b]->outputs.push_back({g.op("Identity", {outs[k]}), {output_types[k]}});
-    }
-  }
-  Value empty = g.op("Equal", {g.op("Size", {x}), g.constant(at::scalar_tensor(0, at::kLong))});
-  return g.op("If", {empty}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}},
-              num_outputs);
+  // Identity: a branch output is produced in the branch (not an outer value).
+  auto produced = [&](const Values& outs) {
+    Values ids;
+    for (size_t k = 0; k < num_outputs; ++k) ids.push_back(g.op("Identity", {outs[k]}));
+    return ids;
+  };
+  return if_else(
+      g, "empty", [&] { return produced(when_empty(g)); }, "scan", [&] { return produced(scan()); },
+      output_types,
+      [&] {
+        return g.op("Equal", {g.op("Size", {x}), g.constant(at::scalar_tensor(0, at::kLong))});
+      });
 }
 
 // A tensor of `value` (dtype `t`) shaped as `x` (rank >= 1) without its dim `dim`: the states of

@@ -540,26 +540,17 @@ Value gcd_of(GraphContext& g, const Value& x, const Value& y, at::ScalarType typ
   Value shape = g.op("Shape", {g.op("Add", {x, y})});
   Value a0 = g.op("Abs", {g.op("Expand", {x, shape})});
   Value b0 = g.op("Abs", {g.op("Expand", {y, shape})});
-  auto body = std::make_shared<ir::Graph>();
-  body->name = g.fresh_name("gcd_body");
-  {
-    SubgraphScope scope(g, *body);
-    Value iteration = g.fresh_name("iteration"), cond = g.fresh_name("cond");
-    Value a = g.fresh_name("a"), b = g.fresh_name("b");
-    body->inputs.push_back({iteration, {at::kLong, std::vector<int64_t>{}}});
-    body->inputs.push_back({cond, {at::kBool, std::vector<int64_t>{}}});
-    body->inputs.push_back({a, {type}});
-    body->inputs.push_back({b, {type}});
-    Value active = g.op("Greater", {a, zero});
-    Value divisor = g.op("Where", {active, a, math_scalar(g, 1, type)});
-    Value next_a = g.op("Where", {active, nonnegative_mod(g, b, divisor), a});
-    Value next_b = g.op("Where", {active, a, b});
-    body->outputs.push_back({any_positive(g, next_a, type), {at::kBool, std::vector<int64_t>{}}});
-    body->outputs.push_back({next_a, {type}});
-    body->outputs.push_back({next_b, {type}});
-  }
   // No step when every a is 0 (or there are no elements).
-  Values loop = g.op("Loop", {"", any_positive(g, a0, type), a0, b0}, {{"body", body}}, 2);
+  Values loop =
+      carried_loop(g, "gcd_body", "", any_positive(g, a0, type), {a0, b0}, {"a", "b"}, {type, type},
+                   [&](const Value&, const Value&, const Values& ab) -> LoopStep {
+                     const Value &a = ab[0], &b = ab[1];
+                     Value active = g.op("Greater", {a, zero});
+                     Value divisor = g.op("Where", {active, a, math_scalar(g, 1, type)});
+                     Value next_a = g.op("Where", {active, nonnegative_mod(g, b, divisor), a});
+                     Value next_b = g.op("Where", {active, a, b});
+                     return {any_positive(g, next_a, type), {next_a, next_b}};
+                   });
   return loop[1];
 }
 

@@ -63,25 +63,17 @@ Value recurrence(GraphContext& g, const PolyArgs& pa, const Value& q1, const Val
            {{"axis", int64_t{0}}});
   Value trips = reduce(g, "ReduceMax", flat, {}, false);
   Value p0 = g.op("Expand", {g.constant_scalar(1, type), g.op("Shape", {q1})});
-  auto body = std::make_shared<ir::Graph>();
-  body->name = g.fresh_name("polynomial_body");
-  {
-    SubgraphScope scope(g, *body);
-    Value j = g.fresh_name("step"), cond = g.fresh_name("cond");
-    Value p = g.fresh_name("p"), q = g.fresh_name("q");
-    body->inputs.push_back({j, {at::kLong, std::vector<int64_t>{}}});
-    body->inputs.push_back({cond, {at::kBool, std::vector<int64_t>{}}});
-    body->inputs.push_back({p, {type}});
-    body->inputs.push_back({q, {type}});
-    Value active = g.op("Less", {j, steps});
-    Value k = g.op("Add", {g.op("Mul", {g.cast(j, type), g.constant_scalar(k_scale, type)}),
-                           g.constant_scalar(k_start, type)});
-    Value r = step(g, p, q, k);
-    body->outputs.push_back({g.op("Identity", {cond}), {at::kBool, std::vector<int64_t>{}}});
-    body->outputs.push_back({g.op("Where", {active, q, p}), {type}});
-    body->outputs.push_back({g.op("Where", {active, r, q}), {type}});
-  }
-  Values loop = g.op("Loop", {trips, "", p0, q1}, {{"body", body}}, 2);
+  Values loop = carried_loop(
+      g, "polynomial_body", trips, "", {p0, q1}, {"p", "q"}, {type, type},
+      [&](const Value& j, const Value& cond, const Values& pq) -> LoopStep {
+        const Value &p = pq[0], &q = pq[1];
+        Value active = g.op("Less", {j, steps});
+        Value k = g.op("Add", {g.op("Mul", {g.cast(j, type), g.constant_scalar(k_scale, type)}),
+                               g.constant_scalar(k_start, type)});
+        Value r = step(g, p, q, k);
+        return {g.op("Identity", {cond}),
+                {g.op("Where", {active, q, p}), g.op("Where", {active, r, q})}};
+      });
   return loop[1];
 }
 

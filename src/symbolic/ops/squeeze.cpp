@@ -69,17 +69,13 @@ Values squeeze_all(GraphContext& g, const Args& a) {
 // the graph: the branches differ in rank (allowed from opset 11). `squeezed` builds the Squeeze.
 Value squeeze_at_run_time(GraphContext& g, const Args& a, const Value& x, const Value& dim,
                           const std::function<Value(GraphContext&)>& squeezed) {
-  std::shared_ptr<ir::Graph> branches[2];
-  for (int b = 0; b < 2; ++b) {
-    branches[b] = std::make_shared<ir::Graph>();
-    branches[b]->name = g.fresh_name(b == 0 ? "squeezed" : "kept");
-    SubgraphScope scope(g, *branches[b]);
-    Value out = b == 0 ? squeezed(g) : g.op("Identity", {x});
-    branches[b]->outputs.push_back({out, {a.dtype(0)}});
-  }
-  Value size = g.op("Gather", {shape_of(g, x), dim}, {{"axis", int64_t{0}}});
-  Value one = g.op("Equal", {size, g.constant_scalar(1, at::kLong)});
-  return g.op("If", {one}, {{"then_branch", branches[0]}, {"else_branch", branches[1]}});
+  return if_else(
+      g, "squeezed", [&] { return Values{squeezed(g)}; }, "kept",
+      [&] { return Values{g.op("Identity", {x})}; }, {a.dtype(0)},
+      [&] {
+        Value size = g.op("Gather", {shape_of(g, x), dim}, {{"axis", int64_t{0}}});
+        return g.op("Equal", {size, g.constant_scalar(1, at::kLong)});
+      })[0];
 }
 
 // Squeeze of `dim` of argument 0 when its size is 1. A static size decides at export; a dynamic
