@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <optional>
 
 #include "cli.h"
 #include "torchonnx/io.h"
