@@ -8,7 +8,10 @@
 // step (verify.mjs --step). Both runtimes compute the float op between DequantizeLinear and
 // QuantizeLinear in a different order (and libtorch's kernels in integer arithmetic), so a value
 // near a rounding boundary may land one step away; a zero-point off by one or another rounding
-// mode moves most elements and fails (Quantized.ComparisonRejectsZeroPointOffByOne).
+// mode moves most elements and fails (Quantized.ComparisonRejectsZeroPointOffByOne). On an x86-64
+// CPU without VNNI the outputs compared are ONNX Runtime's at graph optimization level basic,
+// after the model loaded and ran at "all" (Note [Quantized comparisons without VNNI] in
+// tools/verify/verify.mjs: the fused u8s8 kernels saturate there).
 #include <ATen/Context.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
