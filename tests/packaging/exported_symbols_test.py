@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """libtorchonnx.so exports the public API only (issue 37, Note [Exported symbols] in the root
-CMakeLists.txt): every exported symbol that names torchonnx names only what include/torchonnx/
-declares. An internal namespace (torchonnx::symbolic, ::frontend, ...) or a name no public header
-declares (an internal function of namespace torchonnx) in `nm -D` fails the test.
+CMakeLists.txt): every exported symbol of torchonnx's own (torchonnx::..., its vtables and type
+infos) names only what include/torchonnx/ declares. An internal namespace (torchonnx::symbolic,
+::frontend, ...) or a name no public header declares (an internal function of namespace
+torchonnx) in `nm -D` fails the test.
 
     exported_symbols_test.py LIBTORCHONNX_SO INCLUDE_DIR
 """
@@ -39,20 +40,28 @@ def main():
     nm = subprocess.run(["nm", "-DC", "--defined-only", lib], capture_output=True, text=True,
                         check=True).stdout
     words = public_identifiers(include_dir)
-    exported, bad = 0, []
+    exported, instantiations, bad = 0, 0, []
     for line in nm.splitlines():
         parts = line.split(" ", 2)
         if len(parts) < 3 or "torchonnx" not in parts[2]:
             continue
         symbol = parts[2]
         exported += 1
+        head = re.sub(r"^(vtable|typeinfo|typeinfo name|VTT|guard variable) for ", "", symbol)
+        if not head.startswith("torchonnx::"):
+            # An instantiation of another library's template over torchonnx types
+            # (std::vector<torchonnx::...>::...): vague linkage, which -fvisibility=hidden leaves
+            # to the template's namespace; not an entry point of torchonnx's.
+            instantiations += 1
+            continue
         for path in torchonnx_paths(symbol):
             internal = [c for c in path if c in INTERNAL]
             unknown = [c for c in path if c not in words]
             if internal or unknown:
                 bad.append(f"{symbol}  ({'internal namespace ' + internal[0] if internal else 'not in the public headers: ' + unknown[0]})")
                 break
-    print(f"exported_symbols: {exported} exported symbols of {lib} name torchonnx")
+    print(f"exported_symbols: {exported} exported symbols of {lib} name torchonnx "
+          f"({instantiations} of them instantiations of other libraries' templates)")
     for b in bad:
         print(f"FAIL: internal symbol exported: {b}", file=sys.stderr)
     if bad:
