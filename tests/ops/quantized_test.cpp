@@ -9,9 +9,9 @@
 // QuantizeLinear in a different order (and libtorch's kernels in integer arithmetic), so a value
 // near a rounding boundary may land one step away; a zero-point off by one or another rounding
 // mode moves most elements and fails (Quantized.ComparisonRejectsZeroPointOffByOne). On an x86-64
-// CPU without VNNI the outputs compared are ONNX Runtime's at graph optimization level basic,
-// after the model loaded and ran at "all" (Note [Quantized comparisons without VNNI] in
-// tools/verify/verify.mjs: the fused u8s8 kernels saturate there).
+// CPU without VNNI, a model run by QNNPACK (exact) is compared with ONNX Runtime's outputs at
+// graph optimization level basic, after it loaded and ran at "all" (Note [Quantized comparisons
+// without VNNI] in tools/verify/verify.mjs: the fused u8s8 kernels saturate there).
 #include <ATen/Context.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
@@ -78,10 +78,16 @@ double output_scale(const torch::jit::Module& m) {
   return 0;
 }
 
-// Equal up to float rounding, or one step away for a few elements (see the file comment).
+// Equal up to float rounding, or one step away for a few elements (see the file comment). The
+// reference is exact when the current quantized engine is QNNPACK (oneDNN's, for the 3-D convs,
+// saturates as ONNX Runtime's fused kernels do on CPUs without VNNI).
 Tolerance quantized_tolerance(double step, double step_fraction = 0.02) {
-  return Tolerance{
-      .rtol = 1e-5, .atol = 1e-7, .atol_scale = 0, .step = step, .step_fraction = step_fraction};
+  return Tolerance{.rtol = 1e-5,
+                   .atol = 1e-7,
+                   .atol_scale = 0,
+                   .step = step,
+                   .step_fraction = step_fraction,
+                   .exact_int8 = at::globalContext().qEngine() == at::QEngine::QNNPACK};
 }
 
 // Per-channel convolutions and linear layers below opset 13 (no DequantizeLinear axis): the

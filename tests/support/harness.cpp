@@ -65,7 +65,8 @@ class OrtServer {
                               {"atol", tol.atol},
                               {"atol_scale", tol.atol_scale},
                               {"step", tol.step},
-                              {"step_fraction", tol.step_fraction}};
+                              {"step_fraction", tol.step_fraction},
+                              {"exact_int8", tol.exact_int8}};
     if (detections) request["detections"] = true;
     if (quiet) request["quiet"] = true;
     if (pixel_atol > 0) request["pixel_atol"] = pixel_atol;

@@ -39,6 +39,11 @@ struct Tolerance {
   // The fraction of elements that may be one step away (the mean |error| may then reach
   // max(0.1, step_fraction) step).
   double step_fraction = 0.02;
+  // With `step`: the reference computes quantized ops exactly (libtorch's QNNPACK), so on a CPU
+  // where ONNX Runtime's fused u8s8 kernels saturate (x86-64 without VNNI) the outputs compared
+  // are those of its graph optimization level basic (Note [Quantized comparisons without VNNI] in
+  // tools/verify/verify.mjs).
+  bool exact_int8 = false;
 };
 
 // Exact equality (NaN where libtorch has NaN): for ops whose ONNX lowering computes the same
