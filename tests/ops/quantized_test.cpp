@@ -23,6 +23,7 @@
 
 #include "common/compat.h"
 #include "ops/op_test_util.h"
+#include "support/cpu.h"
 #include "support/expect_error.h"
 #include "torchonnx/export.h"
 
@@ -241,15 +242,27 @@ class OneDnnEngine {
   }
 };
 
+// oneDNN's u8s8 kernels saturate on an x86-64 CPU without VNNI (support/cpu.h): libtorch's results
+// are then not the quantized ops' (a conv3d up to 5 steps off the exact result, a
+// conv_transpose3d 20), and no test can compare with them; the coverage test knows.
+#define TORCHONNX_SKIP_WITHOUT_EXACT_ONEDNN()                                                     \
+  do {                                                                                            \
+    if (!OneDnnEngine::available()) GTEST_SKIP() << "libtorch has no oneDNN quantized engine";    \
+    if (int8_kernels_may_saturate()) {                                                            \
+      GTEST_SKIP() << "this CPU has no VNNI: libtorch's oneDNN quantized kernels saturate there " \
+                      "(no correct reference)";                                                   \
+    }                                                                                             \
+  } while (false)
+
 TEST_F(Quantized, Conv3dReluPerChannel) {
-  if (!OneDnnEngine::available()) GTEST_SKIP() << "libtorch has no oneDNN quantized engine";
+  TORCHONNX_SKIP_WITHOUT_EXACT_ONEDNN();
   OneDnnEngine engine;
   expect_per_channel_matches(load("conv3d_relu"), {"quantized::conv3d_relu", "quantized::conv3d"},
                              {randn({2, 3, 5, 4, 6}, 16)});
 }
 
 TEST_F(Quantized, Conv3dReluPerTensor) {
-  if (!OneDnnEngine::available()) GTEST_SKIP() << "libtorch has no oneDNN quantized engine";
+  TORCHONNX_SKIP_WITHOUT_EXACT_ONEDNN();
   OneDnnEngine engine;
   expect_model_matches(load("conv3d_relu_per_tensor"),
                        {"quantized::conv3d_relu", "quantized::conv3d"},
@@ -257,7 +270,7 @@ TEST_F(Quantized, Conv3dReluPerTensor) {
 }
 
 TEST_F(Quantized, ConvTranspose3d) {
-  if (!OneDnnEngine::available()) GTEST_SKIP() << "libtorch has no oneDNN quantized engine";
+  TORCHONNX_SKIP_WITHOUT_EXACT_ONEDNN();
   if (compat::kLibtorchMajor >= 2) {
     // Debian's libtorch 2.6 oneDNN quantized conv_transpose3d disagrees with its own float
     // computation (nnq.ConvTranspose3d(4, 6, 3), output scale 0.5: max error 36 against
