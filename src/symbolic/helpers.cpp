@@ -253,26 +253,6 @@ double max_finite(at::ScalarType type) {
   }
 }
 
-std::optional<size_t> arg_index(const Args& a, const std::string& name) {
-  const c10::FunctionSchema* schema = node_schema(a.node());
-  if (schema == nullptr) return std::nullopt;
-  const auto& args = schema->arguments();
-  for (size_t i = 0; i < args.size() && i < a.size(); ++i) {
-    if (args[i].name() == name) return i;
-  }
-  return std::nullopt;
-}
-
-at::ScalarType result_dtype(const Args& a, at::ScalarType fallback) {
-  at::ScalarType out = a.output_dtype();
-  if (auto i = arg_index(a, "dtype"); i && !a.is_none(*i)) {
-    // A computed dtype (dtype=x.dtype, unfolded) is the one type propagation gave the output.
-    if (!a.is_constant(*i) && out != at::ScalarType::Undefined) return out;
-    return static_cast<at::ScalarType>(a.int_arg(*i));
-  }
-  return out != at::ScalarType::Undefined ? out : fallback;
-}
-
 at::ScalarType result_dtype(GraphContext& g, const Args& a, std::optional<int64_t> dtype) {
   if (dtype) return static_cast<at::ScalarType>(*dtype);
   at::ScalarType out = a.output_dtype();

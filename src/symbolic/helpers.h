@@ -108,11 +108,6 @@ std::optional<int64_t> list_length(const Args& a, size_t i);
 std::vector<int64_t> expand_param(std::vector<int64_t> v, size_t n);
 // The largest finite value of a floating dtype (float's for any other dtype).
 double max_finite(at::ScalarType type);
-// The schema position of the node's argument called `name`, when its schema has one.
-std::optional<size_t> arg_index(const Args& a, const std::string& name);
-// A creation op's result dtype: its `dtype` argument, else the output's type from type
-// propagation, else `fallback` (PyTorch's default for the op).
-at::ScalarType result_dtype(const Args& a, at::ScalarType fallback);
 // A reduction's result dtype: `dtype` when given, else type propagation's (fails when unknown).
 at::ScalarType result_dtype(GraphContext& g, const Args& a, std::optional<int64_t> dtype);
 

@@ -371,6 +371,7 @@ TEST(OperatorCoverage, EveryConverterIsNumericallyTestedAcrossItsRange) {
         "which computes nothing";
   }
   writes_no_node["aten::positive"] = same_value;
+  writes_no_node["aten::to.prim_other"] = same_value + " (a copy in its own dtype)";
   for (const char* op : {"aten::view.dtype", "aten::view_copy.dtype"}) {
     writes_no_node[op] = same_value + " (a view as its own dtype; another dtype is refused)";
   }

@@ -416,6 +416,82 @@ TEST_F(Creation, AsTensor) {
                         {at::randn({2, 3})});
 }
 
+// Every overload of the factories that take an `out` tensor, `names=None` or a scalar (Note
+// [Factory overloads]): each converter reads its own overload's positions. The out tensors are
+// not read afterwards (that is refused: ArangeIntoAnOutTensorIsRefusedWithARemedy); empty's
+// values are undefined, so ones_like keeps their shape and dtype.
+TEST_F(Creation, FactoryOverloadsOfOutNamesAndScalars) {
+  expect_script_matches(
+      std::vector<std::string>{"aten::zeros", "aten::ones", "aten::full", "aten::empty"},
+      script_module("def forward(self, x):\n"
+                    "  n = x.size(0)\n"
+                    "  o0 = torch.empty([0])\n  o1 = torch.empty([0])\n"
+                    "  o2 = torch.empty([0])\n  o3 = torch.empty([0])\n"
+                    "  o4 = torch.empty([0])\n  i = torch.empty([0], dtype=4)\n"
+                    "  return (torch.zeros([n, 2], out=o0), torch.zeros([n], names=None),\n"
+                    "          torch.zeros([n], names=None, out=o1), torch.ones([n], out=i),\n"
+                    "          torch.ones([n, 1], names=None), torch.full([n], 2.5, out=o2),\n"
+                    "          torch.full([n], 1.5, names=None),\n"
+                    "          torch.ones_like(torch.empty([n], out=o3)),\n"
+                    "          torch.ones_like(torch.empty([n], names=None, dtype=7)),\n"
+                    "          torch.full([2, n], 3.0, names=None, out=o4))\n"),
+      {at::randn({3, 2})}, kUnfolded);
+  expect_script_matches(
+      std::vector<std::string>{"aten::zeros", "aten::ones", "aten::empty", "aten::zeros_like",
+                               "aten::ones_like", "aten::empty_like", "aten::full_like",
+                               "aten::new_zeros", "aten::new_ones", "aten::new_empty",
+                               "aten::new_full", "aten::eye", "aten::linspace",
+                               "aten::scalar_tensor", "aten::full"},
+      script_module("def forward(self, x):\n"
+                    "  n = x.size(0)\n"
+                    "  o0 = torch.empty([0])\n  o1 = torch.empty([0])\n"
+                    "  o2 = torch.empty([0], dtype=4)\n  o3 = torch.empty([0])\n"
+                    "  o4 = torch.empty([0])\n  o5 = torch.empty([0], dtype=7)\n"
+                    "  o6 = torch.empty([0])\n  o7 = torch.empty([0])\n"
+                    "  o8 = torch.empty([0])\n  o9 = torch.empty([0])\n"
+                    "  o10 = torch.empty([0])\n  o11 = torch.empty([0])\n"
+                    "  o12 = torch.empty([0])\n  o13 = torch.empty([0])\n"
+                    "  o14 = torch.empty([0])\n  o15 = torch.empty([0])\n"
+                    "  return (torch.zeros([n], names=None, out=o0), torch.ones([n], names=None, "
+                    "out=o1),\n"
+                    "          torch.ones_like(torch.empty([n], names=None, out=o2)),\n"
+                    "          torch.zeros_like(x, out=o3), torch.ones_like(x, out=o4),\n"
+                    "          torch.ones_like(torch.empty_like(x, out=o5)),\n"
+                    "          torch.full_like(x, 1.5, out=o6), x.new_zeros([n, 3], out=o7),\n"
+                    "          x.new_ones([2, n], out=o8), torch.ones_like(x.new_empty([n], "
+                    "out=o9)),\n"
+                    "          x.new_full([n], -2.0, out=o10), torch.eye(n, out=o11),\n"
+                    "          torch.eye(n, 4, out=o12), torch.linspace(0.5, 2.0, n, out=o13),\n"
+                    "          torch.scalar_tensor(n, out=o14), torch.full([n], 2.0, out=o15))\n"),
+      {at::randn({3, 2})}, kUnfolded);
+  // Scalar data of torch.tensor / torch.as_tensor computed in the graph, cast to the dtype; a list.
+  expect_script_matches(std::vector<std::string>{"aten::tensor", "aten::as_tensor"},
+                        script_module("def forward(self, x):\n"
+                                      "  return (torch.tensor(float(x.sum())),\n"
+                                      "          torch.tensor(int(x.sum() * 10), dtype=6),\n"
+                                      "          torch.tensor(bool(x.sum() > 0), dtype=6),\n"
+                                      "          torch.as_tensor(float(x.sum()), dtype=6),\n"
+                                      "          torch.as_tensor(int(x.sum() * 10), dtype=6),\n"
+                                      "          torch.as_tensor(bool(x.sum() > 0), dtype=4),\n"
+                                      "          torch.as_tensor([float(x[0, 0]), 1.0]))\n"),
+                        {at::randn({3, 2})}, kUnfolded);
+}
+
+// linspace of tensor bounds: libtorch 2.6's Tensor_Tensor, Scalar_Tensor and Tensor_Scalar
+// overloads (and their out forms); libtorch 1.13 reads the bounds as Scalars (ScalarImplicit).
+TEST_F(Creation, LinspaceOfTensorBounds) {
+  expect_script_matches("aten::linspace",
+                        "def forward(self, x):\n"
+                        "  o0 = torch.empty([0])\n  o1 = torch.empty([0])\n"
+                        "  o2 = torch.empty([0])\n"
+                        "  return (torch.linspace(x[0], x[1], 5), torch.linspace(0.5, x[1], 4),\n"
+                        "          torch.linspace(x[0], 3.0, 6), torch.linspace(x[0], x[1], 3, "
+                        "out=o0),\n"
+                        "          torch.linspace(-1.0, x[1], 5, out=o1),\n"
+                        "          torch.linspace(x[1], 2.0, 4, out=o2))\n",
+                        {at::tensor({-1.5, 2.0})}, kUnfolded);
+}
+
 // ----- one_hot / bucketize / item ----------------------------------------------------------------
 
 TEST_F(Creation, OneHot) {
@@ -518,10 +594,15 @@ void expect_random_op(const std::string& op, const TracedFunction& fn, const Inp
 }
 constexpr bool kConstantArgs = true;
 
-// The same for a TorchScript `source` (unfolded).
+// The same for a TorchScript `source` (unfolded) of `ops`.
+void expect_random_script(const std::vector<std::string>& ops, const std::string& source,
+                          const Inputs& inputs) {
+  const torch::jit::Module m = script_module(source);
+  expect_all_true(frontend::run_module(m, cloned(inputs)));
+  expect_script_matches(ops, m, inputs, kUnfolded);
+}
 void expect_random_script(const std::string& op, const std::string& source, const Inputs& inputs) {
-  expect_all_true(frontend::run_module(script_module(source), cloned(inputs)));
-  expect_script_matches(op, source, inputs, kUnfolded);
+  expect_random_script(std::vector<std::string>{op}, source, inputs);
 }
 
 // A constant of a traced graph. at::tensor records aten::empty in a trace but not the copy of the
@@ -921,6 +1002,92 @@ TEST_F(Creation, NormalOfTensorMeanOrStd) {
                      return normal_properties(at::normal(arg(in, 0), arg(in, 1)), mu, sigma);
                    },
                    {at::tensor(mu, at::kFloat), stds.to(at::kFloat)});
+}
+
+// The generator=None, names=None and out= overloads of the random factories (Note [Factory
+// overloads]): the samples of each family concatenated, with the properties above (n = x.size(0)
+// samples per call). (rand([n], names=None) is the node of rand([n], generator=None): a None
+// argument fits both overloads, and libtorch resolves it to .generator.)
+TEST_F(Creation, RandomFactoryOverloads) {
+  const int64_t n = 1000;
+  auto outs = [](int k, const char* dtype) {
+    std::string s;
+    for (int i = 0; i < k; ++i) s += fmt::format("  o{} = torch.empty([0], dtype={})\n", i, dtype);
+    return s;
+  };
+  expect_random_script(std::vector<std::string>{"aten::rand", "aten::rand_like"},
+                       "def forward(self, x):\n"
+                       "  n = x.size(0)\n" +
+                           outs(4, "6") +
+                           "  r = torch.cat([torch.rand([n], generator=None),\n"
+                           "                 torch.rand([n], generator=None, names=None),\n"
+                           "                 torch.rand([n], out=o0), torch.rand([n], "
+                           "generator=None, out=o1),\n"
+                           "                 torch.rand([n], generator=None, names=None, "
+                           "out=o2),\n"
+                           "                 torch.rand_like(x, out=o3)])\n" +
+                           script_uniform_properties(0, 1, 6 * n),
+                       {at::randn({n})});
+  expect_random_script(std::vector<std::string>{"aten::randn", "aten::randn_like"},
+                       "def forward(self, x):\n"
+                       "  n = x.size(0)\n" +
+                           outs(4, "6") +
+                           "  r = torch.cat([torch.randn([n], generator=None),\n"
+                           "                 torch.randn([n], generator=None, names=None),\n"
+                           "                 torch.randn([n], out=o0), torch.randn([n], "
+                           "generator=None, out=o1),\n"
+                           "                 torch.randn([n], generator=None, names=None, "
+                           "out=o2),\n"
+                           "                 torch.randn_like(x, out=o3)])\n"
+                           "  return r * 0, torch.isfinite(r).all(), " +
+                           script_moments("r", "0.0", 1, 3, 6 * n) + "\n",
+                       {at::randn({n})});
+  // Integers uniform on [0, 4): the share of each value within 6σ of 1/4.
+  expect_random_script(
+      std::vector<std::string>{"aten::randint", "aten::randint_like"},
+      "def forward(self, x):\n"
+      "  n = x.size(0)\n" +
+          outs(6, "4") +
+          "  r = torch.cat([torch.randint(4, [n], generator=None), torch.randint(4, [n], out=o0),\n"
+          "                 torch.randint(4, [n], generator=None, out=o1),\n"
+          "                 torch.randint(0, 4, [n], generator=None), torch.randint(0, 4, [n], "
+          "out=o2),\n"
+          "                 torch.randint(0, 4, [n], generator=None, out=o3),\n"
+          "                 torch.randint_like(x, 4, out=o4), torch.randint_like(x, 0, 4, "
+          "out=o5)])\n"
+          "  hits = r.reshape(-1, 1) == torch.arange(0, 4)\n"
+          "  share = hits.sum(0).double() / r.numel()\n" +
+          fmt::format("  return r * 0, hits.sum() == r.numel(), r.min() == 0, r.max() == 3, "
+                      "((share - 0.25).abs() <= {:.17g}).all()\n",
+                      kSigmas * std::sqrt(0.25 * 0.75 / static_cast<double>(8 * n))),
+      {at::randn({n})});
+  // Bernoulli(1/2) into out tensors: 0 or 1, the share of ones within 6σ of 1/2.
+  expect_random_script(
+      "aten::bernoulli",
+      "def forward(self, x):\n"
+      "  p = torch.full_like(x, 0.5)\n" +
+          outs(3, "6") +
+          "  b = torch.cat([torch.bernoulli(p, out=o0), torch.bernoulli(x, p, out=o1),\n"
+          "                 torch.bernoulli(p, 0.5, out=o2)])\n" +
+          fmt::format("  return b * 0, ((b == 0) | (b == 1)).all(), "
+                      "(b.double().mean() - 0.5).abs() <= {:.17g}\n",
+                      kSigmas * std::sqrt(0.25 / static_cast<double>(3 * n))),
+      {at::rand({n})});
+  // N(0, 1) into out tensors (of the result's size: normal does not resize them) from tensor
+  // and float means and stds.
+  std::string like_x;
+  for (int i = 0; i < 4; ++i) like_x += fmt::format("  o{} = torch.empty_like(x)\n", i);
+  expect_random_script("aten::normal",
+                       "def forward(self, x):\n"
+                       "  zero = torch.zeros_like(x)\n  one = torch.ones_like(x)\n" +
+                           like_x +
+                           "  r = torch.cat([torch.normal(zero, 1.0, out=o0), torch.normal(0.0, "
+                           "one, out=o1),\n"
+                           "                 torch.normal(zero, one, out=o2),\n"
+                           "                 torch.normal(0.0, 1.0, [x.size(0)], out=o3)])\n"
+                           "  return r * 0, torch.isfinite(r).all(), " +
+                           script_moments("r", "0.0", 1, 3, 4 * n) + "\n",
+                       {at::randn({n})});
 }
 
 TEST_F(Creation, MultinomialWithoutReplacement) {

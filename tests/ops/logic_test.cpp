@@ -388,6 +388,20 @@ TEST_F(Logic, ToSameDtypeIsANoOp) {
                         {at::randn({2, 3})});
 }
 
+// The overloads TorchScript picks for the other spellings of a cast: an Optional[int] dtype
+// (to.prim_dtype), a None device (to.prim_Device), keyword device and dtype (to.dtype_layout).
+// Each reads its dtype at its own position. (x.to(False, True), to.prim_other, keeps the dtype:
+// no node, see the coverage test.)
+TEST_F(Logic, ToOfEveryOverload) {
+  const ScriptOptions unfolded{kMinOpset, highest_opset(), /*fold=*/false};
+  expect_script_matches("aten::to",
+                        "def forward(self, x):\n"
+                        "  d: Optional[int] = 4\n"
+                        "  return x.to(d), x.to(None, 7), x.to(device=None, dtype=3), "
+                        "x.to(False, True) * 2\n",
+                        {floats({1.5, -2.5, 7.25})}, unfolded);
+}
+
 TEST_F(Logic, ToOtherAndTypeAs) {
   expect_op_matches("aten::to", [](const Inputs& in) { return arg(in, 0).to(arg(in, 1)); },
                     {floats({1.5, -2.5}), longs({1})});

@@ -122,6 +122,27 @@ TEST_F(Spectral, WindowsOfComputedLength) {
   }
 }
 
+// The out= overloads of every window (Note [Factory overloads]): the window in the out tensor's
+// dtype (float here, double for one), of a computed length.
+TEST_F(Spectral, WindowsIntoOutTensors) {
+  for (const char* op : {"hann_window", "hamming_window", "blackman_window", "bartlett_window"}) {
+    SCOPED_TRACE(op);
+    expect_script_matches(std::string("aten::") + op,
+                          fmt::format("def forward(self, x):\n"
+                                      "  o0 = torch.empty([0])\n  o1 = torch.empty([0], dtype=7)\n"
+                                      "  return torch.{0}(x.size(0), out=o0), "
+                                      "torch.{0}(x.size(0), False, out=o1)\n",
+                                      op),
+                          {at::randn({6})}, kUnfolded);
+  }
+  expect_script_matches("aten::hamming_window",
+                        "def forward(self, x):\n"
+                        "  o0 = torch.empty([0])\n  o1 = torch.empty([0])\n"
+                        "  return torch.hamming_window(x.size(0), True, 0.5, out=o0), "
+                        "torch.hamming_window(x.size(0), False, 0.6, 0.3, out=o1)\n",
+                        {at::randn({7})}, kUnfolded);
+}
+
 // The windows' cosines are written with Sin: ONNX Runtime's Cos has no double kernel up to at
 // least 1.21 (Debian 13's; tools/verify's 1.30 has one), so a window computed in double with Cos
 // failed there ("Could not find an implementation for Cos(7)"). A length given as an int input,

@@ -5,6 +5,8 @@
 # - opset decisions through registration ranges and shared builders (symbolic/helpers): the count
 #   of `opset()` comparisons in converter bodies under src/symbolic/ops/ does not rise above the
 #   ceiling below. Lower the ceiling when a change lowers the count;
+# - arguments by position of the converter's own overload: no converter under src/symbolic/
+#   finds an argument by its schema name (Note [Factory overloads] in symbolic/factory.h);
 # - the CLI and the Python module are users of the public API: their sources include no header of
 #   src/ (only <...>, "torchonnx/..." and the CLI's own "cli.h").
 #   source_rules_test.sh SOURCE_DIR
@@ -32,6 +34,14 @@ if [ "$count" -gt "$opset_ceiling" ]; then
   echo "FAIL: $count opset() comparisons under src/symbolic/ops, more than $opset_ceiling:" >&2
   echo "  decide opsets through the registration range or a builder in symbolic/helpers" >&2
   grep -n 'opset() *[<>=!]=\?' src/symbolic/ops/*.cpp | sed 's/^/  /' >&2
+  failures=$((failures + 1))
+fi
+by_name=$(grep -n 'arguments()\|\.name() *== *"\|arg_index' src/symbolic/ops/*.cpp \
+  src/symbolic/helpers.cpp src/symbolic/context.cpp || true)
+if [ -n "$by_name" ]; then
+  echo "FAIL: a converter finds an argument by its schema name (register its overloads with" >&2
+  echo "  their positions: add_factory, or a registration per overload):" >&2
+  echo "$by_name" | sed 's/^/  /' >&2
   failures=$((failures + 1))
 fi
 internal=$(grep -Hn '^#include "' tools/cli/*.cpp tools/cli/*.h python/*.cpp |

@@ -12,17 +12,13 @@
 
 #include "onnx/dtype.h"
 #include "symbolic/context.h"
+#include "symbolic/factory.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
 
 namespace torchonnx::symbolic::ops {
 
 namespace {
-
-bool has_arg(const Args& a, const std::string& name) {
-  auto i = arg_index(a, name);
-  return i && !a.is_none(*i);
-}
 
 int64_t onnx_dtype(at::ScalarType type) {
   return to_onnx_dtype(type);
@@ -222,8 +218,8 @@ Value uniform_integers(GraphContext& g, const Value& u, const Value& low, const 
 
 // aten::randint / randint_like: the bounds `low` (0 when the overload has none) and `high`, in
 // double; constant bounds are checked as PyTorch does.
-std::pair<Value, Value> randint_bounds(GraphContext& g, const Args& a, size_t high_i) {
-  std::optional<size_t> low_i = arg_index(a, "low");
+std::pair<Value, Value> randint_bounds(GraphContext& g, const Args& a, std::optional<size_t> low_i,
+                                       size_t high_i) {
   if (low_i && a.is_constant(*low_i) && a.is_constant(high_i) &&
       a.int_arg(*low_i) >= a.int_arg(high_i)) {
     g.fail("randint needs low < high, got [" + std::to_string(a.int_arg(*low_i)) + ", " +
@@ -243,25 +239,13 @@ std::pair<Value, Value> randint_bounds(GraphContext& g, const Args& a, size_t hi
 // same in the out tensor's dtype, as the result. A trace reads the result where the model reads
 // out afterwards (the tracer rebinds it); a scripted graph that reads out after the node would
 // read the old tensor: refused.
-Values arange_op(GraphContext& g, const Args& a) {
-  auto dtype_i = arg_index(a, "dtype");
-  auto out_i = arg_index(a, "out");
-  if (!dtype_i && !out_i) g.fail("unknown arange overload");
-  if (out_i) {
-    for (const torch::jit::Use& use : a.jit(*out_i)->uses()) {
-      if (use.user != a.node() && use.user->isAfter(a.node())) {
-        g.fail(
-            "arange with out= whose out tensor is read afterwards (writing into an existing "
-            "tensor) is not supported. Remedy: use the result instead, `t = torch.arange(n)`");
-      }
-    }
-  }
+Values arange_op(GraphContext& g, const Args& a, const FactoryArgs& f) {
   // end | start, end | start, end, step
-  const size_t positional = dtype_i ? *dtype_i : *out_i;
+  const size_t positional = f.positional;
   bool floating = false;
   for (size_t i = 0; i < positional; ++i) floating = floating || at::isFloatingType(a.dtype(i));
-  at::ScalarType type = result_dtype(a, floating ? at::kFloat : at::kLong);
-  if (out_i && a.dtype(*out_i) != at::ScalarType::Undefined) type = a.dtype(*out_i);
+  at::ScalarType type = result_dtype(a, f, floating ? at::kFloat : at::kLong);
+  if (f.out && a.dtype(*f.out) != at::ScalarType::Undefined) type = a.dtype(*f.out);
   if (positional == 1) return {arange_values(g, a, std::nullopt, 0, std::nullopt, type)};
   if (positional == 2) return {arange_values(g, a, 0, 1, std::nullopt, type)};
   return {arange_values(g, a, 0, 1, 2, type)};
@@ -276,44 +260,42 @@ Values dim_arange(GraphContext& g, const Args& a) {
 }
 
 // aten::zeros/ones/empty(int[] size, *, dtype, ...)  ⇒  ConstantOfShape (empty gives zeros)
-Converter filled_with(int value) {
-  return [value](GraphContext& g, const Args& a) -> Values {
-    if (has_arg(a, "names")) g.fail("named tensors cannot be exported");
-    return {constant_of_shape(g, shape_arg(g, a, 0), value, result_dtype(a, at::kFloat))};
+FactoryConverter filled_with(int value) {
+  return [value](GraphContext& g, const Args& a, const FactoryArgs& f) -> Values {
+    return {constant_of_shape(g, shape_arg(g, a, 0), value, result_dtype(a, f, at::kFloat))};
   };
 }
 
 // aten::zeros_like/ones_like/empty_like(Tensor self, *, dtype, ...)  ⇒  ConstantOfShape(Shape)
-Converter filled_like(int value) {
-  return [value](GraphContext& g, const Args& a) -> Values {
+FactoryConverter filled_like(int value) {
+  return [value](GraphContext& g, const Args& a, const FactoryArgs& f) -> Values {
     Value shape = g.op("Shape", {a.tensor(0)});
-    return {constant_of_shape(g, shape, value, result_dtype(a, a.dtype(0)))};
+    return {constant_of_shape(g, shape, value, result_dtype(a, f, a.dtype(0)))};
   };
 }
 
 // aten::new_zeros/new_ones/new_empty(Tensor self, int[] size, *, dtype, ...)  ⇒  ConstantOfShape
 // (self's dtype by default)
-Converter new_filled_with(int value) {
-  return [value](GraphContext& g, const Args& a) -> Values {
-    return {constant_of_shape(g, shape_arg(g, a, 1), value, result_dtype(a, a.dtype(0)))};
+FactoryConverter new_filled_with(int value) {
+  return [value](GraphContext& g, const Args& a, const FactoryArgs& f) -> Values {
+    return {constant_of_shape(g, shape_arg(g, a, 1), value, result_dtype(a, f, a.dtype(0)))};
   };
 }
 
 // aten::full(int[] size, Scalar fill_value, *, dtype, ...)  ⇒  ConstantOfShape / Expand
-Values full(GraphContext& g, const Args& a) {
-  if (has_arg(a, "names")) g.fail("named tensors cannot be exported");
+Values full(GraphContext& g, const Args& a, const FactoryArgs& f) {
   at::ScalarType fallback = at::isFloatingType(a.dtype(1)) ? at::kFloat : a.dtype(1);
-  return {filled(g, a, shape_arg(g, a, 0), 1, result_dtype(a, fallback))};
+  return {filled(g, a, shape_arg(g, a, 0), 1, result_dtype(a, f, fallback))};
 }
 
 // aten::full_like(Tensor self, Scalar fill_value, *, dtype, ...)  ⇒  ConstantOfShape / Expand
-Values full_like(GraphContext& g, const Args& a) {
-  return {filled(g, a, g.op("Shape", {a.tensor(0)}), 1, result_dtype(a, a.dtype(0)))};
+Values full_like(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  return {filled(g, a, g.op("Shape", {a.tensor(0)}), 1, result_dtype(a, f, a.dtype(0)))};
 }
 
 // aten::new_full(Tensor self, int[] size, Scalar fill_value, *, dtype, ...)
-Values new_full(GraphContext& g, const Args& a) {
-  return {filled(g, a, shape_arg(g, a, 1), 2, result_dtype(a, a.dtype(0)))};
+Values new_full(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  return {filled(g, a, shape_arg(g, a, 1), 2, result_dtype(a, f, a.dtype(0)))};
 }
 
 // aten::fill.Scalar/.Tensor(Tensor self, Scalar|Tensor value) (and fill_)  ⇒  full_like(self)
@@ -322,9 +304,9 @@ Values fill(GraphContext& g, const Args& a) {
 }
 
 // aten::eye(int n[, int m], *, dtype, ...)  ⇒  EyeLike of an n×m ConstantOfShape
-Values eye(GraphContext& g, const Args& a) {
-  at::ScalarType type = result_dtype(a, at::kFloat);
-  const bool has_m = arg_index(a, "m").has_value();
+Values eye(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  at::ScalarType type = result_dtype(a, f, at::kFloat);
+  const bool has_m = f.positional == 2;
   Value shape;
   if (a.is_constant(0) && (!has_m || a.is_constant(1))) {
     int64_t n = a.int_arg(0);
@@ -346,8 +328,8 @@ Values eye(GraphContext& g, const Args& a) {
 // aten::linspace(Scalar start, Scalar end, int steps, *, dtype, ...)
 //   ⇒  ATen's symmetric formula: start + step·i for i < steps/2, end - step·(steps-1-i) after,
 //   in double (integral dtypes: bounds truncated first, result truncated), cast to dtype
-Values linspace(GraphContext& g, const Args& a) {
-  at::ScalarType type = result_dtype(a, at::kFloat);
+Values linspace(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  at::ScalarType type = result_dtype(a, f, at::kFloat);
   const bool integral = at::isIntegralType(type, /*includeBool=*/true);
   auto bound = [&](size_t i) {
     return integral ? g.cast(a.tensor_as(i, type), at::kDouble) : a.tensor_as(i, at::kDouble);
@@ -386,26 +368,26 @@ Values linspace(GraphContext& g, const Args& a) {
 }
 
 // aten::scalar_tensor(Scalar s, *, dtype, ...)  ⇒  the scalar as a 0-d tensor of dtype
-Values scalar_tensor(GraphContext& g, const Args& a) {
-  return {a.tensor_as(0, result_dtype(a, at::kFloat))};
+Values scalar_tensor(GraphContext&, const Args& a, const FactoryArgs& f) {
+  return {a.tensor_as(0, result_dtype(a, f, at::kFloat))};
 }
 
 // aten::tensor(t[] data | int | float | bool t, *, dtype, device, requires_grad) and
 // aten::as_tensor.list / .int / .float / .bool  ⇒  a constant, or Concat of computed elements
-Values tensor(GraphContext& g, const Args& a) {
-  at::ScalarType type = result_dtype(a, default_list_dtype(a.jit(0)->type()));
+Values tensor(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  at::ScalarType type = result_dtype(a, f, default_list_dtype(a.jit(0)->type()));
   if (!a.jit(0)->type()->cast<c10::ListType>()) return {a.tensor_as(0, type)};
   return {tensor_data(g, a.jit(0), type)};
 }
 
 // aten::as_tensor(Tensor data, *, dtype, device)  ⇒  data (Cast to dtype); the list and scalar
 // overloads as aten::tensor
-Values as_tensor(GraphContext& g, const Args& a) {
+Values as_tensor(GraphContext& g, const Args& a, const FactoryArgs& f) {
   if (a.jit(0)->type()->cast<c10::TensorType>()) {
-    if (!has_arg(a, "dtype")) return {a.tensor(0)};
-    return {a.tensor_as(0, result_dtype(a, a.dtype(0)))};
+    if (a.is_none(*f.dtype)) return {a.tensor(0)};
+    return {a.tensor_as(0, result_dtype(a, f, a.dtype(0)))};
   }
-  return tensor(g, a);
+  return tensor(g, a, f);
 }
 
 // aten::one_hot(Tensor self, int num_classes=-1)  ⇒  OneHot(self, depth, [0, 1], axis=-1);
@@ -470,18 +452,16 @@ Values item(GraphContext& g, const Args& a) {
 
 // aten::rand/randn(int[] size, *, [generator], [names], dtype, ...)
 //   ⇒  RandomUniform/RandomNormal (constant size); *Like of ConstantOfShape (computed size)
-Converter random_tensor(bool normal) {
-  return [normal](GraphContext& g, const Args& a) -> Values {
-    reject_generator(g, a);
-    if (has_arg(a, "names")) g.fail("named tensors cannot be exported");
-    return {random_of_size(g, a, 0, result_dtype(a, at::kFloat), normal)};
+FactoryConverter random_tensor(bool normal) {
+  return [normal](GraphContext& g, const Args& a, const FactoryArgs& f) -> Values {
+    return {random_of_size(g, a, 0, result_dtype(a, f, at::kFloat), normal)};
   };
 }
 
 // aten::rand_like/randn_like(Tensor self, *, dtype, ...)  ⇒  RandomUniformLike/RandomNormalLike
-Converter random_tensor_like(bool normal) {
-  return [normal](GraphContext& g, const Args& a) -> Values {
-    return {random_like(g, a.tensor(0), result_dtype(a, a.dtype(0)), normal)};
+FactoryConverter random_tensor_like(bool normal) {
+  return [normal](GraphContext& g, const Args& a, const FactoryArgs& f) -> Values {
+    return {random_like(g, a.tensor(0), result_dtype(a, f, a.dtype(0)), normal)};
   };
 }
 
@@ -489,36 +469,37 @@ Converter random_tensor_like(bool normal) {
 //   .low(int low, int high, int[] size, *, [generator], dtype, ...)
 //   ⇒  Cast(low + Min(Floor(RandomUniform(double) · (high - low)), high - low - 1))
 //      (RandomUniformLike of ConstantOfShape for a computed size)
-Values randint(GraphContext& g, const Args& a) {
-  reject_generator(g, a);
-  const std::optional<size_t> size_i = arg_index(a, "size"), high_i = arg_index(a, "high");
-  if (!size_i || !high_i) g.fail("only the randint overloads with size and high are supported");
-  auto [low, high] = randint_bounds(g, a, *high_i);
-  Value u = random_of_size(g, a, *size_i, at::kDouble, /*normal=*/false);
-  return {uniform_integers(g, u, low, high, result_dtype(a, at::kLong))};
+Values randint(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  // (high, size) | (low, high, size)
+  const bool has_low = f.positional == 3;
+  const size_t high_i = has_low ? 1 : 0;
+  auto [low, high] =
+      randint_bounds(g, a, has_low ? std::optional<size_t>(0) : std::nullopt, high_i);
+  Value u = random_of_size(g, a, high_i + 1, at::kDouble, /*normal=*/false);
+  return {uniform_integers(g, u, low, high, result_dtype(a, f, at::kLong))};
 }
 
 // aten::randint_like(Tensor self, int high, *, dtype, ...) /
 //   .low_dtype(Tensor self, int low, int high, *, dtype, ...)
 //   ⇒  the same from RandomUniformLike(self) (self's dtype by default)
-Values randint_like(GraphContext& g, const Args& a) {
-  const std::optional<size_t> high_i = arg_index(a, "high");
-  if (!high_i) g.fail("only the randint_like overloads with high are supported");
-  auto [low, high] = randint_bounds(g, a, *high_i);
+Values randint_like(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  // (self, high) | (self, low, high)
+  const bool has_low = f.positional == 3;
+  auto [low, high] =
+      randint_bounds(g, a, has_low ? std::optional<size_t>(1) : std::nullopt, has_low ? 2 : 1);
   Value u = random_like(g, a.tensor(0), at::kDouble, /*normal=*/false);
-  return {uniform_integers(g, u, low, high, result_dtype(a, a.dtype(0)))};
+  return {uniform_integers(g, u, low, high, result_dtype(a, f, a.dtype(0)))};
 }
 
 // aten::bernoulli(Tensor self) / .p(Tensor self, float p) / .Tensor(Tensor self, Tensor p)
 //   ⇒  Cast(RandomUniformLike < p) at every opset: ONNX Runtime 1.30's Bernoulli-15 draws 1
 //   with probability 1 - p (p = 0 gives all ones), the opposite of the spec and of PyTorch
-Values bernoulli(GraphContext& g, const Args& a) {
-  reject_generator(g, a);
-  const at::ScalarType out = result_dtype(a, a.dtype(0));
+Values bernoulli(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  const at::ScalarType out = result_dtype(a, f, a.dtype(0));
   const at::ScalarType ptype =
       random_type(at::isFloatingType(a.dtype(0)) ? a.dtype(0) : at::kFloat);
   Value p;
-  const bool has_p = arg_index(a, "p").has_value();
+  const bool has_p = f.positional == 2;
   if (!has_p) {
     p = a.tensor_as(0, ptype);
   } else {
@@ -530,9 +511,9 @@ Values bernoulli(GraphContext& g, const Args& a) {
 
 // aten::normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator) (the form
 //   torch.nn.init.normal_ traces; RemoveInplaceOps finds no out-of-place twin with these
-//   arguments, so aten::normal's converter gets it, as in-place forms get their out-of-place
-//   converter)  ⇒  mean + std · RandomNormalLike(self) in self's dtype (only self's shape and
-//   dtype count)
+//   arguments, so aten::normal's unnamed converter gets it, as in-place forms get their
+//   out-of-place converter)  ⇒  mean + std · RandomNormalLike(self) in self's dtype (only self's
+//   shape and dtype count)
 Values normal_like_self(GraphContext& g, const Args& a) {
   reject_generator(g, a);
   const at::ScalarType type = a.dtype(0);
@@ -546,14 +527,10 @@ Values normal_like_self(GraphContext& g, const Args& a) {
 
 // aten::normal.Tensor_float / float_Tensor / Tensor_Tensor(mean, std)
 // aten::normal.float_float(float mean, float std, int[] size, *, generator, dtype, ...)
-//   ⇒  mean + std · RandomNormalLike (RandomNormal(mean, scale) for a constant size); normal_ as
-//   normal_like_self
-Values normal_op(GraphContext& g, const Args& a) {
-  static const c10::Symbol kNormalInPlace = c10::Symbol::fromQualString("aten::normal_");
-  if (a.node()->kind() == kNormalInPlace) return normal_like_self(g, a);
-  reject_generator(g, a);
-  const at::ScalarType type = result_dtype(a, at::kFloat);
-  if (arg_index(a, "size")) {
+//   ⇒  mean + std · RandomNormalLike (RandomNormal(mean, scale) for a constant size)
+Values normal_op(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  const at::ScalarType type = result_dtype(a, f, at::kFloat);
+  if (f.positional == 3) {  // (float mean, float std, int[] size)
     // (ONNX Runtime aborts on RandomNormal with scale 0: std 0 takes the general form.)
     if (a.is_constant(0) && a.is_constant(1) && a.is_constant(2) && a.float_arg(1) > 0) {
       const at::ScalarType rt = random_type(type);
@@ -604,37 +581,125 @@ Values multinomial(GraphContext& g, const Args& a) {
 }  // namespace
 
 void register_creation(Registry& r) {
-  r.add("aten::arange", from(9), arange_op);
+  // Every overload with its positional count and keyword tail (Note [Factory overloads] in
+  // symbolic/factory.h): "" is the unnamed overload.
+  constexpr unsigned kDtypeMf = kDtype;              // dtype, ..., memory_format
+  constexpr unsigned kOutMf = kOut | kMemoryFormat;  // memory_format, out
+  const std::initializer_list<FactoryOverload> sized = {{"", 1, kDtype},
+                                                        {"names", 1, kNames | kDtype},
+                                                        {"out", 1, kOut},
+                                                        {"names_out", 1, kNames | kOut}};
+  const std::initializer_list<FactoryOverload> like = {{"", 1, kDtypeMf}, {"out", 1, kOutMf}};
+  const std::initializer_list<FactoryOverload> new_sized = {{"", 2, kDtype}, {"out", 2, kOut}};
+  add_factory(r, "aten::arange", from(9),
+              {{"", 1, kDtype},
+               {"start", 2, kDtype},
+               {"start_step", 3, kDtype},
+               {"out", 1, kOut},
+               {"start_out", 3, kOut}},
+              arange_op);
   r.add("aten::_dim_arange", from(9), dim_arange);
-  r.add("aten::zeros", from(9), filled_with(0));
-  r.add("aten::ones", from(9), filled_with(1));
-  r.add("aten::empty", from(9), filled_with(0));
-  r.add("aten::full", from(9), full);
-  r.add("aten::zeros_like", from(9), filled_like(0));
-  r.add("aten::ones_like", from(9), filled_like(1));
-  r.add("aten::empty_like", from(9), filled_like(0));
-  r.add("aten::full_like", from(9), full_like);
-  r.add("aten::new_zeros", from(9), new_filled_with(0));
-  r.add("aten::new_ones", from(9), new_filled_with(1));
-  r.add("aten::new_empty", from(9), new_filled_with(0));
-  r.add("aten::new_full", from(9), new_full);
+  add_factory(r, "aten::zeros", from(9), sized, filled_with(0));
+  add_factory(r, "aten::ones", from(9), sized, filled_with(1));
+  add_factory(r, "aten::empty", from(9),
+              {{"memory_format", 1, kDtypeMf},
+               {"names", 1, kNames | kDtypeMf},
+               {"out", 1, kOutMf},
+               {"names_out", 1, kNames | kOutMf}},
+              filled_with(0));
+  add_factory(r, "aten::full", from(9),
+              {{"", 2, kDtype},
+               {"names", 2, kNames | kDtype},
+               {"out", 2, kOut},
+               {"names_out", 2, kNames | kOut}},
+              full);
+  add_factory(r, "aten::zeros_like", from(9), like, filled_like(0));
+  add_factory(r, "aten::ones_like", from(9), like, filled_like(1));
+  add_factory(r, "aten::empty_like", from(9), like, filled_like(0));
+  add_factory(r, "aten::full_like", from(9), {{"", 2, kDtypeMf}, {"out", 2, kOutMf}}, full_like);
+  add_factory(r, "aten::new_zeros", from(9), new_sized, new_filled_with(0));
+  add_factory(r, "aten::new_ones", from(9), new_sized, new_filled_with(1));
+  add_factory(r, "aten::new_empty", from(9), new_sized, new_filled_with(0));
+  add_factory(r, "aten::new_full", from(9), {{"", 3, kDtype}, {"out", 3, kOut}}, new_full);
   r.add("aten::fill", from(9), fill);
-  r.add("aten::eye", from(9), eye);
-  r.add("aten::linspace", from(9), linspace);
-  r.add("aten::scalar_tensor", from(9), scalar_tensor);
-  r.add("aten::tensor", from(9), tensor);
-  r.add("aten::as_tensor", from(9), as_tensor);
+  add_factory(r, "aten::eye", from(9),
+              {{"", 1, kDtype}, {"m", 2, kDtype}, {"out", 1, kOut}, {"m_out", 2, kOut}}, eye);
+  // (libtorch 2.6 adds the overloads of tensor bounds)
+  add_factory(r, "aten::linspace", from(9),
+              {{"", 3, kDtype},
+               {"Scalar_Tensor", 3, kDtype},
+               {"Tensor_Scalar", 3, kDtype},
+               {"Tensor_Tensor", 3, kDtype},
+               {"out", 3, kOut},
+               {"Scalar_Tensor_out", 3, kOut},
+               {"Tensor_Scalar_out", 3, kOut},
+               {"Tensor_Tensor_out", 3, kOut}},
+              linspace);
+  add_factory(r, "aten::scalar_tensor", from(9), {{"", 1, kDtype}, {"out", 1, kOut}},
+              scalar_tensor);
+  add_factory(r, "aten::tensor", from(9),
+              {{"", 1, kDtype}, {"float", 1, kDtype}, {"int", 1, kDtype}, {"bool", 1, kDtype}},
+              tensor);
+  add_factory(r, "aten::as_tensor", from(9),
+              {{"", 1, kDtype},
+               {"list", 1, kDtype},
+               {"float", 1, kDtype},
+               {"int", 1, kDtype},
+               {"bool", 1, kDtype}},
+              as_tensor);
   r.add("aten::one_hot", from(9), one_hot);
   r.add("aten::bucketize", from(9), bucketize);
   r.add("aten::item", from(9), item);
-  r.add("aten::rand", from(9), random_tensor(/*normal=*/false));
-  r.add("aten::randn", from(9), random_tensor(/*normal=*/true));
-  r.add("aten::rand_like", from(9), random_tensor_like(/*normal=*/false));
-  r.add("aten::randn_like", from(9), random_tensor_like(/*normal=*/true));
-  r.add("aten::randint", from(9), randint);
-  r.add("aten::randint_like", from(9), randint_like);
-  r.add("aten::bernoulli", from(9), bernoulli);
-  r.add("aten::normal", from(9), normal_op);
+  // (No .names / .names_out: a node of them, names=None, is one of .generator / .generator_out,
+  // generator=None; libtorch resolves a None argument fitting both to the generator overload.)
+  const std::initializer_list<FactoryOverload> random_sized = {
+      {"", 1, kDtype},
+      {"generator", 1, kGenerator | kDtype},
+      {"generator_with_names", 1, kGenerator | kNames | kDtype},
+      {"out", 1, kOut},
+      {"generator_out", 1, kGenerator | kOut},
+      {"generator_with_names_out", 1, kGenerator | kNames | kOut}};
+  add_factory(r, "aten::rand", from(9), random_sized, random_tensor(/*normal=*/false));
+  add_factory(r, "aten::randn", from(9), random_sized, random_tensor(/*normal=*/true));
+  add_factory(r, "aten::rand_like", from(9), like, random_tensor_like(/*normal=*/false));
+  add_factory(r, "aten::randn_like", from(9), like, random_tensor_like(/*normal=*/true));
+  add_factory(r, "aten::randint", from(9),
+              {{"", 2, kDtype},
+               {"generator", 2, kGenerator | kDtype},
+               {"low", 3, kDtype},
+               {"low_generator", 3, kGenerator | kDtype},
+               {"out", 2, kOut},
+               {"generator_out", 2, kGenerator | kOut},
+               {"low_out", 3, kOut},
+               {"low_generator_out", 3, kGenerator | kOut}},
+              randint);
+  add_factory(r, "aten::randint_like", from(9),
+              {{"", 2, kDtypeMf},
+               {"low_dtype", 3, kDtypeMf},
+               {"out", 2, kOutMf},
+               {"low_dtype_out", 3, kOutMf}},
+              randint_like);
+  // bernoulli_.float (an in-place overload with no out-of-place twin of its name) as .p.
+  add_factory(r, "aten::bernoulli", from(9),
+              {{"", 1, kGenerator},
+               {"p", 2, kGenerator},
+               {"float", 2, kGenerator},
+               {"Tensor", 2, kGenerator},
+               {"out", 1, kGenerator | kOut},
+               {"Tensor_out", 2, kGenerator | kOut},
+               {"float_out", 2, kGenerator | kOut}},
+              bernoulli);
+  r.add_unnamed("aten::normal", from(9), normal_like_self);  // normal_ (see there)
+  add_factory(r, "aten::normal", from(9),
+              {{"Tensor_float", 2, kGenerator},
+               {"float_Tensor", 2, kGenerator},
+               {"Tensor_Tensor", 2, kGenerator},
+               {"float_float", 3, kGenerator | kDtype},
+               {"Tensor_float_out", 2, kGenerator | kOut},
+               {"float_Tensor_out", 2, kGenerator | kOut},
+               {"Tensor_Tensor_out", 2, kGenerator | kOut},
+               {"float_float_out", 3, kGenerator | kOut}},
+              normal_op);
   r.add("aten::multinomial", from(9), multinomial);
 }
 

@@ -226,17 +226,10 @@ Converter shift(bool left) {
 //   int? dtype, bool non_blocking, bool copy, MemoryFormat?) / aten::type_as(Tensor self,
 //   Tensor other)  ⇒  Cast to the result dtype (nothing when it is unchanged)
 // The result dtype is type propagation's, or else the one the arguments name: `other`'s dtype
-// (type_as, to.other), or a constant dtype argument (type propagation may not reach a node whose
-// input has no static type, e.g. after a data-dependent write in a branch).
-Values to(GraphContext& g, const Args& a) {
-  at::ScalarType out = a.output_dtype();
-  if (out == kUndefined && a.size() > 1) {
-    if (a.jit(1)->type()->kind() == c10::TypeKind::TensorType) {
-      out = a.dtype(1);
-    } else if (auto i = arg_index(a, "dtype"); i && a.is_constant(*i) && !a.is_none(*i)) {
-      out = static_cast<at::ScalarType>(a.int_arg(*i));
-    }
-  }
+// (type_as, to.other: argument 1), or a constant dtype argument (at `dtype_i` of the overload;
+// type propagation may not reach a node whose input has no static type, e.g. after a
+// data-dependent write in a branch).
+Values cast_to_known(GraphContext& g, const Args& a, at::ScalarType out) {
   if (out == kUndefined) {
     g.fail(
         "the target dtype is unknown (type propagation found none for the result or the "
@@ -244,6 +237,19 @@ Values to(GraphContext& g, const Args& a) {
         "with .to(dtype) before this op");
   }
   return {a.tensor_as(0, out)};
+}
+
+Converter cast_as(std::optional<size_t> dtype_i, bool other) {
+  return [dtype_i, other](GraphContext& g, const Args& a) -> Values {
+    at::ScalarType out = a.output_dtype();
+    if (out == kUndefined && other) {
+      out = a.dtype(1);
+    } else if (out == kUndefined && dtype_i && *dtype_i < a.size() && a.is_constant(*dtype_i) &&
+               !a.is_none(*dtype_i)) {
+      out = static_cast<at::ScalarType>(a.int_arg(*dtype_i));
+    }
+    return cast_to_known(g, a, out);
+  };
 }
 
 // aten::_cast_X(Tensor self, bool non_blocking=False)  ⇒  Cast to X
@@ -311,8 +317,15 @@ Values bitwise_not18(GraphContext& g, const Args& a) {
 }  // namespace
 
 void register_logic(Registry& r) {
-  r.add("aten::to", from(9), to);
-  r.add("aten::type_as", from(9), to);
+  // aten::to's overloads, each with the position of its dtype or other.
+  r.add("aten::to.dtype", from(9), cast_as(1, false));
+  r.add("aten::to.dtype_layout", from(9), cast_as(1, false));
+  r.add("aten::to.device", from(9), cast_as(2, false));
+  r.add("aten::to.prim_dtype", from(9), cast_as(1, false));
+  r.add("aten::to.prim_Device", from(9), cast_as(2, false));
+  r.add("aten::to.other", from(9), cast_as(std::nullopt, true));
+  r.add("aten::to.prim_other", from(9), cast_as(std::nullopt, false));
+  r.add("aten::type_as", from(9), cast_as(std::nullopt, true));
   r.add("aten::_cast_Byte", from(9), logic_cast_to(at::kByte));
   r.add("aten::_cast_Char", from(9), logic_cast_to(at::kChar));
   r.add("aten::_cast_Double", from(9), logic_cast_to(at::kDouble));

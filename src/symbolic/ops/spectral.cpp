@@ -15,6 +15,7 @@
 
 #include "onnx/dtype.h"
 #include "symbolic/context.h"
+#include "symbolic/factory.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
 #include "symbolic/ops/spectral.h"
@@ -202,8 +203,8 @@ std::optional<Value> stft_window(GraphContext& g, const Args& a, const StftArgs&
 // while Sin has a double kernel.
 
 // A window's formula, of k = 0, ..., n - 1 and D (both double).
-using WindowFormula =
-    std::function<Value(GraphContext& g, const Args& a, const Value& k, const Value& d)>;
+using WindowFormula = std::function<Value(GraphContext& g, const Args& a, const FactoryArgs& f,
+                                          const Value& k, const Value& d)>;
 
 // sin²(m·πk / D): cos(2m·πk / D) = 1 - 2·sin²(m·πk / D).
 Value sin_squared(GraphContext& g, const Value& k, const Value& d, double m) {
@@ -221,45 +222,49 @@ Value cosine_window(GraphContext& g, const Value& k, const Value& d, const Value
 }
 
 // 0.5 - 0.5·cos(2πk / D) = sin²(πk / D)
-Value hann_formula(GraphContext& g, const Args&, const Value& k, const Value& d) {
+Value hann_formula(GraphContext& g, const Args&, const FactoryArgs&, const Value& k,
+                   const Value& d) {
   return sin_squared(g, k, d, 1);
 }
 
-// alpha and beta from the periodic_alpha(_beta) overloads (0.54 and 0.46 when absent).
-Value hamming_formula(GraphContext& g, const Args& a, const Value& k, const Value& d) {
-  auto coefficient = [&](const char* name, double fallback) {
-    auto i = arg_index(a, name);
-    return i ? a.tensor_as(*i, at::kDouble) : g.constant_scalar(fallback, at::kDouble);
+// alpha (argument 2) and beta (3) from the periodic_alpha(_beta) overloads (0.54 and 0.46 when
+// absent).
+Value hamming_formula(GraphContext& g, const Args& a, const FactoryArgs& f, const Value& k,
+                      const Value& d) {
+  auto coefficient = [&](size_t i, double fallback) {
+    return f.positional > i ? a.tensor_as(i, at::kDouble)
+                            : g.constant_scalar(fallback, at::kDouble);
   };
-  return cosine_window(g, k, d, coefficient("alpha", 0.54), coefficient("beta", 0.46));
+  return cosine_window(g, k, d, coefficient(2, 0.54), coefficient(3, 0.46));
 }
 
 // 0.42 - 0.5·cos(2πk / D) + 0.08·cos(4πk / D) = sin²(πk / D) - 0.16·sin²(2πk / D) (the constant
 // terms cancel: 0.42 - 0.5 + 0.08 = 0)
-Value blackman_formula(GraphContext& g, const Args&, const Value& k, const Value& d) {
+Value blackman_formula(GraphContext& g, const Args&, const FactoryArgs&, const Value& k,
+                       const Value& d) {
   Value c2 = g.op("Mul", {g.constant_scalar(0.16, at::kDouble), sin_squared(g, k, d, 2)});
   return g.op("Sub", {sin_squared(g, k, d, 1), c2});
 }
 
 // x = 2k / D up to the middle, 2 - x after it: PyTorch takes 2 - x from k = D / 2 + 1 (integer
 // division) on, i.e. exactly where x > 1, which is where Min(x, 2 - x) takes it.
-Value bartlett_formula(GraphContext& g, const Args&, const Value& k, const Value& d) {
+Value bartlett_formula(GraphContext& g, const Args&, const FactoryArgs&, const Value& k,
+                       const Value& d) {
   Value x = g.op("Div", {g.op("Mul", {k, g.constant_scalar(2, at::kDouble)}), d});
   return g.op("Min", {x, g.op("Sub", {g.constant_scalar(2, at::kDouble), x})});
 }
 
-// A window op: `window_length` at 0, `periodic` (when the overload has it, else true) and the
-// dtype by name. `onnx_op` (HannWindow, BlackmanWindow: opset 17) computes float and double
+// A window op: `window_length` at 0, `periodic` at 1 (when the overload has it, else true).
+// `onnx_op` (HannWindow, BlackmanWindow: opset 17) computes float and double
 // windows when given; otherwise, and for other dtypes, `formula` in double.
-Values window_of(GraphContext& g, const Args& a, const char* name, const WindowFormula& formula,
-                 const char* onnx_op = nullptr) {
-  at::ScalarType type = result_dtype(a, at::kFloat);
+Values window_of(GraphContext& g, const Args& a, const FactoryArgs& f, const char* name,
+                 const WindowFormula& formula, const char* onnx_op = nullptr) {
+  at::ScalarType type = result_dtype(a, f, at::kFloat);
   if (!at::isFloatingType(type)) {
     g.fail(std::string(name) + " of " + c10::toString(type) +
            ": PyTorch's windows are floating point");
   }
-  auto periodic_i = arg_index(a, "periodic");
-  const bool periodic = periodic_i ? a.bool_arg(*periodic_i) : true;
+  const bool periodic = f.positional >= 2 ? a.bool_arg(1) : true;
   std::optional<int64_t> length;
   if (a.is_constant(0)) {
     length = a.int_arg(0);
@@ -275,7 +280,7 @@ Values window_of(GraphContext& g, const Args& a, const char* name, const WindowF
     Value k = g.cast(arange(g, n), at::kDouble);
     Value d = g.cast(n, at::kDouble);
     if (!periodic) d = g.op("Sub", {d, g.constant_scalar(1, at::kDouble)});
-    w = g.cast(formula(g, a, k, d), type);
+    w = g.cast(formula(g, a, f, k, d), type);
   }
   if (length) return {w};
   // A computed length of 1 gives [1] in PyTorch (the formulas give 0 or NaN).
@@ -286,35 +291,35 @@ Values window_of(GraphContext& g, const Args& a, const char* name, const WindowF
 // aten::hann_window(int window_length, *, dtype, ...) / hann_window.periodic(int window_length,
 //   bool periodic, *, dtype, ...)  ⇒  sin²(πk/D) (9-16); HannWindow (17+, float and
 //   double; the formula for other dtypes)
-Values hann_window(GraphContext& g, const Args& a) {
-  return window_of(g, a, "hann_window", hann_formula);
+Values hann_window(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  return window_of(g, a, f, "hann_window", hann_formula);
 }
-Values hann_window_17(GraphContext& g, const Args& a) {
-  return window_of(g, a, "hann_window", hann_formula, "HannWindow");
+Values hann_window_17(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  return window_of(g, a, f, "hann_window", hann_formula, "HannWindow");
 }
 
 // aten::hamming_window(int window_length, *, dtype, ...) / .periodic(window_length, periodic) /
 //   .periodic_alpha(..., float alpha) / .periodic_alpha_beta(..., float alpha, float beta)
 //   ⇒  alpha - beta·cos(2πk/D) (alpha 0.54, beta 0.46 by default). Not ONNX's HammingWindow: its
 //   coefficients are 25/46 and 21/46.
-Values hamming_window(GraphContext& g, const Args& a) {
-  return window_of(g, a, "hamming_window", hamming_formula);
+Values hamming_window(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  return window_of(g, a, f, "hamming_window", hamming_formula);
 }
 
 // aten::blackman_window(int window_length, *, dtype, ...) / .periodic(window_length, periodic)
 //   ⇒  0.42 - 0.5·cos(2πk/D) + 0.08·cos(4πk/D) (9-16); BlackmanWindow (17+, float and double:
 //   the same coefficients)
-Values blackman_window(GraphContext& g, const Args& a) {
-  return window_of(g, a, "blackman_window", blackman_formula);
+Values blackman_window(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  return window_of(g, a, f, "blackman_window", blackman_formula);
 }
-Values blackman_window_17(GraphContext& g, const Args& a) {
-  return window_of(g, a, "blackman_window", blackman_formula, "BlackmanWindow");
+Values blackman_window_17(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  return window_of(g, a, f, "blackman_window", blackman_formula, "BlackmanWindow");
 }
 
 // aten::bartlett_window(int window_length, *, dtype, ...) / .periodic(window_length, periodic)
 //   ⇒  Min(2k/D, 2 - 2k/D)
-Values bartlett_window(GraphContext& g, const Args& a) {
-  return window_of(g, a, "bartlett_window", bartlett_formula);
+Values bartlett_window(GraphContext& g, const Args& a, const FactoryArgs& f) {
+  return window_of(g, a, f, "bartlett_window", bartlett_formula);
 }
 
 // aten::stft(Tensor self, int n_fft, int? hop_length, int? win_length, Tensor? window,
@@ -589,12 +594,24 @@ Converter complex_form(const torch::jit::Node* node, Converter fn) {
 }
 
 void register_spectral(Registry& r) {
-  r.add("aten::hann_window", {9, 16}, hann_window);
-  r.add("aten::hann_window", from(17), hann_window_17);
-  r.add("aten::hamming_window", from(9), hamming_window);
-  r.add("aten::blackman_window", {9, 16}, blackman_window);
-  r.add("aten::blackman_window", from(17), blackman_window_17);
-  r.add("aten::bartlett_window", from(9), bartlett_window);
+  // The window overloads (Note [Factory overloads] in symbolic/factory.h).
+  const std::initializer_list<FactoryOverload> windows = {
+      {"", 1, kDtype}, {"periodic", 2, kDtype}, {"out", 1, kOut}, {"periodic_out", 2, kOut}};
+  add_factory(r, "aten::hann_window", {9, 16}, windows, hann_window);
+  add_factory(r, "aten::hann_window", from(17), windows, hann_window_17);
+  add_factory(r, "aten::hamming_window", from(9),
+              {{"", 1, kDtype},
+               {"periodic", 2, kDtype},
+               {"periodic_alpha", 3, kDtype},
+               {"periodic_alpha_beta", 4, kDtype},
+               {"out", 1, kOut},
+               {"periodic_out", 2, kOut},
+               {"periodic_alpha_out", 3, kOut},
+               {"periodic_alpha_beta_out", 4, kOut}},
+              hamming_window);
+  add_factory(r, "aten::blackman_window", {9, 16}, windows, blackman_window);
+  add_factory(r, "aten::blackman_window", from(17), windows, blackman_window_17);
+  add_factory(r, "aten::bartlett_window", from(9), windows, bartlett_window);
   r.add_unnamed("aten::stft", from(17), stft);
   r.add("aten::stft.center", from(17), stft_center);
   r.add("aten::view_as_real", from(9), view_as_real);
