@@ -244,6 +244,13 @@ void GraphContext::fail(const std::string& message) const {
   throw ExportError(ErrorCode::kConversion, where + message);
 }
 
+void GraphContext::require_opset(int opset, const std::string& what,
+                                 const std::string& needs) const {
+  if (opset_ >= opset) return;
+  fail(fmt::format("{} needs opset {}{}; export with opset >= {}", what, opset,
+                   needs.empty() ? "" : " (" + needs + ")", opset));
+}
+
 // ---------------------------------------------------------------------------------------------
 
 size_t Args::size() const {

@@ -126,6 +126,42 @@ Value arange(GraphContext& g, const Value& n) {
   return squeeze(g, g.op("NonZero", {ones}), {0});
 }
 
+Value range(GraphContext& g, const Value& start, const Value& end, const Value& step,
+            at::ScalarType work) {
+  if (g.opset() >= 11) return g.op("Range", {start, end, step});
+  auto as_double = [&](const Value& v) { return work == at::kDouble ? v : g.cast(v, at::kDouble); };
+  Value span = g.op("Sub", {as_double(end), as_double(start)});
+  Value n = g.cast(g.op("Ceil", {g.op("Div", {span, as_double(step)})}), at::kLong);
+  Value idx = arange(g, n);
+  if (work != at::kLong) idx = g.cast(idx, work);
+  return g.op("Add", {start, g.op("Mul", {idx, step})});
+}
+
+Value extreme(GraphContext& g, bool max, const Value& x, const Value& y, at::ScalarType type) {
+  if (type == at::kBool) return g.op(max ? "Or" : "And", {x, y});
+  if (at::isFloatingType(type) || g.opset() >= 12) return g.op(max ? "Max" : "Min", {x, y});
+  return g.op("Where", {g.op(max ? "Greater" : "Less", {x, y}), x, y});
+}
+
+Value topk_k(GraphContext& g, int64_t k) {
+  return g.opset() >= 10 ? g.constant_ints({k}) : Value();
+}
+
+std::pair<Value, std::optional<int64_t>> topk_k_of_dim(GraphContext& g, const Value& x,
+                                                       int64_t axis,
+                                                       std::optional<int64_t> static_size,
+                                                       const std::string& what) {
+  if (g.opset() >= 10) {
+    return {g.op("Gather", {g.op("Shape", {x}), g.constant_ints({axis})}, {{"axis", int64_t{0}}}),
+            std::nullopt};
+  }
+  // static shape: TopK's k is an attribute before opset 10.
+  if (!static_size || *static_size < 0) {
+    g.fail(what + " at opset 9 needs the static size of the sorted dim; export with opset >= 10");
+  }
+  return {Value(), *static_size};
+}
+
 Value concat_1d(GraphContext& g, const Values& parts) {
   if (parts.size() == 1) return parts[0];
   return g.op("Concat", parts, {{"axis", int64_t{0}}});

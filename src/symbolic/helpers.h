@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "symbolic/context.h"
@@ -49,6 +50,13 @@ Value dims_of(GraphContext& g, const Value& x, const std::vector<int64_t>& dims)
 // 0, 1, ..., n-1 (1-D int64) for a 0-d int64 `n` computed in the graph: Range from opset 11,
 // below it the indices of NonZero(ConstantOfShape([n], 1)).
 Value arange(GraphContext& g, const Value& n);
+// start, start + step, ... below end, for 0-d `start`, `end`, `step` of dtype `work` (int64 or
+// double): Range from opset 11; below it start + step·arange(ceil((end - start) / step)).
+Value range(GraphContext& g, const Value& start, const Value& end, const Value& step,
+            at::ScalarType work);
+// The elementwise max (or min) of x and y of `type`: Max/Min, which take integers from opset 12
+// (Where of Greater/Less before); Or/And for bools.
+Value extreme(GraphContext& g, bool max, const Value& x, const Value& y, at::ScalarType type);
 // Concat of 1-D parts along axis 0 (the part itself when there is one).
 Value concat_1d(GraphContext& g, const Values& parts);
 // Reshape to a shape of sizes computed in the graph: with allowzero from opset 14, so a 0 is a
@@ -96,6 +104,15 @@ at::ScalarType topk_type(int opset, at::ScalarType t);
 // rule, PyTorch's stable order).
 Values topk_in(GraphContext& g, const Value& x, const Value& k, std::optional<int64_t> k_static,
                int64_t axis, bool largest);
+// A k known at export as topk_in's `k`: the 1-D constant [k] from opset 10, none at 9 (where it is
+// the attribute, from `k_static`).
+Value topk_k(GraphContext& g, int64_t k);
+// The size of x's `axis` as topk_in's k and k_static: Gather(Shape(x)) from opset 10; at 9 the
+// static size (`static_size`; "`what` at opset 9 needs the static size ..." when unknown).
+std::pair<Value, std::optional<int64_t>> topk_k_of_dim(GraphContext& g, const Value& x,
+                                                       int64_t axis,
+                                                       std::optional<int64_t> static_size,
+                                                       const std::string& what);
 // topk_in for x of any dtype t: computed in topk_type(opset, t), the values cast back to t.
 // PyTorch orders NaN above every number (+inf included), ONNX Runtime leaves it unordered: from
 // opset 11 floats are ranked with NaN as +inf (NaN and +inf in one slice then keep index order)

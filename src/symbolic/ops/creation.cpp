@@ -68,16 +68,6 @@ Value filled(GraphContext& g, const Args& a, const Value& shape, size_t value_in
   return g.op("Expand", {v, shape});
 }
 
-// 0, 1, ..., n - 1 (int64) for a 0-d int64 `n`: Range from opset 11; below, NonZero of a
-// ConstantOfShape([n], 1), which lists the indices of its n elements.
-Value index_range(GraphContext& g, const Value& n) {
-  if (g.opset() >= 11) {
-    return g.op("Range", {g.constant_scalar(0, at::kLong), n, g.constant_scalar(1, at::kLong)});
-  }
-  Value ones = constant_of_shape(g, unsqueeze(g, n, {0}), 1, at::kLong);
-  return squeeze(g, g.op("NonZero", {ones}), {0});
-}
-
 // PyTorch's arange: integral results are computed in int64 from truncated bounds, floating ones
 // in double (ATen's accumulate type), then cast to `type`. Length ceil((end - start) / step).
 Value arange_values(GraphContext& g, const Args& a, std::optional<size_t> start_i, size_t end_i,
@@ -87,19 +77,7 @@ Value arange_values(GraphContext& g, const Args& a, std::optional<size_t> start_
   Value start = start_i ? a.tensor_as(*start_i, work) : g.constant_scalar(0, work);
   Value end = a.tensor_as(end_i, work);
   Value step = step_i ? a.tensor_as(*step_i, work) : g.constant_scalar(1, work);
-  Value out;
-  if (g.opset() >= 11) {
-    out = g.op("Range", {start, end, step});
-  } else {
-    auto as_double = [&](const Value& v) {
-      return work == at::kDouble ? v : g.cast(v, at::kDouble);
-    };
-    Value span = g.op("Sub", {as_double(end), as_double(start)});
-    Value n = g.cast(g.op("Ceil", {g.op("Div", {span, as_double(step)})}), at::kLong);
-    Value idx = index_range(g, n);
-    if (work != at::kLong) idx = g.cast(idx, work);
-    out = g.op("Add", {start, g.op("Mul", {idx, step})});
-  }
+  Value out = range(g, start, end, step, work);
   return work == type ? out : g.cast(out, type);
 }
 
@@ -256,7 +234,7 @@ Values dim_arange(GraphContext& g, const Args& a) {
   int64_t dim = normalize_dim(a.int_arg(1), a.require_rank(0));
   Value n = g.op("Gather", {g.op("Shape", {a.tensor(0)}), g.constant_scalar(dim, at::kLong)},
                  {{"axis", int64_t{0}}});
-  return {index_range(g, n)};
+  return {arange(g, n)};
 }
 
 // aten::zeros/ones/empty(int[] size, *, dtype, ...)  ⇒  ConstantOfShape (empty gives zeros)
@@ -349,11 +327,11 @@ Values linspace(GraphContext& g, const Args& a, const FactoryArgs& f) {
     Value values = g.op("Where", {g.constant(idx < steps / 2), low, high});
     return {g.cast(values, type)};
   }
-  // A computed number of steps n: the same formula on index_range(n), with the step's divisor
+  // A computed number of steps n: the same formula on arange(n), with the step's divisor
   // max(n - 1, 1) and the first element always from start (so that n = 1 gives [start]).
   Value n = a.tensor_as(2, at::kLong);
   Value start = bound(0), end = bound(1);
-  Value idx = g.cast(index_range(g, n), at::kDouble);
+  Value idx = g.cast(arange(g, n), at::kDouble);
   Value nd = g.cast(n, at::kDouble);
   Value last = g.op("Sub", {nd, g.constant_scalar(1, at::kDouble)});
   Value one = g.constant_scalar(1, at::kDouble);
@@ -571,10 +549,7 @@ Values multinomial(GraphContext& g, const Args& a) {
     Value u = g.op("RandomUniformLike", {logp}, {{"dtype", onnx_dtype(at::kFloat)}});
     Value gumbel = g.op("Neg", {g.op("Log", {g.op("Neg", {g.op("Log", {u})})})});
     Value scores = g.op("Add", {logp, gumbel});
-    Values topk = g.opset() >= 10
-                      ? g.op("TopK", {scores, g.constant_ints({k})}, {{"axis", int64_t{1}}}, 2)
-                      : g.op("TopK", {scores}, {{"axis", int64_t{1}}, {"k", k}}, 2);
-    samples = topk[1];
+    samples = topk_in(g, scores, topk_k(g, k), k, 1, /*largest=*/true)[1];
   }
   return {rank == 1 ? squeeze(g, samples, {0}) : samples};
 }

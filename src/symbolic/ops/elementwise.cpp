@@ -188,14 +188,6 @@ Value round_half_even11(GraphContext& g, const Value& x, at::ScalarType) {
   return g.op("Round", {x});
 }
 
-// max/min of two tensors of `type`: Max/Min take integers from 12; Where(Greater) before.
-Value elementwise_extreme(GraphContext& g, bool max, const Value& x, const Value& y,
-                          at::ScalarType type) {
-  if (type == at::kBool) return g.op(max ? "Or" : "And", {x, y});
-  if (at::isFloatingType(type) || g.opset() >= 12) return g.op(max ? "Max" : "Min", {x, y});
-  return g.op("Where", {g.op(max ? "Greater" : "Less", {x, y}), x, y});
-}
-
 // clamp / clamp_min / clamp_max: bounds at positions lo, hi (npos = absent), all overloads.
 Values clamp_bounds(GraphContext& g, const Args& a, std::optional<size_t> lo_index,
                     std::optional<size_t> hi_index) {
@@ -243,8 +235,8 @@ Values clamp_bounds(GraphContext& g, const Args& a, std::optional<size_t> lo_ind
   // Tensor bounds (broadcasting) or integers below 12: max then min, as ATen does (min > max
   // gives max).
   Value y = x;
-  if (has_lo) y = elementwise_extreme(g, true, y, a.tensor_as(*lo_index, type), type);
-  if (has_hi) y = elementwise_extreme(g, false, y, a.tensor_as(*hi_index, type), type);
+  if (has_lo) y = extreme(g, true, y, a.tensor_as(*lo_index, type), type);
+  if (has_hi) y = extreme(g, false, y, a.tensor_as(*hi_index, type), type);
   return {y};
 }
 
@@ -462,14 +454,14 @@ Values atan2(GraphContext& g, const Args& a) {
 // Where(Greater); bool: Or)
 Values maximum(GraphContext& g, const Args& a) {
   at::ScalarType type = compute_dtype(g, a);
-  return {elementwise_extreme(g, true, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+  return {extreme(g, true, a.tensor_as(0, type), a.tensor_as(1, type), type)};
 }
 
 // aten::minimum(Tensor self, Tensor other)  ⇒  Min in the promoted dtype (integers below 12:
 // Where(Less); bool: And)
 Values minimum(GraphContext& g, const Args& a) {
   at::ScalarType type = compute_dtype(g, a);
-  return {elementwise_extreme(g, false, a.tensor_as(0, type), a.tensor_as(1, type), type)};
+  return {extreme(g, false, a.tensor_as(0, type), a.tensor_as(1, type), type)};
 }
 
 // aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1)

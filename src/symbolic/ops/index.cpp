@@ -73,9 +73,7 @@ Value onehot_reduce(GraphContext& g, const Value& data, const Value& index, cons
   Value picked = g.op("Where", {hit, unsqueeze(g, updates, {axis + 1}), fill});
   Value out = reduce(g, reduce_op, picked, {axis}, /*keepdims=*/false);  // n at axis
   if (pad) {
-    if (g.opset() < 11) {
-      g.fail("an index smaller than the input in a non-indexed dim needs opset 11");
-    }
+    g.require_opset(11, "an index smaller than the input in a non-indexed dim", "Pad inputs");
     Value missing = g.op("Sub", {shape_of(g, data), shape_of(g, out)});
     Value pads = g.op("Concat", {g.constant_ints(std::vector<int64_t>(rank, 0)), missing},
                       {{"axis", int64_t{0}}});
@@ -122,11 +120,7 @@ Value scatter_extremum_onehot(GraphContext& g, const Value& data, const Value& i
   Value fill = g.constant(at::scalar_tensor(identity, type));
   Value ext = onehot_reduce(g, data, index, updates, axis, rank, max ? "ReduceMax" : "ReduceMin",
                             fill, pad);
-  if (g.opset() < 12 && !at::isFloatingType(type)) {
-    // Max/Min take integers from opset 12: the larger (smaller) by Greater (Less) and Where.
-    return g.op("Where", {g.op(max ? "Greater" : "Less", {ext, data}), ext, data});
-  }
-  return g.op(max ? "Max" : "Min", {data, ext});
+  return extreme(g, max, data, ext, type);
 }
 
 // Whether static shapes `a` and `b` agree in every dim except `skip` (false when unknown).
@@ -467,8 +461,8 @@ Values take_along_dim(GraphContext& g, const Args& a) {
   }
   Value x = g.op("Expand", {a.tensor(0), g.constant_ints(xshape)});
   Value i = g.op("Expand", {a.tensor_as(1, at::kLong), g.constant_ints(ishape)});
-  if (g.opset() >= 11) return {g.op("GatherElements", {x, i}, {{"axis", dim}})};
-  g.fail("take_along_dim with broadcasting needs opset 11 (GatherElements)");
+  g.require_opset(11, "take_along_dim with broadcasting", "GatherElements");
+  return {g.op("GatherElements", {x, i}, {{"axis", dim}})};
 }
 
 // aten::take(Tensor self, Tensor index)  ⇒  Gather on the flattened input (negative indices
@@ -513,9 +507,7 @@ Values scatter_with(GraphContext& g, const Args& a, const std::string& mode) {
                         !same_except(a.sizes(0), a.sizes(2), dim))};
   }
   if (mode == "multiply") {
-    if (g.opset() < 16) {
-      g.fail("scatter with reduce='multiply' needs opset 16 (ScatterElements reduction='mul')");
-    }
+    g.require_opset(16, "scatter with reduce='multiply'", "ScatterElements reduction='mul'");
     return {scatter_elements(g, a.tensor(0), index, src, dim, "mul")};
   }
   g.fail("scatter reduce='" + mode + "' is not supported");
@@ -594,12 +586,8 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
     return {g.op("Sub", {q, g.cast(g.op("Less", {r, g.constant_scalar(0, type)}), type)})};
   }
   auto require = [&](int opset, const char* reduction) {
-    if (g.opset() < opset) {
-      g.fail(fmt::format(
-          "scatter_reduce with reduce='{}' needs opset {} (ScatterElements reduction='{}'); "
-          "export with opset >= {}",
-          mode, opset, reduction, opset));
-    }
+    g.require_opset(opset, fmt::format("scatter_reduce with reduce='{}'", mode),
+                    fmt::format("ScatterElements reduction='{}'", reduction));
   };
   if (mode == "prod") {
     require(16, "mul");

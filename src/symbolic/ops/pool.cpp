@@ -130,8 +130,7 @@ Values max_pool(GraphContext& g, const Args& a, size_t n, bool with_indices) {
   p.dilation = expand_param(a.int_list(4), n);
   const bool dilated =
       std::any_of(p.dilation.begin(), p.dilation.end(), [](int64_t d) { return d != 1; });
-  if (dilated && g.opset() < 10)
-    g.fail("dilated max pooling needs opset 10; export with opset >= 10");
+  if (dilated) g.require_opset(10, "dilated max pooling");
   CeilLowering ceil;
   if (a.bool_arg(5)) ceil = lower_ceil_mode(g, a, p);
   for (size_t i = 0; i < ceil.extra.size(); ++i) p.pads[n + i] += ceil.extra[i];

@@ -466,9 +466,8 @@ Values contains(GraphContext& g, const Args& a) {
     g.fail("`in` needs a list of static length (a list literal) when the item is computed");
   }
   if (*length == 0) return {g.constant(at::scalar_tensor(false, at::kBool))};
-  if (type == at::kDouble && g.opset() < 11) {
-    g.fail("`in` on floats computed at run time needs Equal of floats (opset 11)");
-  }
+  if (type == at::kDouble)
+    g.require_opset(11, "`in` on floats computed at run time", "Equal of floats");
   Value eq = g.op("Equal", {a.tensor_as(0, type), a.tensor_as(1, type)});
   Value any = reduce(g, "ReduceMax", g.cast(eq, at::kFloat), {0}, false);
   return {g.cast(any, at::kBool)};

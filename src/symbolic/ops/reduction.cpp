@@ -182,14 +182,7 @@ Converter max_or_min_other(bool is_max) {
     ScalarType ct = minmax_type(out);
     Value x = a.tensor_as(0, ct);
     Value y = a.tensor_as(1, ct);
-    Value r;
-    if (g.opset() >= 12 || at::isFloatingType(ct)) {
-      r = g.op(is_max ? "Max" : "Min", {x, y});
-    } else {
-      // Max/Min take floats only before 12: select exactly for integers.
-      r = g.op("Where", {g.op(is_max ? "Greater" : "Less", {x, y}), x, y});
-    }
-    return {cast_if(g, r, ct, out)};
+    return {cast_if(g, extreme(g, is_max, x, y, ct), ct, out)};
   };
 }
 

@@ -474,11 +474,7 @@ Values repeat_interleave_indices(GraphContext& g, const Args& a) {
     at::Tensor reps = a.constant(0).toTensor().to(at::kLong);
     return {g.constant(at::repeat_interleave(reps))};
   }
-  if (g.opset() < 11) {
-    g.fail(
-        "repeat_interleave of repeats computed in the graph needs opset 11 (CumSum); "
-        "export with opset >= 11");
-  }
+  g.require_opset(11, "repeat_interleave of repeats computed in the graph", "CumSum");
   return {repeated_indices(g, reshape_const(g, a.tensor_as(0, at::kLong), {-1}))};
 }
 
@@ -541,11 +537,7 @@ Values repeat_interleave_self(GraphContext& g, const Args& a) {
     at::Tensor idx = at::repeat_interleave(at::arange(n), reps);
     return {g.op("Gather", {x, g.constant(idx)}, {{"axis", dim}})};
   }
-  if (g.opset() < 11) {
-    g.fail(
-        "repeat_interleave with repeats computed in the graph needs opset 11 (CumSum); "
-        "export with opset >= 11");
-  }
+  g.require_opset(11, "repeat_interleave with repeats computed in the graph", "CumSum");
   Value n = shape_part(g, shape_of(g, x), dim, dim + 1);
   Value reps = g.op("Expand", {reshape_const(g, a.tensor_as(1, at::kLong), {-1}), n});
   return {g.op("Gather", {x, repeated_indices(g, reps)}, {{"axis", dim}})};

@@ -264,7 +264,8 @@ Values split_op(GraphContext& g, const Args& a) {
     // Sizes computed in the graph (from other tensors' shapes): as many pieces as the list
     // has elements, each a Slice between the running sums of the sizes (opset 11+).
     std::optional<int64_t> n = list_length(a, 1);
-    if (!n || g.opset() < 11) g.fail("split sizes computed in the graph need opset >= 11");
+    if (!n) g.fail("split sizes computed in the graph need a list of static length");
+    g.require_opset(11, "split of sizes computed in the graph", "CumSum");
     Value sizes = a.tensor_as(1, at::kLong);
     Value ends = g.op("CumSum", {sizes, g.constant(at::scalar_tensor(0, at::kLong))});
     Value starts = g.op("Sub", {ends, sizes});
@@ -499,7 +500,7 @@ Values diagonal_of(GraphContext& g, const Args& a, int64_t offset, int64_t d1, i
   if (sizes && ((*sizes)[d1] * (*sizes)[d2] == 0 || g.opset() < 11)) {
     return {last_two_diagonal(g, x, rank, (*sizes)[d1], (*sizes)[d2], offset)};
   }
-  if (g.opset() < 11) g.fail("diagonal before opset 11 needs the input's static shape");
+  g.require_opset(11, "diagonal of an input without a static shape", "Range");
   return {last_two_diagonal_dynamic(g, x, rank, offset)};
 }
 

@@ -25,17 +25,7 @@ using at::ScalarType;
 // (from the graph's Shape from 10; `static_size` at 9, where k is an attribute).
 Values sort_tensor(GraphContext& g, const Value& x, ScalarType t, int64_t axis,
                    std::optional<int64_t> static_size, bool descending) {
-  std::optional<int64_t> k_static;
-  Value k;
-  if (g.opset() < 10) {
-    // static shape: TopK's k is an attribute before opset 10.
-    if (!static_size || *static_size < 0) {
-      g.fail("sorting at opset 9 needs the static size of the sorted dim; export with opset >= 10");
-    }
-    k_static = *static_size;
-  } else {
-    k = g.op("Gather", {g.op("Shape", {x}), g.constant_ints({axis})}, {{"axis", int64_t{0}}});
-  }
+  auto [k, k_static] = topk_k_of_dim(g, x, axis, static_size, "sorting");
   return topk(g, x, t, k, k_static, axis, descending);
 }
 
@@ -129,7 +119,7 @@ Values unique_by_sorting(GraphContext& g, const Args& a, bool return_inverse, bo
   ScalarType t = a.dtype(0);
   ScalarType ct = topk_type(g.opset(), t);
   Value flat = cast_if(g, g.op("Reshape", {a.tensor(0), g.constant_ints({-1})}), t, ct);
-  Value k = g.opset() >= 10 ? g.constant_ints({n}) : Value();
+  Value k = topk_k(g, n);
   Values sorted = topk_in(g, flat, k, n, 0, /*largest=*/false);
   Value s = sorted[0];
   // Run starts and run ends (the last element of each run), both of n elements.
@@ -250,8 +240,8 @@ Values topk_op(GraphContext& g, const Args& a) {
   Value k;
   if (a.is_constant(1)) {
     k_static = a.int_arg(1);
-    if (g.opset() >= 10) k = g.constant_ints({*k_static});
-  } else if (g.opset() >= 10) {
+    k = topk_k(g, *k_static);
+  } else {  // (at opset 9 topk_in refuses a computed k)
     k = g.op("Reshape", {a.tensor_as(1, at::kLong), g.constant_ints({1})});
   }
   Values out = topk(g, x, a.dtype(0), k, k_static, axis, largest);
@@ -286,7 +276,7 @@ Values kthvalue(GraphContext& g, const Args& a) {
     return {a.tensor(0), g.constant(at::zeros({}, at::kLong))};
   }
   const int64_t axis = normalize_dim(a.int_arg(2), rank);
-  Value kv = g.opset() >= 10 ? g.constant_ints({k}) : Value();
+  Value kv = topk_k(g, k);
   Values top = topk(g, a.tensor(0), a.dtype(0), kv, k, axis, /*largest=*/false);
   Value at = keepdim ? g.constant_ints({k - 1}) : g.constant(at::scalar_tensor(k - 1, at::kLong));
   return {element_at(g, top[0], at, axis), element_at(g, top[1], at, axis)};
