@@ -244,11 +244,12 @@ void GraphContext::fail(const std::string& message) const {
   throw ExportError(ErrorCode::kConversion, where + message);
 }
 
-void GraphContext::require_opset(int opset, const std::string& what,
-                                 const std::string& needs) const {
+void GraphContext::require_opset(int opset, const std::string& what, const std::string& needs,
+                                 const std::string& otherwise) const {
   if (opset_ >= opset) return;
-  fail(fmt::format("{} needs opset {}{}; export with opset >= {}", what, opset,
-                   needs.empty() ? "" : " (" + needs + ")", opset));
+  fail(fmt::format("{} needs opset {}{}. Remedy: export with opset >= {}{}", what, opset,
+                   needs.empty() ? "" : " (" + needs + ")", opset,
+                   otherwise.empty() ? "" : ", or " + otherwise));
 }
 
 // ---------------------------------------------------------------------------------------------

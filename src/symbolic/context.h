@@ -91,11 +91,12 @@ class GraphContext {
   void set_current_node(const torch::jit::Node* node) { node_ = node; }
   // Throws ExportError(kConversion) naming the current node, its source location and the opset.
   [[noreturn]] void fail(const std::string& message) const;
-  // Fails ("`what` needs opset N (`needs`); export with opset >= N") when the export's opset is
-  // below `opset`: for inputs only a newer opset can express (a size computed at run time, a
-  // reduction ONNX added later). A requirement, not a lowering choice: those go through
-  // registration ranges and the builders of symbolic/helpers.h.
-  void require_opset(int opset, const std::string& what, const std::string& needs = "") const;
+  // Fails ("`what` needs opset N (`needs`). Remedy: export with opset >= N[, or `otherwise`]")
+  // when the export's opset is below `opset`: for inputs only a newer opset can express (a size
+  // computed at run time, a reduction ONNX added later). A requirement, not a lowering choice:
+  // those go through registration ranges and the builders of symbolic/helpers.h.
+  void require_opset(int opset, const std::string& what, const std::string& needs = "",
+                     const std::string& otherwise = "") const;
 
   // The graph nodes are added to: the model's graph, or the subgraph being converted.
   ir::Graph& graph() { return *graph_; }

@@ -380,6 +380,11 @@ TEST_F(Shape, UnsqueezeAtADimGivenAsArgument) {
   expect_exported_generalizes(m, {{x, d(1)}, {x, d(0)}, {x, d(2)}, {x, d(-1)}, {x, d(-3)}}, {},
                               {13, 17}, "unsqueeze_dim_argument");
   expect_module_export_fails(m, {x, d(1)}, 11, "opset 13");
+  // The refusal names what needs the opset, why, and the remedies (GraphContext::require_opset).
+  expect_module_export_fails(m, {x, d(1)}, 12,
+                             "unsqueeze at a dim computed in the graph needs opset 13 (Unsqueeze's "
+                             "axes as an input). Remedy: export with opset >= 13, or make the dim "
+                             "a constant");
 }
 
 // repeat_interleave by a constant tensor of one count (torch.tensor(4) in a trace) along a dim

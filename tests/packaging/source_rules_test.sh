@@ -17,7 +17,7 @@ if [ $# -ne 1 ]; then
 fi
 cd "$1"
 max_lines=800
-opset_ceiling=60
+opset_ceiling=50
 failures=0
 
 while IFS= read -r file; do

@@ -73,13 +73,11 @@ at::ScalarType optional_dtype(const torch::jit::Value* like) {
 // `like` of Optional type carries (Note [Optional values]).
 Value optional_boundary_value(GraphContext& g, const Args& args, size_t i,
                               const torch::jit::Value* like) {
-  if (g.opset() < 16) {
-    g.fail(fmt::format(
-        "output {} of this {} is None on one path and a tensor on another, which ONNX If and Loop "
-        "pass on as an optional value from opset 16. Remedy: export with opset_version >= 16, or "
-        "give the value a tensor on every path",
-        like->offset(), like->node()->kind().toQualString()));
-  }
+  g.require_opset(16,
+                  fmt::format("output {} of this {}, None on one path and a tensor on another,",
+                              like->offset(), like->node()->kind().toQualString()),
+                  "ONNX If and Loop pass it on as an optional value",
+                  "give the value a tensor on every path");
   at::ScalarType dtype = optional_dtype(like);
   if (dtype == at::ScalarType::Undefined) {
     g.fail(
@@ -268,11 +266,9 @@ Values uninitialized(GraphContext& g, const Args& a) {
 Values if_(GraphContext& g, const Args& a) {
   const torch::jit::Node* node = a.node();
   for (size_t k = 0; k < node->outputs().size(); ++k) {
-    if (g.opset() < 13 && is_tensor_list(node->outputs()[k])) {
-      g.fail(
-          "the branches of this if produce a list of tensors; ONNX If passes lists (sequences) "
-          "from opset 13. Remedy: export with opset_version >= 13, or build the list after the "
-          "if");
+    if (is_tensor_list(node->outputs()[k])) {
+      g.require_opset(13, "an if whose branches produce a list of tensors",
+                      "ONNX If passes lists as sequences", "build the list after the if");
     }
     auto then_type = value_type(node->blocks()[0]->outputs()[k]);
     auto else_type = value_type(node->blocks()[1]->outputs()[k]);

@@ -85,7 +85,8 @@ CeilLowering lower_ceil_mode(GraphContext& g, const Args& a, const PoolGeometry&
   CeilLowering l;
   auto sizes = spatial_sizes(a, p.kernel.size());
   if (!sizes) {
-    if (g.opset() < 10) g.fail("ceil_mode at opset 9 needs the input's static shape");
+    g.require_opset(10, "ceil_mode of an input without a static shape",
+                    "the pooling ops' ceil_mode attribute");
     l.attribute = true;
     return l;
   }

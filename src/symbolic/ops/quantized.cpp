@@ -407,11 +407,11 @@ Value fake_quantize(GraphContext& g, const Args& a, std::optional<int64_t> axis,
   }
   const bool full = (zp_type == at::kByte && qmin == 0 && qmax == 255) ||
                     (zp_type == at::kChar && qmin == -128 && qmax == 127);
-  if (!full && g.opset() < 12) {
-    g.fail(
-        fmt::format("fake quantization to [{}, {}] clips in the integer domain, which needs "
-                    "opset 12 (Clip of int8/uint8); export with opset >= 12",
-                    qmin, qmax));
+  if (!full) {
+    g.require_opset(
+        12,
+        fmt::format("fake quantization to [{}, {}] (clipped in the integer domain)", qmin, qmax),
+        "Clip of int8/uint8");
   }
   Value scale = a.tensor_as(1, at::kFloat);
   Value zero_point = a.tensor_as(2, zp_type);

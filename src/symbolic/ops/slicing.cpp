@@ -112,12 +112,12 @@ Values chunk_pieces(GraphContext& g, const Args& a, int64_t chunks, int64_t dim,
                     std::optional<int64_t> count, const torch::jit::Value* list) {
   const int64_t rank = a.require_rank(0);
   dim = normalize_dim(dim, rank);
-  if (!dim_known(a, 0, dim) && g.opset() < 11 && chunks > 0) {
-    g.fail(
-        fmt::format("chunk of dim {}, whose size is not known at export (a dynamic axis, or "
-                    "computed from data), needs opset 11 (the piece size computed in the "
-                    "graph); export with opset >= 11",
-                    dim));
+  if (!dim_known(a, 0, dim) && chunks > 0) {
+    g.require_opset(11,
+                    fmt::format("chunk of dim {}, whose size is not known at export (a dynamic "
+                                "axis, or computed from data),",
+                                dim),
+                    "the piece size computed in the graph");
   }
   if (dim_known(a, 0, dim) || chunks <= 0) {
     int64_t n = dim_size(g, a, 0, dim);
@@ -224,11 +224,8 @@ Value masked_trilu(GraphContext& g, const Args& a, bool upper, TriluMask make_ma
 Values chunk(GraphContext& g, const Args& a) {
   const torch::jit::Value* list = a.node()->output();
   if (!a.is_constant(1)) {
-    if (g.opset() < 11) {
-      g.fail(
-          "chunk into a number of pieces computed in the graph needs opset 11; export with "
-          "opset >= 11, or make the number of chunks a constant");
-    }
+    g.require_opset(11, "chunk into a number of pieces computed in the graph", "",
+                    "make the number of chunks a constant");
     const int64_t dim = normalize_dim(a.int_arg(2), a.require_rank(0));
     Value x = a.tensor(0);
     Value n = a.tensor_as(1, at::kLong);
@@ -305,11 +302,8 @@ Values tensor_split(GraphContext& g, const Args& a) {
 // their running sums when the list is unpacked into a known number of values, else a
 // SplitToSequence of those sizes.
 Values tensor_split_computed(GraphContext& g, const Args& a, int64_t dim) {
-  if (g.opset() < 11) {
-    g.fail(
-        "tensor_split by a tensor computed in the graph needs opset >= 11. Remedy: export "
-        "with opset_version >= 11, or split by constant indices or sections");
-  }
+  g.require_opset(11, "tensor_split by a tensor computed in the graph", "",
+                  "split by constant indices or sections");
   Value x = a.tensor(0);
   const torch::jit::Value* list = a.node()->output();
   Value starts, ends;

@@ -23,11 +23,8 @@ using Ints = std::vector<int64_t>;
 Values unsqueeze_op(GraphContext& g, const Args& a) {
   const int64_t rank = a.require_rank(0);
   if (!a.is_constant(1)) {
-    if (g.opset() < 13) {
-      g.fail(
-          "unsqueeze at a dim computed in the graph needs opset 13 (Unsqueeze's axes as an "
-          "input); export with opset >= 13, or make the dim a constant");
-    }
+    g.require_opset(13, "unsqueeze at a dim computed in the graph", "Unsqueeze's axes as an input",
+                    "make the dim a constant");
     Value d = a.tensor_as(1, at::kLong);
     Value wrapped = g.op("Add", {d, g.constant_scalar(static_cast<double>(rank + 1), at::kLong)});
     d = g.op("Where", {g.op("Less", {d, g.constant_scalar(0, at::kLong)}), wrapped, d});
@@ -85,14 +82,10 @@ Value squeeze_if_one(GraphContext& g, const Args& a, const Value& x, int64_t dim
   if (std::optional<int64_t> size = a.dim_size(0, dim)) {
     return *size == 1 ? squeeze(g, x, {dim}) : x;
   }
-  if (g.opset() < 11) {
-    g.fail(
-        fmt::format("squeeze({}) of a dynamic dim needs opset 11 (whether the dim is removed is "
-                    "decided at run time, by an If whose branches differ in rank). Remedy: "
-                    "export with opset >= 11, keep that dim static, or squeeze with a reshape "
-                    "of the wanted shape",
-                    dim));
-  }
+  g.require_opset(11, fmt::format("squeeze({}) of a dynamic dim", dim),
+                  "whether the dim is removed is decided at run time, by an If whose branches "
+                  "differ in rank",
+                  "keep that dim static, or squeeze with a reshape of the wanted shape");
   return squeeze_at_run_time(g, a, x, g.constant_scalar(static_cast<double>(dim), at::kLong),
                              [&](GraphContext& b) { return squeeze(b, x, {dim}); });
 }
@@ -105,11 +98,8 @@ Value squeeze_computed_dim(GraphContext& g, const Args& a, const Value& x, int64
   if (auto sizes = a.sizes(0); sizes && std::count(sizes->begin(), sizes->end(), 1) == 0) {
     return x;
   }
-  if (g.opset() < 13) {
-    g.fail(
-        "squeeze at a dim computed in the graph needs opset 13 (Squeeze's axes as an input). "
-        "Remedy: export with opset >= 13, or make the dim a constant");
-  }
+  g.require_opset(13, "squeeze at a dim computed in the graph", "Squeeze's axes as an input",
+                  "make the dim a constant");
   Value d = a.tensor_as(1, at::kLong);
   Value wrapped = g.op("Add", {d, g.constant_scalar(static_cast<double>(rank), at::kLong)});
   d = g.op("Where", {g.op("Less", {d, g.constant_scalar(0, at::kLong)}), wrapped, d});
