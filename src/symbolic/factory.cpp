@@ -45,13 +45,10 @@ void check_positions(const std::string& kind, const FactoryOverload& o, const Fa
 
 // The checks every overload shares (Note [Factory overloads]).
 void check_keywords(GraphContext& g, const Args& a, const FactoryArgs& f) {
-  auto given = [&](const std::optional<size_t>& i) { return i && *i < a.size() && !a.is_none(*i); };
-  if (given(f.names)) g.fail("named tensors cannot be exported");
-  if (given(f.generator)) {
-    g.fail(
-        "an explicit torch.Generator cannot be exported (ONNX random ops take no generator "
-        "state); call the op with generator=None");
+  if (f.names && *f.names < a.size() && !a.is_none(*f.names)) {
+    g.fail("named tensors cannot be exported");
   }
+  reject_generator(g, a);
   if (f.out && *f.out < a.size()) {
     for (const torch::jit::Use& use : a.jit(*f.out)->uses()) {
       if (use.user != a.node() && use.user->isAfter(a.node())) {
@@ -65,6 +62,18 @@ void check_keywords(GraphContext& g, const Args& a, const FactoryArgs& f) {
 }
 
 }  // namespace
+
+void reject_generator(GraphContext& g, const Args& a) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    c10::TypePtr type = a.jit(i)->type();
+    if (auto opt = type->cast<c10::OptionalType>()) type = opt->getElementType();
+    if (type->kind() == c10::TypeKind::GeneratorType && !a.is_none(i)) {
+      g.fail(
+          "an explicit torch.Generator cannot be exported (ONNX random ops take no generator "
+          "state); call the op with generator=None");
+    }
+  }
+}
 
 void add_factory(Registry& r, const std::string& kind, OpsetRange range,
                  std::initializer_list<FactoryOverload> overloads, const FactoryConverter& fn) {

@@ -32,7 +32,7 @@ enum FactoryTail : unsigned {
   kNoTail = 0,
   kGenerator = 1u << 0,     // Generator? generator
   kNames = 1u << 1,         // str[]? names
-  kDtype = 1u << 2,         // ScalarType? dtype, layout, device, pin_memory
+  kDtype = 1u << 2,         // ScalarType? dtype, layout, device, pin_memory[, memory_format]
   kOut = 1u << 3,           // Tensor(a!) out
   kMemoryFormat = 1u << 4,  // MemoryFormat? memory_format before out
 };
@@ -57,6 +57,10 @@ using FactoryConverter = std::function<Values(GraphContext&, const Args&, const 
 // overload only), passing that overload's positions.
 void add_factory(Registry& r, const std::string& kind, OpsetRange range,
                  std::initializer_list<FactoryOverload> overloads, const FactoryConverter& fn);
+
+// A torch.Generator has no ONNX form: fails when an argument of the node is a generator that is not
+// None (the factories check it before their converter; multinomial and normal_ call it).
+void reject_generator(GraphContext& g, const Args& a);
 
 // A factory's result dtype: its `dtype` argument when given, else the output's type from type
 // propagation, else the `out` tensor's, else `fallback` (PyTorch's default for the op).

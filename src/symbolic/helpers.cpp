@@ -157,9 +157,9 @@ std::pair<Value, std::optional<int64_t>> topk_k_of_dim(GraphContext& g, const Va
   }
   // static shape: TopK's k is an attribute before opset 10.
   if (!static_size || *static_size < 0) {
-    g.fail(what + " at opset 9 needs the static size of the sorted dim; export with opset >= 10");
+    g.require_opset(10, what + " along a dim without a static size", "TopK's k as an input");
   }
-  return {Value(), *static_size};
+  return {Value(), static_size.value_or(0)};
 }
 
 Value concat_1d(GraphContext& g, const Values& parts) {

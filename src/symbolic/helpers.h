@@ -108,7 +108,7 @@ Values topk_in(GraphContext& g, const Value& x, const Value& k, std::optional<in
 // the attribute, from `k_static`).
 Value topk_k(GraphContext& g, int64_t k);
 // The size of x's `axis` as topk_in's k and k_static: Gather(Shape(x)) from opset 10; at 9 the
-// static size (`static_size`; "`what` at opset 9 needs the static size ..." when unknown).
+// static size (`static_size`; refused with require_opset when it is not known).
 std::pair<Value, std::optional<int64_t>> topk_k_of_dim(GraphContext& g, const Value& x,
                                                        int64_t axis,
                                                        std::optional<int64_t> static_size,

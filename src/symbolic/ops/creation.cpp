@@ -24,19 +24,6 @@ int64_t onnx_dtype(at::ScalarType type) {
   return to_onnx_dtype(type);
 }
 
-// A torch.Generator has no ONNX form: only generator=None can be exported.
-void reject_generator(GraphContext& g, const Args& a) {
-  for (size_t i = 0; i < a.size(); ++i) {
-    c10::TypePtr type = a.jit(i)->type();
-    if (auto opt = type->cast<c10::OptionalType>()) type = opt->getElementType();
-    if (type->kind() == c10::TypeKind::GeneratorType && !a.is_none(i)) {
-      g.fail(
-          "an explicit torch.Generator cannot be exported (ONNX random ops take no generator "
-          "state); call the op with generator=None");
-    }
-  }
-}
-
 // Argument `i` (int[] size) as a 1-D int64 shape: a constant, or the list computed in the graph.
 Value shape_arg(GraphContext& g, const Args& a, size_t i) {
   if (a.is_constant(i)) return g.constant_ints(a.int_list(i));
@@ -558,13 +545,12 @@ Values multinomial(GraphContext& g, const Args& a) {
 void register_creation(Registry& r) {
   // Every overload with its positional count and keyword tail (Note [Factory overloads] in
   // symbolic/factory.h): "" is the unnamed overload.
-  constexpr unsigned kDtypeMf = kDtype;              // dtype, ..., memory_format
   constexpr unsigned kOutMf = kOut | kMemoryFormat;  // memory_format, out
   const std::initializer_list<FactoryOverload> sized = {{"", 1, kDtype},
                                                         {"names", 1, kNames | kDtype},
                                                         {"out", 1, kOut},
                                                         {"names_out", 1, kNames | kOut}};
-  const std::initializer_list<FactoryOverload> like = {{"", 1, kDtypeMf}, {"out", 1, kOutMf}};
+  const std::initializer_list<FactoryOverload> like = {{"", 1, kDtype}, {"out", 1, kOutMf}};
   const std::initializer_list<FactoryOverload> new_sized = {{"", 2, kDtype}, {"out", 2, kOut}};
   add_factory(r, "aten::arange", from(9),
               {{"", 1, kDtype},
@@ -577,8 +563,8 @@ void register_creation(Registry& r) {
   add_factory(r, "aten::zeros", from(9), sized, filled_with(0));
   add_factory(r, "aten::ones", from(9), sized, filled_with(1));
   add_factory(r, "aten::empty", from(9),
-              {{"memory_format", 1, kDtypeMf},
-               {"names", 1, kNames | kDtypeMf},
+              {{"memory_format", 1, kDtype},
+               {"names", 1, kNames | kDtype},
                {"out", 1, kOutMf},
                {"names_out", 1, kNames | kOutMf}},
               filled_with(0));
@@ -591,7 +577,7 @@ void register_creation(Registry& r) {
   add_factory(r, "aten::zeros_like", from(9), like, filled_like(0));
   add_factory(r, "aten::ones_like", from(9), like, filled_like(1));
   add_factory(r, "aten::empty_like", from(9), like, filled_like(0));
-  add_factory(r, "aten::full_like", from(9), {{"", 2, kDtypeMf}, {"out", 2, kOutMf}}, full_like);
+  add_factory(r, "aten::full_like", from(9), {{"", 2, kDtype}, {"out", 2, kOutMf}}, full_like);
   add_factory(r, "aten::new_zeros", from(9), new_sized, new_filled_with(0));
   add_factory(r, "aten::new_ones", from(9), new_sized, new_filled_with(1));
   add_factory(r, "aten::new_empty", from(9), new_sized, new_filled_with(0));
@@ -648,12 +634,10 @@ void register_creation(Registry& r) {
                {"low_out", 3, kOut},
                {"low_generator_out", 3, kGenerator | kOut}},
               randint);
-  add_factory(r, "aten::randint_like", from(9),
-              {{"", 2, kDtypeMf},
-               {"low_dtype", 3, kDtypeMf},
-               {"out", 2, kOutMf},
-               {"low_dtype_out", 3, kOutMf}},
-              randint_like);
+  add_factory(
+      r, "aten::randint_like", from(9),
+      {{"", 2, kDtype}, {"low_dtype", 3, kDtype}, {"out", 2, kOutMf}, {"low_dtype_out", 3, kOutMf}},
+      randint_like);
   // bernoulli_.float (an in-place overload with no out-of-place twin of its name) as .p.
   add_factory(r, "aten::bernoulli", from(9),
               {{"", 1, kGenerator},
