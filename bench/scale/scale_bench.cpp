@@ -123,7 +123,7 @@ double median(std::vector<double> v) {
 // The export's stages one by one, as export_captured chains them for default options.
 void print_stage_times(const torch::jit::Module& model, const std::vector<c10::IValue>& args) {
   using namespace torchonnx;
-  ExportOptions options;
+  const ExportConfig config;
   std::vector<std::pair<std::string, double>> stages;
   auto t = Clock::now();
   frontend::CapturedGraph captured = frontend::capture_module(model, args);
@@ -131,7 +131,7 @@ void print_stage_times(const torch::jit::Module& model, const std::vector<c10::I
   std::vector<c10::IValue> inputs = captured.example_inputs;
   for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
   t = Clock::now();
-  passes::PrepareGraph(captured.graph, inputs, options, {});
+  passes::PrepareGraph(captured.graph, inputs, config, {});
   stages.emplace_back("passes", seconds_since(t));
   symbolic::GraphSignature sig;
   sig.parameters = captured.parameters;
@@ -146,7 +146,7 @@ void print_stage_times(const torch::jit::Module& model, const std::vector<c10::I
   }
   t = Clock::now();
   ir::Model m =
-      symbolic::convert_graph(*captured.graph, sig, options, symbolic::Registry::builtin());
+      symbolic::convert_graph(*captured.graph, sig, config, symbolic::Registry::builtin());
   stages.emplace_back("convert", seconds_since(t));
   t = Clock::now();
   optimize_model(m, {true, true});

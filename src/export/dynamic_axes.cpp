@@ -57,13 +57,13 @@ bool output_axis_exists(const std::string& name, int64_t axis, size_t rank) {
 // Which dims of which graph inputs are dynamic; ExportError for an axis out of range.
 passes::DynamicDims dynamic_input_dims(const frontend::CapturedGraph& c,
                                        const std::vector<std::string>& input_names,
-                                       const ExportOptions& options) {
+                                       const ExportConfig& config) {
   passes::DynamicDims dims;
-  if (options.dynamic_axes.empty()) return dims;
+  if (config.dynamic_axes.empty()) return dims;
   for (size_t i = 0; i < input_names.size(); ++i) {
     const std::string& name = input_names[i];
-    auto found = options.dynamic_axes.find(name);
-    if (found == options.dynamic_axes.end()) continue;
+    auto found = config.dynamic_axes.find(name);
+    if (found == config.dynamic_axes.end()) continue;
     if (i >= c.example_inputs.size() || !c.example_inputs[i].isTensor()) {
       throw ExportError(ErrorCode::kInvalidArgument,
                         fmt::format("dynamic_axes names input '{}', which is not a tensor", name));

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "common/export_config.h"
 #include "frontend/frontend.h"
 #include "onnx/ir.h"
 #include "passes/passes.h"
-#include "torchonnx/export.h"
 
 namespace onnx {
 class ModelProto;
@@ -30,7 +30,7 @@ int64_t checked_axis(const std::string& name, int64_t axis, size_t rank);
 // no input or output, as torch.onnx does.
 passes::DynamicDims dynamic_input_dims(const frontend::CapturedGraph& c,
                                        const std::vector<std::string>& input_names,
-                                       const ExportOptions& options);
+                                       const ExportConfig& config);
 
 // Names the dynamic dims of the graph's inputs and outputs (dim_param).
 void name_dynamic_dims(ir::Graph& graph, const DynamicAxes& dynamic_axes);

@@ -21,18 +21,12 @@ std::string print_model(const ExportedModel& model, PrettyFormat format) {
   return format == PrettyFormat::kDot ? to_dot(model.proto) : to_pretty_string(model.proto);
 }
 
-ProgressSink progress_of(const ExportOptions& options) {
-  ProgressSink sink;
-  sink.callback = &options.progress;
-  return sink;
-}
-
 }  // namespace
 
 std::vector<at::Tensor> reference_outputs(const torch::jit::Module& model,
                                           const std::vector<c10::IValue>& args,
                                           TrainingMode training) {
-  ModuleModeGuard mode(model, training);
+  TrainingModeGuard mode(model_modes(model), training);
   return frontend::run_module(model, args);
 }
 
@@ -60,11 +54,7 @@ std::string export_function_to_pretty_string(const TracedFunction& fn,
 
 void export_model(const torch::jit::Module& model, const std::vector<c10::IValue>& args,
                   const std::string& path, const ExportOptions& options) {
-  check_output_path(path);
-  const ProgressSink progress = progress_of(options);
-  ExportedModel exported =
-      pipeline::export_model(pipeline::ModuleSource{&model, &args}, options, progress);
-  write_model(exported, path, options, progress);
+  pipeline::export_to_file(pipeline::ModuleSource{&model, &args}, path, options);
 }
 
 std::string export_function_to_bytes(const TracedFunction& fn, const std::vector<c10::IValue>& args,
@@ -77,11 +67,7 @@ std::string export_function_to_bytes(const TracedFunction& fn, const std::vector
 void export_function(const TracedFunction& fn, const std::vector<c10::IValue>& args,
                      const NamedTensors& parameters, const std::string& path,
                      const ExportOptions& options) {
-  check_output_path(path);
-  const ProgressSink progress = progress_of(options);
-  ExportedModel exported =
-      pipeline::export_model(pipeline::TraceSource{&fn, &args, &parameters}, options, progress);
-  write_model(exported, path, options, progress);
+  pipeline::export_to_file(pipeline::TraceSource{&fn, &args, &parameters}, path, options);
 }
 
 int highest_opset() {

@@ -57,12 +57,12 @@ void log_model(const onnx::ModelProto& proto) {
       proto.graph().input_size(), proto.graph().initializer_size(), proto.graph().output_size()));
 }
 
-std::string describe_options(const ExportOptions& options) {
+std::string describe_config(const ExportConfig& config) {
   return fmt::format(
       "opset {}, training={}, do_constant_folding={}, export_params={}, "
       "keep_initializers_as_inputs={}",
-      options.opset_version, mode_name(options.training), options.do_constant_folding,
-      options.export_params, options.keep_initializers_as_inputs);
+      config.opset, mode_name(config.asked_training), config.do_constant_folding,
+      config.export_params, config.keep_initializers_as_inputs);
 }
 
 }  // namespace torchonnx

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "torchonnx/export.h"
+#include "common/export_config.h"
 
 namespace onnx {
 class ModelProto;
@@ -19,6 +19,6 @@ void log_graph_ops(const std::string& what, const torch::jit::Graph& graph);
 // The ONNX graph made: opsets, node counts by type, inputs, initializers, outputs.
 void log_model(const onnx::ModelProto& proto);
 // "opset 17, training=EVAL, ..." for the log.
-std::string describe_options(const ExportOptions& options);
+std::string describe_config(const ExportConfig& config);
 
 }  // namespace torchonnx

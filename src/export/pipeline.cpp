@@ -20,6 +20,7 @@
 #include "frontend/frontend.h"
 #include "onnx/dead_code.h"
 #include "onnx/dot.h"
+#include "onnx/file_util.h"
 #include "onnx/model_proto.h"
 #include "onnx/module_functions.h"
 #include "onnx/opset_down.h"
@@ -53,8 +54,42 @@ void check_options(const ExportOptions& options) {
                     "torchonnx exports opsets {} to {}{}",
                     options.opset_version, kLowestOpset, highest, remedy));
   }
-  symbolic::check_modules_as_functions(options);
+  if (!options.export_modules_as_functions.empty() && options.opset_version < 15) {
+    // ONNX local functions need IR version 8, which comes with opset 15 (as torch.onnx refuses).
+    throw ExportError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("export_modules_as_functions is not supported for opset_version {} < 15: "
+                    "ONNX local functions need IR version 8, which comes with opset 15. Remedy: "
+                    "export with --opset 15 or higher, or without --modules-as-functions.",
+                    options.opset_version));
+  }
   check_external_data_options(options.external_data);
+}
+
+ExportConfig resolve_config(const ExportOptions& options, bool training) {
+  check_options(options);
+  ExportConfig config;
+  // Opsets 7 and 8 are converted at kMinOpset; opset_down.h takes the model there at the end.
+  config.opset = std::max(options.opset_version, kMinOpset);
+  config.target_opset = options.opset_version;
+  config.export_type = options.operator_export_type;
+  config.asked_training = options.training;
+  config.training = training;
+  config.input_names = options.input_names;
+  config.output_names = options.output_names;
+  config.dynamic_axes = options.dynamic_axes;
+  config.custom_opsets = options.custom_opsets;
+  config.modules_as_functions = options.export_modules_as_functions;
+  config.module_attributes = options.module_attributes;
+  config.export_params = options.export_params;
+  config.keep_initializers_as_inputs = options.keep_initializers_as_inputs;
+  config.do_constant_folding = options.do_constant_folding;
+  config.drop_unused_inputs = options.drop_unused_inputs;
+  config.strip_doc_string = options.strip_doc_string;
+  config.verbose = options.verbose;
+  config.use_external_data_format = options.use_external_data_format;
+  config.external_data = options.external_data;
+  return config;
 }
 
 namespace {
@@ -249,7 +284,7 @@ std::vector<bool> inputs_read_for_data(const torch::jit::Graph& graph,
 
 // The TorchScript passes, the graph signature and the conversion of a captured graph. With
 // `failures`, conversion collects the nodes it cannot convert (and the model is not for use).
-ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& options,
+ir::Model convert(frontend::CapturedGraph& captured, const ExportConfig& config,
                   const ProgressSink& progress,
                   std::vector<symbolic::ConversionFailure>* failures = nullptr,
                   const PreparedGraphHook* on_prepared = nullptr,
@@ -257,17 +292,17 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
   std::vector<c10::IValue> inputs = captured.example_inputs;
   for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
   const passes::DynamicDims dynamic =
-      dynamic_input_dims(captured, user_input_names(captured, options), options);
+      dynamic_input_dims(captured, user_input_names(captured, config), config);
   const size_t graph_inputs = captured.graph->inputs().size();
   // Only drop_unused_inputs reads what the graph reads of its inputs.
   const std::vector<bool> read_for_data =
       input_reads ? inputs_read_for_data(*captured.graph, inputs, dynamic) : std::vector<bool>{};
   progress.report("prepare", 0, 0);
-  passes::PrepareGraph(captured.graph, inputs, options, dynamic);
+  passes::PrepareGraph(captured.graph, inputs, config, dynamic);
   log_graph_ops("after the TorchScript passes (passes/pipeline.cpp), the converters get",
                 *captured.graph);
   if (on_prepared && *on_prepared) (*on_prepared)(*captured.graph, inputs);
-  const symbolic::GraphSignature signature = make_signature(captured, options);
+  const symbolic::GraphSignature signature = make_signature(captured, config);
   if (input_reads && captured.graph->inputs().size() == graph_inputs) {
     // An input the model reads for its values stays, as a read of itself.
     const size_t user_inputs = graph_inputs - captured.parameters.size();
@@ -279,7 +314,7 @@ ir::Model convert(frontend::CapturedGraph& captured, const ExportOptions& option
   }
   progress.report("convert", 0, 0);
   return symbolic::convert_graph(
-      *captured.graph, signature, options, symbolic::Registry::builtin(), failures,
+      *captured.graph, signature, config, symbolic::Registry::builtin(), failures,
       [&](int64_t done, int64_t total) { progress.report("convert", done, total); }, input_reads);
 }
 
@@ -327,14 +362,14 @@ std::unordered_set<std::string> inputs_read_for_computed_results(
 }
 
 // The ONNX stage of a converted model: rewrites, the serialized form, validation.
-ExportedModel finish(ir::Model& model, const ExportOptions& options, int target_opset,
-                     bool training, const ProgressSink& progress,
+ExportedModel finish(ir::Model& model, const ExportConfig& config, const ProgressSink& progress,
                      const std::vector<symbolic::InputReads>& input_reads) {
+  const bool training = config.training;
   progress.report("optimize", 0, 0);
-  optimize_model(model, {options.do_constant_folding, !training});
+  optimize_model(model, {config.do_constant_folding, !training});
   // drop_unused_inputs removes the inputs the optimized graph does not read, as torch.onnx does,
   // except those inputs_read_for_computed_results keeps.
-  if (options.drop_unused_inputs) {
+  if (config.drop_unused_inputs) {
     if (int dropped = remove_unused_inputs(
             model.graph, inputs_read_for_computed_results(model.graph, input_reads))) {
       log(
@@ -349,8 +384,8 @@ ExportedModel finish(ir::Model& model, const ExportOptions& options, int target_
                     "stored once",
                     shared, training ? "" : " or equal values"));
   }
-  extract_module_functions(model, options.export_modules_as_functions, options.module_attributes);
-  name_dynamic_dims(model.graph, options.dynamic_axes);
+  extract_module_functions(model, config.modules_as_functions, config.module_attributes);
+  name_dynamic_dims(model.graph, config.dynamic_axes);
   // Note [Producer]: the model says PyTorch produced it, as torch.onnx's models do
   // (producer_name "pytorch", producer_version libtorch's release without its local suffix, as
   // torch.onnx.producer_version): tools key on it (ONNX Runtime's transformer optimizer,
@@ -363,45 +398,46 @@ ExportedModel finish(ir::Model& model, const ExportOptions& options, int target_
   auto* exporter = exported.proto.add_metadata_props();
   exporter->set_key("exporter");
   exporter->set_value(fmt::format("torchonnx {}", kVersion));
-  if (target_opset < options.opset_version) convert_opset_down(exported, target_opset);
-  if (options.strip_doc_string) strip_doc_strings(exported.proto);
+  if (config.target_opset < config.opset) convert_opset_down(exported, config.target_opset);
+  if (config.strip_doc_string) strip_doc_strings(exported.proto);
   if (const char* dump = std::getenv("TORCHONNX_DEBUG_DUMP")) {
     // For torchonnx developers: the model as converted, before validation can reject it.
-    write_model(exported, dump, options);
+    write_model(exported, dump, config);
     std::cerr << to_pretty_string(exported.proto) << std::flush;
   }
   progress.report("validate", 0, 0);
   validate_model(exported);
-  rename_dynamic_outputs(exported.proto, options.dynamic_axes);
+  rename_dynamic_outputs(exported.proto, config.dynamic_axes);
   log_model(exported.proto);
-  if (options.verbose) std::cerr << to_pretty_string(exported.proto) << std::flush;
+  if (config.verbose) std::cerr << to_pretty_string(exported.proto) << std::flush;
   return exported;
 }
 
-// Captures `source` inside an export scope, in the mode the options ask for, and runs `stages` on
-// the captured graph (with whether it is exported in training mode). For a module, an error of
-// the stages is first checked against a real forward run: type propagation runs the ops on
-// shape-only tensors and leaves a node it cannot run untyped, so a forward() that fails on the
-// example inputs (mismatched shapes or dtypes) shows up later, as a converter's or the checker's
-// complaint, or as an error no pass expected; when the real forward fails, that is the error to
-// report (kModelRun, with libtorch's message).
+// Captures `source` inside an export scope, with the modules' training flags set as the options
+// ask (TrainingModeGuard) and the options resolved into the configuration (Note [One resolved
+// configuration]), and runs `stages` on the captured graph with that configuration. For a module,
+// an error of the stages is first checked against a real forward run: type propagation runs the
+// ops on shape-only tensors and leaves a node it cannot run untyped, so a forward() that fails on
+// the example inputs (mismatched shapes or dtypes) shows up later, as a converter's or the
+// checker's complaint, or as an error no pass expected; when the real forward fails, that is the
+// error to report (kModelRun, with libtorch's message).
 template <class Stages>
 auto run_pipeline(const ModuleSource& source, const ExportOptions& options,
                   const ProgressSink& progress, Stages&& stages) {
-  check_options(options);
-  detail::ExportScope in_export;
   const torch::jit::Module& model = *source.module;
+  TrainingModeGuard mode(model_modes(model), options.training);
+  const ExportConfig config = resolve_config(options, mode.training());
+  detail::ExportScope in_export;
   log(fmt::format("torchonnx: exporting TorchScript module {} ({})",
                   model.type()->name() ? model.type()->name()->qualifiedName() : "?",
-                  describe_options(options)));
-  ModuleModeGuard mode(model, options.training);
+                  describe_config(config)));
   progress.report("capture", 0, 0);
   frontend::CapturedGraph captured = frontend::capture_module(model, *source.args);
   if (model.type()->name()) captured.module_type = model.type()->name()->qualifiedName();
   log_graph_ops("captured forward() (inlined, module attributes lifted):", *captured.graph);
-  check_training_mode(*captured.graph, options, mode.training());
+  check_training_mode(*captured.graph, config);
   try {
-    return stages(captured, mode.training());
+    return stages(captured, config);
   } catch (const ExportError& e) {
     if (e.code() != ErrorCode::kConversion && e.code() != ErrorCode::kInvalidOnnx) throw;
     frontend::throw_if_forward_fails(model, *source.args, e.what());
@@ -415,39 +451,35 @@ auto run_pipeline(const ModuleSource& source, const ExportOptions& options,
 template <class Stages>
 auto run_pipeline(const TraceSource& source, const ExportOptions& options,
                   const ProgressSink& progress, Stages&& stages) {
-  check_options(options);
+  TrainingModeGuard mode(source.modes ? *source.modes : ModelModes{}, options.training);
+  const ExportConfig config = resolve_config(options, mode.training());
   detail::ExportScope in_export;
   log(fmt::format("torchonnx: tracing a function with {} parameters ({})",
-                  source.parameters->size(), describe_options(options)));
+                  source.parameters->size(), describe_config(config)));
   progress.report("capture", 0, 0);
   frontend::CapturedGraph captured =
       frontend::capture_trace(*source.fn, *source.args, *source.parameters);
   log_graph_ops("traced:", *captured.graph);
-  const bool training = options.training == TrainingMode::kTraining;
-  check_training_mode(*captured.graph, options, training);
-  return stages(captured, training);
+  check_training_mode(*captured.graph, config);
+  return stages(captured, config);
 }
 
-// The options the converters run with: those asked for, at kMinOpset for an opset below it
-// (opset_down.h takes the model there at the end).
-ExportOptions at_converter_opset(const ExportOptions& options) {
-  ExportOptions at = options;
-  if (at.opset_version >= kLowestOpset && at.opset_version < kMinOpset) {
-    at.opset_version = kMinOpset;
-  }
-  return at;
-}
-
-// The whole pipeline from a captured graph, converted with `options` and written at
-// `target_opset`.
-auto all_stages(const ExportOptions& options, int target_opset, const ProgressSink& progress,
-                const PreparedGraphHook* on_prepared = nullptr) {
-  return [&, target_opset, on_prepared](frontend::CapturedGraph& captured, bool training) {
+// The whole pipeline from a captured graph to the model, not yet written.
+auto all_stages(const ProgressSink& progress, const PreparedGraphHook* on_prepared = nullptr) {
+  return [&progress, on_prepared](frontend::CapturedGraph& captured, const ExportConfig& config) {
     std::vector<symbolic::InputReads> input_reads;
-    ir::Model model = convert(captured, options, progress, nullptr, on_prepared,
-                              options.drop_unused_inputs ? &input_reads : nullptr);
+    ir::Model model = convert(captured, config, progress, nullptr, on_prepared,
+                              config.drop_unused_inputs ? &input_reads : nullptr);
     model.module_type = captured.module_type;
-    return finish(model, options, target_opset, training, progress, input_reads);
+    return finish(model, config, progress, input_reads);
+  };
+}
+
+// The whole pipeline, and the model written to `path`.
+auto to_file(const std::string& path, const ProgressSink& progress) {
+  return [&path, &progress](frontend::CapturedGraph& captured, const ExportConfig& config) {
+    ExportedModel exported = all_stages(progress)(captured, config);
+    write_model(exported, path, config, progress);
   };
 }
 
@@ -455,46 +487,56 @@ auto all_stages(const ExportOptions& options, int target_opset, const ProgressSi
 
 ExportedModel export_model(const ModuleSource& source, const ExportOptions& options,
                            const ProgressSink& progress) {
-  const ExportOptions at = at_converter_opset(options);
-  return run_pipeline(source, at, progress, all_stages(at, options.opset_version, progress));
+  return run_pipeline(source, options, progress, all_stages(progress));
 }
 
 ExportedModel export_model(const TraceSource& source, const ExportOptions& options,
                            const ProgressSink& progress) {
-  const ExportOptions at = at_converter_opset(options);
-  return run_pipeline(source, at, progress, all_stages(at, options.opset_version, progress));
+  return run_pipeline(source, options, progress, all_stages(progress));
 }
 
 ExportedModel export_model(const ModuleSource& source, const ExportOptions& options,
                            const PreparedGraphHook& on_prepared) {
   const ProgressSink progress;
-  const ExportOptions at = at_converter_opset(options);
-  return run_pipeline(source, at, progress,
-                      all_stages(at, options.opset_version, progress, &on_prepared));
+  return run_pipeline(source, options, progress, all_stages(progress, &on_prepared));
+}
+
+void export_to_file(const ModuleSource& source, const std::string& path,
+                    const ExportOptions& options) {
+  check_output_path(path);
+  const ProgressSink progress{&options.progress};
+  run_pipeline(source, options, progress, to_file(path, progress));
+}
+
+void export_to_file(const TraceSource& source, const std::string& path,
+                    const ExportOptions& options) {
+  check_output_path(path);
+  const ProgressSink progress{&options.progress};
+  run_pipeline(source, options, progress, to_file(path, progress));
 }
 
 std::vector<UnconvertibleOp> unconvertible_ops(const ModuleSource& source,
                                                const ExportOptions& options) {
   const ProgressSink progress;
-  const ExportOptions at = at_converter_opset(options);
-  return run_pipeline(source, at, progress, [&](frontend::CapturedGraph& captured, bool) {
-    std::vector<symbolic::ConversionFailure> failures;
-    convert(captured, at, progress, &failures);
-    std::map<std::string, UnconvertibleOp> by_kind;
-    for (const auto& f : failures) {
-      auto& op = by_kind[f.kind];
-      op.name = f.kind;
-      ++op.count;
-      if (!f.location.empty()) op.locations.push_back(f.location);
-      if (!f.message.empty() &&
-          std::find(op.errors.begin(), op.errors.end(), f.message) == op.errors.end()) {
-        op.errors.push_back(f.message);
-      }
-    }
-    std::vector<UnconvertibleOp> out;
-    for (auto& [kind, op] : by_kind) out.push_back(std::move(op));
-    return out;
-  });
+  return run_pipeline(source, options, progress,
+                      [&](frontend::CapturedGraph& captured, const ExportConfig& config) {
+                        std::vector<symbolic::ConversionFailure> failures;
+                        convert(captured, config, progress, &failures);
+                        std::map<std::string, UnconvertibleOp> by_kind;
+                        for (const auto& f : failures) {
+                          auto& op = by_kind[f.kind];
+                          op.name = f.kind;
+                          ++op.count;
+                          if (!f.location.empty()) op.locations.push_back(f.location);
+                          if (!f.message.empty() && std::find(op.errors.begin(), op.errors.end(),
+                                                              f.message) == op.errors.end()) {
+                            op.errors.push_back(f.message);
+                          }
+                        }
+                        std::vector<UnconvertibleOp> out;
+                        for (auto& [kind, op] : by_kind) out.push_back(std::move(op));
+                        return out;
+                      });
 }
 
 }  // namespace torchonnx::pipeline

@@ -2,9 +2,13 @@
 // pretty string, the unconvertible ops; TorchScript modules, traced C++ callables and
 // torch::nn::Modules) runs these stages, in this order, through run_pipeline:
 //
-//   check_options → capture (frontend/) → TorchScript passes (passes/pipeline.cpp)
-//   → graph signature (export/signature.h) → convert (symbolic/) → ONNX rewrites (onnx/optimize.h)
-//   → ExportedModel (onnx/serialize.h) → validate
+//   training flags set (export/training_mode.h) → options checked and resolved (resolve_config)
+//   → capture (frontend/) → TorchScript passes (passes/pipeline.cpp) → graph signature
+//   (export/signature.h) → convert (symbolic/) → ONNX rewrites (onnx/optimize.h)
+//   → ExportedModel (onnx/serialize.h) → validate [→ write_model]
+//
+// Every stage after the resolution reads the one ExportConfig (Note [One resolved configuration]
+// in common/export_config.h), not ExportOptions.
 //
 // The unconvertible-ops query runs the same stages up to conversion, which then collects every
 // node that cannot be converted instead of stopping at the first.
@@ -14,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/export_config.h"
 #include "onnx/serialize.h"
 #include "torchonnx/export.h"
 
@@ -21,10 +26,15 @@ namespace torch::jit {
 struct Graph;
 }
 
+namespace torchonnx {
+struct ModelModes;
+}
+
 namespace torchonnx::pipeline {
 
 // What is exported: a TorchScript module's forward() on example arguments (without self), or a
-// C++ callable traced on them, reading `parameters`.
+// C++ callable traced on them, reading `parameters` (`modes`: the training flags of the modules it
+// runs, a torch::nn::Module's; null for a plain function).
 struct ModuleSource {
   const torch::jit::Module* module;
   const std::vector<c10::IValue>* args;
@@ -33,11 +43,16 @@ struct TraceSource {
   const TracedFunction* fn;
   const std::vector<c10::IValue>* args;
   const NamedTensors* parameters;
+  const ModelModes* modes = nullptr;
 };
 
-// The one check of ExportOptions (opset range, modules-as-functions, external data), before any
-// work; ExportError (kInvalidArgument) naming the option and the remedy.
+// The check of ExportOptions (opset range, modules-as-functions, external data); ExportError
+// (kInvalidArgument) naming the option and the remedy. resolve_config runs it, before any work.
 void check_options(const ExportOptions& options);
+
+// The options checked and resolved into the export's configuration; `training`: whether the model
+// is exported in training mode (TrainingModeGuard::training()).
+ExportConfig resolve_config(const ExportOptions& options, bool training);
 
 // The whole pipeline: the model, not yet written (write_model / model_to_bytes).
 ExportedModel export_model(const ModuleSource& source, const ExportOptions& options,
@@ -53,6 +68,13 @@ using PreparedGraphHook =
     std::function<void(torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs)>;
 ExportedModel export_model(const ModuleSource& source, const ExportOptions& options,
                            const PreparedGraphHook& on_prepared);
+
+// The whole pipeline and write_model: the model written to `path` (checked first: an unwritable
+// path fails before any work), reporting to options.progress.
+void export_to_file(const ModuleSource& source, const std::string& path,
+                    const ExportOptions& options);
+void export_to_file(const TraceSource& source, const std::string& path,
+                    const ExportOptions& options);
 
 // The pipeline up to conversion: every op that cannot be converted (all at once).
 std::vector<UnconvertibleOp> unconvertible_ops(const ModuleSource& source,

@@ -66,16 +66,16 @@ struct GraphInputNames {
   }
 };
 
-GraphInputNames input_names(const frontend::CapturedGraph& c, const ExportOptions& options) {
+GraphInputNames input_names(const frontend::CapturedGraph& c, const ExportConfig& config) {
   const auto inputs = c.graph->inputs();
   const size_t num_user = inputs.size() - c.parameters.size();
   GraphInputNames names;
-  names.taken.insert(options.input_names.begin(), options.input_names.end());
-  names.taken.insert(options.output_names.begin(), options.output_names.end());
+  names.taken.insert(config.input_names.begin(), config.input_names.end());
+  names.taken.insert(config.output_names.begin(), config.output_names.end());
   for (const auto& p : c.parameters) names.taken.insert(p.name);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (i < options.input_names.size()) {
-      names.inputs.push_back(options.input_names[i]);
+    if (i < config.input_names.size()) {
+      names.inputs.push_back(config.input_names[i]);
     } else if (i < num_user) {
       names.inputs.push_back(names.made_up(default_input_name(inputs[i], i)));
     } else {
@@ -88,31 +88,31 @@ GraphInputNames input_names(const frontend::CapturedGraph& c, const ExportOption
 }  // namespace
 
 symbolic::GraphSignature make_signature(const frontend::CapturedGraph& c,
-                                        const ExportOptions& options) {
+                                        const ExportConfig& config) {
   const auto inputs = c.graph->inputs();
   const size_t num_user = inputs.size() - c.parameters.size();
-  if (options.input_names.size() > inputs.size()) {
+  if (config.input_names.size() > inputs.size()) {
     throw ExportError(
         ErrorCode::kInvalidArgument,
         fmt::format("{} input names were given but the graph has {} inputs ({} "
                     "example inputs and {} parameters)",
-                    options.input_names.size(), inputs.size(), num_user, c.parameters.size()));
+                    config.input_names.size(), inputs.size(), num_user, c.parameters.size()));
   }
-  if (options.output_names.size() > c.graph->outputs().size()) {
+  if (config.output_names.size() > c.graph->outputs().size()) {
     throw ExportError(ErrorCode::kInvalidArgument,
                       fmt::format("{} output names were given but the model has {} outputs",
-                                  options.output_names.size(), c.graph->outputs().size()));
+                                  config.output_names.size(), c.graph->outputs().size()));
   }
   symbolic::GraphSignature sig;
   sig.parameters = c.parameters;
-  GraphInputNames made = input_names(c, options);
+  GraphInputNames made = input_names(c, config);
   sig.input_names = made.inputs;
   for (size_t k = 0; k < c.graph->outputs().size(); ++k) {
-    sig.output_names.push_back(k < options.output_names.size()
-                                   ? options.output_names[k]
+    sig.output_names.push_back(k < config.output_names.size()
+                                   ? config.output_names[k]
                                    : made.made_up(fmt::format("output_{}", k)));
   }
-  for (const auto* names : {&options.input_names, &options.output_names}) {
+  for (const auto* names : {&config.input_names, &config.output_names}) {
     for (const auto& name : *names) check_value_name(name);
   }
   std::unordered_set<std::string> seen;
@@ -131,8 +131,8 @@ symbolic::GraphSignature make_signature(const frontend::CapturedGraph& c,
 }
 
 std::vector<std::string> user_input_names(const frontend::CapturedGraph& c,
-                                          const ExportOptions& options) {
-  std::vector<std::string> names = input_names(c, options).inputs;
+                                          const ExportConfig& config) {
+  std::vector<std::string> names = input_names(c, config).inputs;
   names.resize(names.size() - c.parameters.size());
   return names;
 }

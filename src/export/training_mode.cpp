@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "symbolic/context.h"
@@ -70,17 +71,13 @@ bool is_identity_dropout(const torch::jit::Node* node) {
 
 }  // namespace
 
-// torch.onnx's warnings about the training mode: an op whose train flag disagrees with the
-// requested mode (check_training_mode), and a training export of a model without any op that
-// depends on the mode.
-// `training`: whether the model is exported in training mode.
-void check_training_mode(const torch::jit::Graph& graph, const ExportOptions& options,
-                         bool training) {
+void check_training_mode(const torch::jit::Graph& graph, const ExportConfig& config) {
+  const bool training = config.training;
   std::vector<std::pair<const torch::jit::Node*, std::optional<bool>>> ops;
   find_training_ops(graph.block(), ops);
   std::set<std::string> warned;
   for (const auto& [node, train] : ops) {
-    if (options.training == TrainingMode::kPreserve || !train || *train == training) continue;
+    if (config.asked_training == TrainingMode::kPreserve || !train || *train == training) continue;
     if (is_identity_dropout(node)) continue;  // p = 0 (swin's attention dropout): no difference
     const std::string kind = node->kind().toQualString();
     if (!warned.insert(kind + (*train ? "1" : "0")).second) continue;
@@ -89,7 +86,7 @@ void check_training_mode(const torch::jit::Graph& graph, const ExportOptions& op
         fmt::format("the export mode is {}, but operator '{}'{} is set to train={}. Exporting "
                     "with train={} (its output in the ONNX graph is the one libtorch computes "
                     "with that flag).",
-                    mode_name(options.training), kind, where.empty() ? "" : " (" + where + ")",
+                    mode_name(config.asked_training), kind, where.empty() ? "" : " (" + where + ")",
                     *train ? "True" : "False", *train ? "True" : "False"));
   }
   if (!training) return;
@@ -97,7 +94,7 @@ void check_training_mode(const torch::jit::Graph& graph, const ExportOptions& op
   const bool any_dropout = std::any_of(ops.begin(), ops.end(), [](const auto& op) {
     return op.first->kind() != torch::jit::aten::batch_norm && op.second.value_or(true);
   });
-  if (any_dropout && options.opset_version < 12) {
+  if (any_dropout && config.opset < 12) {
     // torch.onnx warns that opsets < 12 cannot export dropout in training correctly (its Dropout
     // without training_mode is the identity in inference runtimes).
     warn(
@@ -106,32 +103,50 @@ void check_training_mode(const torch::jit::Graph& graph, const ExportOptions& op
                     "dropout as a RandomUniformLike mask (x * mask / (1 - p)), which runtimes "
                     "run correctly but training tools will not recognize as Dropout. Remedy: "
                     "opset_version >= 12.",
-                    options.opset_version));
+                    config.opset));
   }
   if (ops.empty()) {
     warn(
         fmt::format("training={} but the model has no op that behaves differently in training "
                     "(dropout, batch_norm): the ONNX graph is the same as in eval mode.",
-                    mode_name(options.training)));
+                    mode_name(config.asked_training)));
   }
   // torch.onnx also warns here that constant folding may fold learnable parameters; torchonnx's
   // folding (passes/propagate_types.cpp) folds only values computed from constants and static
   // shapes, never parameters, so the warning does not apply.
 }
 
-ModuleModeGuard::ModuleModeGuard(const torch::jit::Module& model, TrainingMode mode) {
-  for (torch::jit::Module m : model.modules()) {
-    if (m.hasattr("training")) saved_.emplace_back(m, m.attr("training").toBool());
+ModelModes model_modes(const torch::jit::Module& model) {
+  auto flag = [](torch::jit::Module m) {
+    return TrainingFlag{[m] { return m.attr("training").toBool(); },
+                        [m](bool on) mutable { m.setattr("training", on); }};
+  };
+  ModelModes modes;
+  if (model.hasattr("training")) modes.model = flag(model);
+  bool self = true;  // modules() starts with the model itself
+  for (const torch::jit::Module& m : model.modules()) {
+    if (!std::exchange(self, false) && m.hasattr("training")) modes.submodules.push_back(flag(m));
   }
-  if (model.hasattr("training")) training_ = model.attr("training").toBool();
+  return modes;
+}
+
+TrainingModeGuard::TrainingModeGuard(ModelModes modes, TrainingMode mode) {
+  if (modes.model) {
+    training_ = modes.model->get();
+    saved_.emplace_back(*modes.model, training_);
+  }
+  for (auto& m : modes.submodules) {
+    const bool was = m.get();
+    saved_.emplace_back(std::move(m), was);
+  }
   if (mode != TrainingMode::kPreserve) {
     training_ = mode == TrainingMode::kTraining;
-    for (auto& [m, was] : saved_) m.setattr("training", training_);
+    for (auto& [m, was] : saved_) m.set(training_);
   }
 }
 
-ModuleModeGuard::~ModuleModeGuard() {
-  for (auto& [m, was] : saved_) m.setattr("training", was);
+TrainingModeGuard::~TrainingModeGuard() {
+  for (auto& [m, was] : saved_) m.set(was);
 }
 
 }  // namespace torchonnx

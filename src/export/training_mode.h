@@ -4,10 +4,11 @@
 
 #include <torch/csrc/jit/api/module.h>
 
-#include <utility>
+#include <functional>
+#include <optional>
 #include <vector>
 
-#include "torchonnx/export.h"
+#include "common/export_config.h"
 
 namespace torch::jit {
 struct Graph;
@@ -18,28 +19,44 @@ namespace torchonnx {
 // "EVAL", "PRESERVE", "TRAINING".
 const char* mode_name(TrainingMode mode);
 
-// torch.onnx's warnings: an op whose train flag disagrees with the requested mode
-// (check_training_mode), a training export of a model without any op that depends on the mode,
-// training dropout below opset 12. `training`: whether the model is exported in training mode.
-void check_training_mode(const torch::jit::Graph& graph, const ExportOptions& options,
-                         bool training);
+// torch.onnx's warnings: an op whose train flag disagrees with the mode asked for
+// (check_training_mode; none with PRESERVE), a training export of a model without any op that
+// depends on the mode, training dropout below opset 12.
+void check_training_mode(const torch::jit::Graph& graph, const ExportConfig& config);
 
-// Sets the `training` flag of the module and of every submodule for the export (TRAINING, EVAL;
-// PRESERVE leaves them) and restores each one's own flag after, also when the export throws.
-// (torch.onnx restores with model.train(originally_training), which loses a submodule mode that
-// differed from the root's.)
-class ModuleModeGuard {
+// One module's training flag, read and set (a set may also set the module's submodules, as
+// torch::nn::Module::train does: TrainingModeGuard sets and restores in pre-order).
+struct TrainingFlag {
+  std::function<bool()> get;
+  std::function<void(bool)> set;
+};
+
+// The training flags of a model: the model's own (none for a model without one: a plain traced
+// function, a TorchScript module built in C++ without a `training` attribute) and those of its
+// submodules in pre-order.
+struct ModelModes {
+  std::optional<TrainingFlag> model;
+  std::vector<TrainingFlag> submodules;
+};
+// A TorchScript module's: every module with a `training` attribute.
+ModelModes model_modes(const torch::jit::Module& model);
+
+// torch.onnx's select_model_mode_for_export, the one place an export sets training flags: sets
+// the model's and every submodule's flag for the export (TRAINING, EVAL; PRESERVE leaves them)
+// and restores each one's own flag after, also when the export throws. (torch.onnx restores with
+// model.train(originally_training), which loses a submodule mode that differed from the root's.)
+class TrainingModeGuard {
  public:
-  ModuleModeGuard(const torch::jit::Module& model, TrainingMode mode);
-  ~ModuleModeGuard();
-  ModuleModeGuard(const ModuleModeGuard&) = delete;
-  ModuleModeGuard& operator=(const ModuleModeGuard&) = delete;
-  // Whether the module is exported in training mode (a module without a `training` attribute,
-  // built in C++, is in training mode only when TRAINING is asked for).
+  TrainingModeGuard(ModelModes modes, TrainingMode mode);
+  ~TrainingModeGuard();
+  TrainingModeGuard(const TrainingModeGuard&) = delete;
+  TrainingModeGuard& operator=(const TrainingModeGuard&) = delete;
+  // Whether the model is exported in training mode: as asked, or with PRESERVE the model's own
+  // mode (a model without a flag is in eval mode).
   bool training() const { return training_; }
 
  private:
-  std::vector<std::pair<torch::jit::Module, bool>> saved_;
+  std::vector<std::pair<TrainingFlag, bool>> saved_;  // in pre-order, the model's first
   bool training_ = false;
 };
 

@@ -436,21 +436,20 @@ void check_external_data_options(const ExternalDataOptions& options) {
   }
 }
 
-bool write_model(ExportedModel& model, const std::string& path, const ExportOptions& options,
+bool write_model(ExportedModel& model, const std::string& path, const ExportConfig& config,
                  const ProgressSink& progress) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const std::string model_name = target.filename().string();
-  bool external = options.use_external_data_format;
-  check_external_data_options(options.external_data);
-  Plan plan = make_plan(model, external, options.external_data, model_name);
+  bool external = config.use_external_data_format;
+  Plan plan = make_plan(model, external, config.external_data, model_name);
   if (!external && plan.total > static_cast<uint64_t>(kProtobufLimitBytes)) {
     log(
         fmt::format("torchonnx: the model is {:.2f} GB, past protobuf's 2 GB limit: its tensors "
                     "go to external data beside {}",
                     plan.total / 1e9, path));
     external = true;
-    plan = make_plan(model, external, options.external_data, model_name);
+    plan = make_plan(model, external, config.external_data, model_name);
   }
   if (plan.total > static_cast<uint64_t>(kProtobufLimitBytes)) {
     throw ExportError(ErrorCode::kIo,
@@ -458,7 +457,7 @@ bool write_model(ExportedModel& model, const std::string& path, const ExportOpti
                                   "bytes or more in external data, past protobuf's 2 GB limit. "
                                   "Remedy: lower external_data.size_threshold "
                                   "(--external-data-threshold).",
-                                  plan.total / 1e9, options.external_data.size_threshold));
+                                  plan.total / 1e9, config.external_data.size_threshold));
   }
   ByteCounter counter{progress, static_cast<int64_t>(external_bytes(plan))};
   for (const Entry* e : inline_entries(plan)) counter.total += static_cast<int64_t>(e->size);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/export_config.h"
 #include "onnx/ir.h"
 #include "torchonnx/export.h"
 
@@ -39,6 +40,8 @@ void validate_model(ExportedModel& model);
 // TORCHONNX_STAGE_TIMES=1, also prints when each stage starts and when the write ends (seconds
 // since the export started) on stderr, as the pass pipeline prints each pass's seconds.
 struct ProgressSink {
+  ProgressSink() = default;
+  explicit ProgressSink(const ProgressCallback* to) : callback(to) {}
   const ProgressCallback* callback = nullptr;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   void report(const std::string& stage, int64_t done, int64_t total) const;
@@ -52,10 +55,11 @@ struct ProgressSink {
 void check_external_data_options(const ExternalDataOptions& options);
 
 // Writes the model to `path` atomically, its deferred bytes straight from storage. With
-// options.use_external_data_format, or when the model would pass protobuf's 2 GB limit, the
-// initializers of options.external_data.size_threshold bytes or more go to external data files
-// beside `path` (ONNX's location/offset/length). Returns whether external data was used.
-bool write_model(ExportedModel& model, const std::string& path, const ExportOptions& options,
+// config.use_external_data_format, or when the model would pass protobuf's 2 GB limit, the
+// initializers of config.external_data.size_threshold bytes or more go to external data files
+// beside `path` (ONNX's location/offset/length; the options were checked when the configuration
+// was resolved). Returns whether external data was used.
+bool write_model(ExportedModel& model, const std::string& path, const ExportConfig& config,
                  const ProgressSink& progress = {});
 
 // The serialized model; throws ExportError past protobuf's 2 GB limit (export to a file instead).

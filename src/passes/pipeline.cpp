@@ -83,7 +83,7 @@ void LintGraph(const torch::jit::Graph& graph, const std::string& stage) {
 }
 
 void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
-                  const std::vector<c10::IValue>& inputs, const ExportOptions& options,
+                  const std::vector<c10::IValue>& inputs, const ExportConfig& config,
                   const DynamicDims& dynamic) {
   PassRunner runner(*graph);
   // A torch.jit.fork/wait (prim::fork with its Subgraph, aten::wait): the forked body inline, run
@@ -98,9 +98,9 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
   runner.run("LowerBranchTuples", [&] { LowerBranchTuples(*graph); });
   // torch.onnx returns a scripted model's None outputs as empty optionals from opset 15 (the
   // Optional op) and drops them below.
-  const bool keep_none = options.opset_version >= 15;
+  const bool keep_none = config.opset >= 15;
   // torch.onnx returns a ScriptModule's list of tensors as one sequence (opset 11+).
-  const bool keep_lists = options.opset_version >= 11;
+  const bool keep_lists = config.opset >= 11;
   runner.run("FlattenOutputs", [&] { FlattenOutputs(*graph, keep_none, keep_lists); });
   runner.run("LowerConstantKeyDicts", [&] { LowerConstantKeyDicts(*graph); });
   runner.run("LowerSimpleTuples", [&] {
@@ -116,14 +116,14 @@ void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
     }
   });
   runner.run("PropagateTypes",
-             [&] { PropagateTypes(*graph, inputs, options.do_constant_folding, dynamic); });
+             [&] { PropagateTypes(*graph, inputs, config.do_constant_folding, dynamic); });
   // The trip counts type propagation made constants unroll the loops that compute no tensor;
   // their repeated bodies fold in a second propagation.
   bool unrolled = false;
   runner.run("UnrollFoldableLoops", [&] { unrolled = UnrollFoldableLoops(*graph); });
   if (unrolled) {
     runner.run("PropagateTypes (unrolled loops)",
-               [&] { PropagateTypes(*graph, inputs, options.do_constant_folding, dynamic); });
+               [&] { PropagateTypes(*graph, inputs, config.do_constant_folding, dynamic); });
   }
   // Branches that type propagation inlined leave tuples built and unpacked side by side (a
   // helper returning `(None, x)` under a constant flag): their elements are forwarded.

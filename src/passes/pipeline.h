@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/export_config.h"
 #include "passes/passes.h"
-#include "torchonnx/export.h"
 
 namespace torchonnx::passes {
 
@@ -19,7 +19,7 @@ void LintGraph(const torch::jit::Graph& graph, const std::string& stage);
 // `inputs` holds one value per graph input (example inputs, then parameters); `dynamic` the
 // dynamic dims of graph inputs by index.
 void PrepareGraph(const std::shared_ptr<torch::jit::Graph>& graph,
-                  const std::vector<c10::IValue>& inputs, const ExportOptions& options,
+                  const std::vector<c10::IValue>& inputs, const ExportConfig& config,
                   const DynamicDims& dynamic = {});
 
 }  // namespace torchonnx::passes

@@ -23,7 +23,7 @@ struct Value;
 }  // namespace torch::jit
 
 namespace torchonnx {
-struct ExportOptions;
+struct ExportConfig;
 }
 
 namespace torchonnx::symbolic {
@@ -32,14 +32,15 @@ struct GraphSignature;
 
 class GraphContext {
  public:
-  // `options` and `signature`: those of the export being converted (the custom symbolics'
-  // context reads them); null for a graph built outside an export.
-  GraphContext(ir::Graph& graph, int opset, const ExportOptions* options = nullptr,
+  // `config` and `signature`: those of the export being converted (Note [One resolved
+  // configuration] in common/export_config.h; the custom symbolics' context reads them); null for
+  // a graph built outside an export.
+  GraphContext(ir::Graph& graph, int opset, const ExportConfig* config = nullptr,
                const GraphSignature* signature = nullptr)
-      : graph_(&graph), opset_(opset), options_(options), signature_(signature) {}
+      : graph_(&graph), opset_(opset), config_(config), signature_(signature) {}
 
   int opset() const { return opset_; }
-  const ExportOptions* options() const { return options_; }
+  const ExportConfig* config() const { return config_; }
   const GraphSignature* signature() const { return signature_; }
 
   // Adds a node of the default domain (or "domain::Type") with one output; returns its name.
@@ -105,7 +106,7 @@ class GraphContext {
  private:
   ir::Graph* graph_;
   int opset_;
-  const ExportOptions* options_;
+  const ExportConfig* config_;
   const GraphSignature* signature_;
   const torch::jit::Node* node_ = nullptr;
   std::unordered_map<const torch::jit::Value*, Values> env_;

@@ -184,16 +184,16 @@ void rename_values(ir::Graph& graph, const std::unordered_map<std::string, std::
 }  // namespace
 
 ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,
-                        const ExportOptions& options, const Registry& registry,
+                        const ExportConfig& config, const Registry& registry,
                         std::vector<ConversionFailure>* failures,
                         const std::function<void(int64_t, int64_t)>& on_progress,
                         std::vector<InputReads>* input_reads) {
-  const OperatorExportType mode = options.operator_export_type;
+  const OperatorExportType mode = config.export_type;
 
   ir::Model model;
-  model.opset = options.opset_version;
+  model.opset = config.opset;
   ir::Graph& out = model.graph;
-  GraphContext g(out, options.opset_version, &options, &signature);
+  GraphContext g(out, config.opset, &config, &signature);
 
   const auto inputs = graph.inputs();
   const size_t num_user = inputs.size() - signature.parameters.size();
@@ -221,9 +221,9 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     if (!inputs[i]->hasUses()) continue;
     const at::Tensor& tensor = signature.parameters[i - num_user].tensor;
     ir::TypeInfo type{tensor.scalar_type(), tensor.sizes().vec()};
-    if (options.export_params) {
+    if (config.export_params) {
       out.initializers.push_back({name, tensor});
-      if (options.keep_initializers_as_inputs) out.inputs.push_back({name, type});
+      if (config.keep_initializers_as_inputs) out.inputs.push_back({name, type});
     } else {
       out.inputs.push_back({name, type});
     }
@@ -236,7 +236,7 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
   });
   convert_nodes(g, graph.block(), registry, mode, sink, on_progress, input_reads);
   if (failures != nullptr) return model;  // collect-errors mode: the nodes were what counted
-  if (!found.empty()) throw_conversion_failures(found, options.opset_version, registry);
+  if (!found.empty()) throw_conversion_failures(found, config.opset, registry);
 
   // Outputs: rename the producing value to the requested name; Identity where a value is an input,
   // an initializer or already used as another output.
@@ -357,7 +357,8 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     }
   }
   remove_dead_nodes(out);
-  add_domain_opsets(model, options);  // custom domains, ATen, RAW/fallthrough namespaces
+  add_domain_opsets(model,
+                    config.custom_opsets);  // custom domains, ATen, RAW/fallthrough namespaces
   return model;
 }
 

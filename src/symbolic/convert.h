@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/export_config.h"
 #include "common/named_parameter.h"
 #include "onnx/ir.h"
 #include "torchonnx/export.h"
@@ -52,7 +53,7 @@ struct GraphSignature {
 // `on_progress(done, total)` is called as the main graph's nodes are converted (every 256 nodes
 // and at the end).
 ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& signature,
-                        const ExportOptions& options, const Registry& registry,
+                        const ExportConfig& config, const Registry& registry,
                         std::vector<ConversionFailure>* failures = nullptr,
                         const std::function<void(int64_t, int64_t)>& on_progress = {},
                         std::vector<InputReads>* input_reads = nullptr);

@@ -60,13 +60,13 @@ void collect_domains(const std::vector<ir::Node>& nodes, std::set<std::string>& 
 }
 }  // namespace
 
-void add_domain_opsets(ir::Model& model, const ExportOptions& options) {
+void add_domain_opsets(ir::Model& model, const std::map<std::string, int>& custom_opsets) {
   std::set<std::string> domains;
   collect_domains(model.graph.nodes, domains);
   for (const auto& f : model.functions) collect_domains(f.nodes, domains);
   for (const auto& domain : domains) {
     if (domain == "ai.onnx") continue;
-    if (auto it = options.custom_opsets.find(domain); it != options.custom_opsets.end()) {
+    if (auto it = custom_opsets.find(domain); it != custom_opsets.end()) {
       model.extra_opsets[domain] = it->second;
     } else {
       model.extra_opsets.emplace(domain, 1);
@@ -84,9 +84,9 @@ SymbolicContext make_symbolic_context(const GraphContext& g) {
       ctx.params_dict[sig->input_names.at(first + k)] = sig->parameters[k].tensor;
     }
   }
-  if (const ExportOptions* options = g.options()) {
-    ctx.custom_opsets = options->custom_opsets;
-    ctx.operator_export_type = options->operator_export_type;
+  if (const ExportConfig* config = g.config()) {
+    ctx.custom_opsets = config->custom_opsets;
+    ctx.operator_export_type = config->export_type;
   }
   return ctx;
 }

@@ -2,6 +2,7 @@
 // the fallbacks of ExportOptions::operator_export_type (export_types.h).
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "onnx/ir.h"
@@ -24,10 +25,10 @@ Converter resolve_converter(const torch::jit::Node* node, int opset, const Regis
 
 // Adds to model.extra_opsets every non-default domain the graph's (and functions') nodes use:
 // version custom_opsets[domain], else the version already there, else 1.
-void add_domain_opsets(ir::Model& model, const ExportOptions& options);
+void add_domain_opsets(ir::Model& model, const std::map<std::string, int>& custom_opsets);
 
 // The SymbolicContext of the node `g` is converting (the export's options and parameters, from
-// g.options() and g.signature()).
+// g.config() and g.signature()).
 SymbolicContext make_symbolic_context(const GraphContext& g);
 
 }  // namespace torchonnx::symbolic

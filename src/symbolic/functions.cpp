@@ -41,15 +41,4 @@ void tag_module_scope(ir::Graph& graph, size_t first, const torch::jit::Node* no
   for (size_t i = first; i < graph.nodes.size(); ++i) graph.nodes[i].scope = scope;
 }
 
-void check_modules_as_functions(const ExportOptions& options) {
-  if (!options.export_modules_as_functions.empty() && options.opset_version < 15) {
-    throw ExportError(
-        ErrorCode::kInvalidArgument,
-        fmt::format("export_modules_as_functions is not supported for opset_version {} < 15: "
-                    "ONNX local functions need IR version 8, which comes with opset 15. Remedy: "
-                    "export with --opset 15 or higher, or without --modules-as-functions.",
-                    options.opset_version));
-  }
-}
-
 }  // namespace torchonnx::symbolic

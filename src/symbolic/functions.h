@@ -27,8 +27,4 @@ std::vector<std::string> module_scope(const torch::jit::Node* node);
 // module_scope(node).
 void tag_module_scope(ir::Graph& graph, size_t first, const torch::jit::Node* node);
 
-// Throws ExportError (kInvalidArgument) when options.export_modules_as_functions is set with an
-// opset below 15 (ONNX local functions need IR version 8, opset 15), as torch.onnx does.
-void check_modules_as_functions(const ExportOptions& options);
-
 }  // namespace torchonnx::symbolic

@@ -216,7 +216,7 @@ VerifyResult verify(const torch::jit::Module& model, const std::vector<c10::IVal
   const OrtModel ort = v.onnx_path.empty()
                            ? OrtModel::from_bytes(export_model_to_bytes(model, args, options))
                            : OrtModel::from_file(v.onnx_path);
-  ModuleModeGuard mode(model, options.training);  // libtorch runs as it was exported
+  TrainingModeGuard mode(model_modes(model), options.training);  // libtorch runs as it was exported
   std::vector<std::pair<std::string, std::vector<c10::IValue> > > sets{{"example", args}};
   sets.insert(sets.end(), v.more_inputs.begin(), v.more_inputs.end());
   // Grown inputs are random: a detection model finds detections at score ties and thresholds in

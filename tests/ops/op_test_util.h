@@ -44,9 +44,9 @@ inline at::Tensor arg(const Inputs& in, size_t i) {
 inline std::set<std::string> converted_ops(frontend::CapturedGraph captured, bool fold) {
   std::vector<c10::IValue> inputs = captured.example_inputs;
   for (const auto& p : captured.parameters) inputs.emplace_back(p.tensor);
-  ExportOptions options;
-  options.do_constant_folding = fold;
-  passes::PrepareGraph(captured.graph, inputs, options);
+  ExportConfig config;
+  config.do_constant_folding = fold;
+  passes::PrepareGraph(captured.graph, inputs, config);
   std::set<std::string> kinds;
   std::function<void(const torch::jit::Block*)> walk = [&](const torch::jit::Block* block) {
     for (const torch::jit::Node* node : block->nodes()) {

@@ -8,7 +8,9 @@
 # - arguments by position of the converter's own overload: no converter under src/symbolic/
 #   finds an argument by its schema name (Note [Factory overloads] in symbolic/factory.h);
 # - the CLI and the Python module are users of the public API: their sources include no header of
-#   src/ (only <...>, "torchonnx/..." and the CLI's own "cli.h").
+#   src/ (only <...>, "torchonnx/..." and the CLI's own "cli.h");
+# - one resolved configuration (Note [One resolved configuration] in common/export_config.h): the
+#   stages under src/passes, src/symbolic and src/onnx read ExportConfig, never ExportOptions.
 #   source_rules_test.sh SOURCE_DIR
 set -euo pipefail
 if [ $# -ne 1 ]; then
@@ -49,6 +51,14 @@ internal=$(grep -Hn '^#include "' tools/cli/*.cpp tools/cli/*.h python/*.cpp |
 if [ -n "$internal" ]; then
   echo "FAIL: the CLI or the Python module includes internal headers (use the public API):" >&2
   echo "$internal" | sed 's/^/  /' >&2
+  failures=$((failures + 1))
+fi
+raw_options=$(grep -rn 'ExportOptions' src/passes src/symbolic src/onnx src/common |
+  sed 's|//.*||' | grep 'ExportOptions' || true)
+if [ -n "$raw_options" ]; then
+  echo "FAIL: a stage reads ExportOptions (read the resolved ExportConfig; only export/ resolves" >&2
+  echo "  the options):" >&2
+  echo "$raw_options" | sed 's/^/  /' >&2
   failures=$((failures + 1))
 fi
 [ $failures = 0 ] && echo "source_rules: ok"

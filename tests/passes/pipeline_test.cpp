@@ -25,7 +25,7 @@ graph(%x : Tensor, %v : Tensor):
   %t : (Tensor, Tensor) = prim::TupleConstruct(%x, %y)
   return (%t)
 )IR");
-  passes::PrepareGraph(g, {at::randn({2, 3}), at::randn({3})}, ExportOptions{});
+  passes::PrepareGraph(g, {at::randn({2, 3}), at::randn({3})}, ExportConfig{});
   ASSERT_EQ(g->outputs().size(), 2u) << g->toString();
   EXPECT_EQ(g->outputs()[0], g->inputs()[0]) << g->toString();
   EXPECT_EQ(producer_kind(g->outputs()[1]), "aten::select_scatter");
@@ -52,7 +52,7 @@ graph(%x : Tensor):
   %d : Tensor = aten::detach(%y)
   return (%d)
 )IR");
-  passes::PrepareGraph(g, {at::randn({2, 3, 4})}, ExportOptions{});
+  passes::PrepareGraph(g, {at::randn({2, 3, 4})}, ExportConfig{});
   expect_ir(*g, R"(
     # CHECK-NOT: aten::size
     # CHECK-NOT: prim::ListConstruct
