@@ -14,6 +14,7 @@
 
 #include "common/jit_util.h"
 #include "onnx/ir.h"
+#include "symbolic/onnx_features.h"
 #include "symbolic/registry.h"
 
 namespace torch::jit {
@@ -40,6 +41,9 @@ class GraphContext {
       : graph_(&graph), opset_(opset), config_(config), signature_(signature) {}
 
   int opset() const { return opset_; }
+  // Whether the export's opset has `feature` (Note [ONNX features by opset]): what a lowering
+  // that changes with the opset branches on.
+  bool has(OnnxFeature feature) const { return opset_ >= onnx_feature_opset(feature); }
   const ExportConfig* config() const { return config_; }
   const GraphSignature* signature() const { return signature_; }
 

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "common/jit_util.h"
@@ -56,6 +57,44 @@ Value clip(GraphContext& g, const Value& v, std::optional<double> min, std::opti
   Values inputs{v, lo};
   if (max) inputs.push_back(hi);
   return g.op("Clip", inputs);
+}
+
+namespace {
+
+// The dtype Pad computes an x of `type` in (helpers.h, pad).
+at::ScalarType pad_type(const GraphContext& g, at::ScalarType type) {
+  const bool is_float = type == at::kFloat || type == at::kDouble || type == at::kHalf;
+  if (g.opset() < 11 && !is_float) return type == at::kBool ? at::kFloat : at::kDouble;
+  if (g.opset() < 13 && type == at::kBool) return at::kByte;
+  return type;
+}
+
+}  // namespace
+
+Value pad(GraphContext& g, const Value& x, const std::vector<int64_t>& pads,
+          const std::string& mode, double value, at::ScalarType type) {
+  if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) return x;
+  const at::ScalarType work = pad_type(g, type);
+  Value in = cast_if(g, x, type, work);
+  Value out;
+  if (g.opset() < 11) {
+    ir::Attributes attrs{{"pads", pads}, {"mode", mode}};
+    if (mode == "constant") attrs.emplace_back("value", value);
+    out = g.op("Pad", {in}, attrs);
+  } else {
+    Values inputs{in, g.constant_ints(pads)};
+    if (mode == "constant") inputs.push_back(g.constant_scalar(value, work));
+    out = g.op("Pad", inputs, {{"mode", mode}});
+  }
+  return cast_if(g, out, work, type);
+}
+
+Value pad_computed(GraphContext& g, const Value& x, const Value& pads, const std::string& mode,
+                   double value, at::ScalarType type) {
+  const at::ScalarType work = pad_type(g, type);
+  Values inputs{cast_if(g, x, type, work), pads};
+  if (mode == "constant") inputs.push_back(g.constant_scalar(value, work));
+  return cast_if(g, g.op("Pad", inputs, {{"mode", mode}}), work, type);
 }
 
 int64_t normalize_dim(int64_t dim, int64_t rank) {

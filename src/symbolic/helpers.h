@@ -27,6 +27,17 @@ Value reduce(GraphContext& g, const std::string& op, const Value& v,
 // Clip to [min, max]: attributes before 11, inputs from 11 (either bound may be absent).
 Value clip(GraphContext& g, const Value& v, std::optional<double> min, std::optional<double> max,
            at::ScalarType type);
+// Pad by constant, non-negative `pads` (ONNX's order: the begins of every dim, then the ends) in
+// `mode` ("constant" with `value`, "reflect", "edge", "wrap"), for x of dtype `type`; x itself
+// when nothing is padded. The pads (and value) are attributes before opset 11, inputs from 11. Pad
+// takes only floats before 11 (other dtypes pass through double, exact to 2^53; bool through
+// float) and no bool before 13 (bool passes through uint8).
+Value pad(GraphContext& g, const Value& x, const std::vector<int64_t>& pads,
+          const std::string& mode, double value, at::ScalarType type);
+// Pad by `pads` computed in the graph (1-D int64, ONNX's order; negative ones crop): an input,
+// from opset 11 (the caller refuses lower opsets); bool passes through uint8 before 13.
+Value pad_computed(GraphContext& g, const Value& x, const Value& pads, const std::string& mode,
+                   double value, at::ScalarType type);
 // A dim index made non-negative for a tensor of `rank`.
 int64_t normalize_dim(int64_t dim, int64_t rank);
 // Slice with constant bounds: attributes before opset 10 (no steps there: fails with a remedy),

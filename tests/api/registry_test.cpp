@@ -9,10 +9,12 @@
 #include <regex>
 #include <string>
 
+#include <onnx/defs/schema.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/ir/irparser.h>
 
 #include "common/jit_util.h"
+#include "onnx/model_proto.h"
 #include "symbolic/context.h"
 #include "symbolic/registry.h"
 
@@ -94,6 +96,41 @@ TEST(Registry, NoLiteralMaximumOpsetInSources) {
     }
   }
   EXPECT_GT(files, 50u);
+}
+
+// Note [ONNX features by opset]: each feature's op has a version of its own at exactly the
+// feature's opset (ONNX changed it there), checked against the onnx library's schemas where the
+// library knows that opset.
+TEST(OnnxFeatures, EachFeatureIsAVersionOfItsOp) {
+  size_t count = 0;
+  const OnnxFeatureInfo* features = onnx_features(&count);
+  ASSERT_GT(count, 0u);
+  int checked = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const OnnxFeatureInfo& f = features[i];
+    EXPECT_EQ(static_cast<size_t>(f.feature), i);
+    EXPECT_EQ(onnx_feature_opset(f.feature), f.opset);
+    EXPECT_GT(f.opset, 9) << f.op << ": opset 9 is the lowest the converters serve";
+    EXPECT_LE(f.opset, kMaxOpset) << f.op;
+    if (f.opset > onnx_library_max_opset()) continue;  // DFT-20 with onnx 1.12
+    const auto* at = onnx::OpSchemaRegistry::Schema(f.op, f.opset);
+    ASSERT_NE(at, nullptr) << f.op << " has no schema at opset " << f.opset;
+    EXPECT_EQ(at->since_version(), f.opset)
+        << f.op << "'s version at opset " << f.opset << " is " << at->since_version()
+        << ": the feature came with another version";
+    ++checked;
+  }
+  // onnx 1.12 (Debian 12) knows opsets up to 17: the features of opsets 18 and 20 are not checked.
+  EXPECT_GE(checked, static_cast<int>(count) - 2);
+}
+
+TEST(OnnxFeatures, GraphContextHasAFeatureFromItsOpset) {
+  ir::Graph graph;
+  EXPECT_FALSE(GraphContext(graph, 10).has(OnnxFeature::kGatherElements));
+  EXPECT_TRUE(GraphContext(graph, 11).has(OnnxFeature::kGatherElements));
+  EXPECT_TRUE(GraphContext(graph, 21).has(OnnxFeature::kGatherElements));
+  EXPECT_FALSE(GraphContext(graph, 17).has(OnnxFeature::kScatterMaxMin));
+  EXPECT_TRUE(GraphContext(graph, 18).has(OnnxFeature::kScatterMaxMin));
 }
 
 TEST(Registry, AddRejectsOverlap) {

@@ -132,7 +132,7 @@ Attention multi_head_attention(GraphContext& g, const Args& a, const Value& quer
 // LayerNorm over the last axis: LayerNormalization from 17, mean/variance composition below.
 Value layer_norm(GraphContext& g, const Value& x, const Value& w, const Value& b, double eps,
                  at::ScalarType type) {
-  if (g.opset() >= 17) {
+  if (g.has(OnnxFeature::kLayerNormalization)) {
     return g.op("LayerNormalization", {x, w, b}, {{"axis", int64_t{-1}}, {"epsilon", eps}});
   }
   Value centered = g.op("Sub", {x, reduce(g, "ReduceMean", x, {-1}, true)});

@@ -147,7 +147,7 @@ void set_outputs(GraphContext& g, const torch::jit::Block* block,
     if (!produced.count(v) || !used.insert(v).second) {
       if (value_type(like).optional) {
         v = g.op("Identity", {v});  // optionals: opset 16, checked before
-      } else if (is_tensor_list(like) && g.opset() < 14) {
+      } else if (is_tensor_list(like) && !g.has(OnnxFeature::kIdentityOfSequences)) {
         // Identity takes sequences from opset 14: a copy by inserting and erasing a dummy.
         at::ScalarType dtype = boundary_type(like).dtype;
         if (dtype == at::ScalarType::Undefined) dtype = at::kFloat;
@@ -275,15 +275,16 @@ Values if_(GraphContext& g, const Args& a) {
     const bool uninitialized =
         node->blocks()[0]->outputs()[k]->node()->kind() == c10::prim::Uninitialized ||
         node->blocks()[1]->outputs()[k]->node()->kind() == c10::prim::Uninitialized;
-    if (g.opset() < 11 && uninitialized && !static_shape(value_type(node->outputs()[k]))) {
+    if (!g.has(OnnxFeature::kIfBranchShapes) && uninitialized &&
+        !static_shape(value_type(node->outputs()[k]))) {
       g.fail(fmt::format(
           "output {} of this if is set in one branch only (a return or raise inside a loop or "
           "branch), with a shape known only at run time; ONNX If before opset 11 needs both "
           "branches to have one shape. Remedy: export with opset_version >= 11",
           k));
     }
-    if (g.opset() < 11 && static_shape(then_type) && static_shape(else_type) &&
-        then_type.shape != else_type.shape) {
+    if (!g.has(OnnxFeature::kIfBranchShapes) && static_shape(then_type) &&
+        static_shape(else_type) && then_type.shape != else_type.shape) {
       g.fail(fmt::format(
           "output {} of this if has shape [{}] in one branch and [{}] in the other; ONNX If "
           "allows branches of different shapes from opset 11. Remedy: export with "
@@ -319,7 +320,7 @@ Values loop(GraphContext& g, const Args& a) {
   // Carried lists become scan outputs before opset 13 (see the note).
   std::vector<AppendedElement> scanned(num_carried);
   for (size_t k = 0; k < num_carried; ++k) {
-    if (g.opset() >= 13 || !is_tensor_list(node->outputs()[k])) continue;
+    if (g.has(OnnxFeature::kLoopSequences) || !is_tensor_list(node->outputs()[k])) continue;
     scanned[k] = appended_list(g, node, k);
     if (!scanned[k]) {
       g.fail(

@@ -49,7 +49,8 @@ std::string bool_form(const std::string& onnx_op) {
 // holds every sum, difference and product of two 16-bit values and the Cast back keeps the low
 // bits (PyTorch's wrap-around). torch.onnx computes them in float.
 at::ScalarType arithmetic_work_type(GraphContext& g, at::ScalarType type) {
-  if (g.opset() < 14 && (type == at::kByte || type == at::kChar || type == at::kShort)) {
+  if (!g.has(OnnxFeature::kArithmeticOf8And16Bit) &&
+      (type == at::kByte || type == at::kChar || type == at::kShort)) {
     return at::kInt;
   }
   return type;
@@ -203,7 +204,7 @@ Values clamp_bounds(GraphContext& g, const Args& a, std::optional<size_t> lo_ind
     if (has_hi) x = g.op("And", {x, a.tensor_as(*hi_index, type)});
     return {x};
   }
-  const bool clip_ok = at::isFloatingType(type) || g.opset() >= 12;
+  const bool clip_ok = at::isFloatingType(type) || g.has(OnnxFeature::kClipIntegers);
   auto constant_bound = [&](bool has, std::optional<size_t> i) -> std::optional<double> {
     if (!has) return std::nullopt;
     c10::IValue c = a.constant(*i);
@@ -227,7 +228,8 @@ Values clamp_bounds(GraphContext& g, const Args& a, std::optional<size_t> lo_ind
   auto zero_dim = [&](bool has, std::optional<size_t> i) {
     return !has || (a.rank(*i) && *a.rank(*i) == 0);
   };
-  if (clip_ok && g.opset() >= 11 && zero_dim(has_lo, lo_index) && zero_dim(has_hi, hi_index)) {
+  if (clip_ok && g.has(OnnxFeature::kClipInputs) && zero_dim(has_lo, lo_index) &&
+      zero_dim(has_hi, hi_index)) {
     Values inputs{x, has_lo ? a.tensor_as(*lo_index, type) : ""};
     if (has_hi) inputs.push_back(a.tensor_as(*hi_index, type));
     return {g.op("Clip", inputs)};

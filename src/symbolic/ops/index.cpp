@@ -141,7 +141,7 @@ Value fit_to_index(GraphContext& g, const Args& a, size_t src, size_t index) {
   int64_t rank = a.require_rank(index);
   std::vector<int64_t> axes(rank), zeros(rank, 0);
   std::iota(axes.begin(), axes.end(), 0);
-  if (g.opset() < 10) {
+  if (!g.has(OnnxFeature::kSliceInputs)) {
     auto sizes = a.sizes(index);
     if (!sizes) g.fail("scatter with src larger than index needs static shapes below opset 10");
     // static shape: Slice takes its ends as attributes before opset 10.
@@ -278,7 +278,7 @@ Value gather_onehot(GraphContext& g, const Args& a, size_t self_i, size_t index_
 }
 
 Value gather_elements(GraphContext& g, const Args& a, size_t self_i, size_t index_i, int64_t dim) {
-  if (g.opset() < 11) return gather_onehot(g, a, self_i, index_i, dim);
+  if (!g.has(OnnxFeature::kGatherElements)) return gather_onehot(g, a, self_i, index_i, dim);
   return g.op("GatherElements", {a.tensor(self_i), a.tensor_as(index_i, at::kLong)},
               {{"axis", dim}});
 }
@@ -287,7 +287,7 @@ Value gather_elements(GraphContext& g, const Args& a, size_t self_i, size_t inde
 // reduction="add" from 16, the one-hot lowering below.
 Value scatter_add(GraphContext& g, const Value& data, const Value& index, const Value& updates,
                   int64_t dim, int64_t rank, at::ScalarType type, bool pad) {
-  if (g.opset() >= 16 && type != at::kBool) {
+  if (g.has(OnnxFeature::kScatterAdd) && type != at::kBool) {
     return scatter_elements(g, data, index, updates, dim, "add");
   }
   return scatter_add_onehot(g, data, index, updates, dim, rank, type, pad);
@@ -320,7 +320,7 @@ Values select_op(GraphContext& g, const Args& a) {
     return {g.op("Gather", {self, i}, {{"axis", dim}})};
   }
   Value index = a.tensor_as(2, at::kLong);
-  if (g.opset() < 11 && !known_non_negative(a.jit(2))) {
+  if (!g.has(OnnxFeature::kGatherNegativeIndices) && !known_non_negative(a.jit(2))) {
     index = wrap_negative(g, index, dim_size(g, self, dim));
   }
   return {g.op("Gather", {self, index}, {{"axis", dim}})};
@@ -596,17 +596,17 @@ Values scatter_reduce(GraphContext& g, const Args& a) {
   }
   if (mode == "amax" || mode == "amin") {
     const bool max = mode == "amax";
-    const bool onehot = g.opset() < 18;
+    const bool onehot = !g.has(OnnxFeature::kScatterMaxMin);
     if (type == at::kBool) {
       // Bools reduce as uint8 (max is Or, min is And); as int32 where ReduceMax/Min take no
       // uint8 (before 12).
-      work = g.opset() < 12 ? at::kInt : at::kByte;
-    } else if (onehot && g.opset() < 12 &&
+      work = g.has(OnnxFeature::kReduceMaxMin8Bit) ? at::kByte : at::kInt;
+    } else if (onehot && !g.has(OnnxFeature::kReduceMaxMin8Bit) &&
                (type == at::kByte || type == at::kChar || type == at::kShort)) {
       work = at::kInt;  // ReduceMax/Min take 8-bit integers from 12 only; int16 never
     } else if (onehot && type == at::kShort) {
       work = at::kInt;
-    } else if (onehot && g.opset() < 13 && type == at::kBFloat16) {
+    } else if (onehot && !g.has(OnnxFeature::kReduceMaxMinBFloat16) && type == at::kBFloat16) {
       work = at::kFloat;  // bfloat16 from 13
     }
     if (work != type) {

@@ -42,7 +42,7 @@ Value write_along(GraphContext& g, const Value& self, const Value& src,
                   const std::optional<std::vector<int64_t>>& src_sizes, int64_t dim, int64_t rank,
                   const Start& start, const Step& step) {
   const bool static_run = src_sizes.has_value() && (*src_sizes)[dim] >= 0;
-  if (step.known == 1 && start.known && (static_run || g.opset() >= 10)) {
+  if (step.known == 1 && start.known && (static_run || g.has(OnnxFeature::kSliceInputs))) {
     const int64_t s = *start.known;
     Values parts;
     if (s > 0) parts.push_back(slice(g, self, {dim}, {0}, {s}));

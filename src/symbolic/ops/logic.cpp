@@ -83,12 +83,13 @@ at::ScalarType result_type(GraphContext& g, const Args& a, const std::vector<siz
 // below 11 are "neither less nor greater, and not NaN" (x + y is NaN when either is; inf + -inf is
 // NaN too, but those are not equal anyway).
 Value equal(GraphContext& g, Value x, Value y, at::ScalarType type) {
-  if (at::isFloatingType(type) && g.opset() < 11) {
+  if (at::isFloatingType(type) && !g.has(OnnxFeature::kEqualOfAnyType)) {
     Value ordered = g.op("Or", {g.op("Less", {x, y}), g.op("Greater", {x, y})});
     Value nan = g.op("IsNaN", {g.op("Add", {x, y})});
     return g.op("Not", {g.op("Or", {ordered, nan})});
   }
-  if (g.opset() < 11 && type != at::kBool && type != at::kInt && type != at::kLong) {
+  if (!g.has(OnnxFeature::kEqualOfAnyType) && type != at::kBool && type != at::kInt &&
+      type != at::kLong) {
     x = g.cast(x, at::kLong);
     y = g.cast(y, at::kLong);
   }
@@ -107,7 +108,7 @@ Value order(GraphContext& g, const std::string& op, Value x, Value y, at::Scalar
 // x <= y (less) or x >= y (greater): LessOrEqual/GreaterOrEqual from 12, Or(Less, Equal) before.
 Value order_or_equal(GraphContext& g, bool less, const Value& x, const Value& y,
                      at::ScalarType type) {
-  if (g.opset() >= 12 && type != at::kBool) {
+  if (g.has(OnnxFeature::kOrEqualComparisons) && type != at::kBool) {
     return g.op(less ? "LessOrEqual" : "GreaterOrEqual", {x, y});
   }
   return g.op("Or", {order(g, less ? "Less" : "Greater", x, y, type), equal(g, x, y, type)});
@@ -181,7 +182,7 @@ Value power_of_two(GraphContext& g, const Args& a, size_t i, at::ScalarType type
       return g.constant_scalar(static_cast<double>(int64_t{1} << n), type);
     }
   }
-  if (g.opset() >= 11) {
+  if (g.has(OnnxFeature::kBitShift)) {
     // BitShift takes unsigned types; libtorch has no uint64, so Cast names ONNX's UINT64 (13).
     auto to_uint64 = [&](const Value& v) { return g.op("Cast", {v}, {{"to", int64_t{13}}}); };
     Value one = to_uint64(g.constant_scalar(1, at::kLong));

@@ -57,7 +57,8 @@ Value loss_scalar(GraphContext& g, double v, at::ScalarType type) {
 // LogSoftmax over dim 1 of a tensor of `rank` (before opset 13 LogSoftmax flattens at its axis,
 // so dim 1 of a rank > 2 tensor is moved last and back).
 Value log_softmax_dim1(GraphContext& g, const Value& x, int64_t rank) {
-  if (g.opset() >= 13 || rank == 2) return g.op("LogSoftmax", {x}, {{"axis", int64_t{1}}});
+  if (g.has(OnnxFeature::kLogSoftmaxAnyAxis) || rank == 2)
+    return g.op("LogSoftmax", {x}, {{"axis", int64_t{1}}});
   Ints perm(rank);
   for (int64_t i = 0; i < rank; ++i) perm[i] = i;
   std::swap(perm[1], perm[rank - 1]);
@@ -139,7 +140,7 @@ Value nll_composed(GraphContext& g, const IndexLoss& l, const Value& logp, const
 }
 
 bool use_onnx_loss(GraphContext& g, const IndexLoss& l) {
-  return g.opset() >= 12 && l.type == at::kFloat;
+  return g.has(OnnxFeature::kNegativeLogLikelihood) && l.type == at::kFloat;
 }
 
 Value nll(GraphContext& g, const IndexLoss& l, const Value& logp) {

@@ -58,30 +58,12 @@ Value crop_negative(GraphContext& g, Value x, DimPads& p) {
   return slice(g, x, axes, starts, ends);
 }
 
-// ONNX Pad with non-negative pads in `mode` ("constant", "reflect", "edge"). Pad takes only
-// floats before opset 11 (integers go through double, exact to 2^53) and no bool before 13.
+// ONNX Pad with the non-negative pads of `p` (helpers.h, pad).
 Value onnx_pad(GraphContext& g, const Value& x, const DimPads& p, const std::string& mode,
                double value, at::ScalarType type) {
-  bool any = false;
-  for (size_t d = 0; d < p.begin.size(); ++d) any = any || p.begin[d] != 0 || p.end[d] != 0;
-  if (!any) return x;
   Ints pads = p.begin;
   pads.insert(pads.end(), p.end.begin(), p.end.end());
-  at::ScalarType work = type;
-  if (g.opset() < 11 && !is_float(type)) work = at::kDouble;
-  if (g.opset() < 13 && type == at::kBool) work = g.opset() < 11 ? at::kFloat : at::kByte;
-  Value in = cast_if(g, x, type, work);
-  Value out;
-  if (g.opset() < 11) {
-    ir::Attributes attrs{{"pads", pads}, {"mode", mode}};
-    if (mode == "constant") attrs.emplace_back("value", value);
-    out = g.op("Pad", {in}, attrs);
-  } else {
-    Values inputs{in, g.constant_ints(pads)};
-    if (mode == "constant") inputs.push_back(g.constant_scalar(value, work));
-    out = g.op("Pad", inputs, {{"mode", mode}});
-  }
-  return cast_if(g, out, work, type);
+  return pad(g, x, pads, mode, value, type);
 }
 
 // How circular padding is lowered: Slice + Concat of the wrapped borders (every opset), or one
@@ -109,7 +91,7 @@ Value circular_pad(GraphContext& g, Value x, const DimPads& p) {
 // and wraps the cropped tensor, as PyTorch does.
 Value dynamic_pad(GraphContext& g, const Args& a, const std::string& mode, double value,
                   Circular circular) {
-  if (g.opset() < 11) {
+  if (!g.has(OnnxFeature::kPadInputs)) {
     // torch.onnx's words too (test_unsupported_pad matches them).
     g.fail(
         fmt::format("Unsupported: ONNX export of Pad in opset {}. The sizes of the padding must "
@@ -149,11 +131,8 @@ Value dynamic_pad(GraphContext& g, const Args& a, const std::string& mode, doubl
                    {{"axis", int64_t{1}}});
   }
   Value pads = g.op("Reshape", {ordered, g.constant_ints({-1})});
-  at::ScalarType work = type == at::kBool && g.opset() < 13 ? at::kByte : type;
-  Values inputs{cast_if(g, a.tensor(0), type, work), pads};
-  std::string onnx_mode = mode == "replicate" ? "edge" : mode == "circular" ? "wrap" : mode;
-  if (onnx_mode == "constant") inputs.push_back(g.constant_scalar(value, work));
-  return cast_if(g, g.op("Pad", inputs, {{"mode", onnx_mode}}), work, type);
+  const std::string onnx_mode = mode == "replicate" ? "edge" : mode == "circular" ? "wrap" : mode;
+  return pad_computed(g, a.tensor(0), pads, onnx_mode, value, type);
 }
 
 Value pad_tensor(GraphContext& g, const Args& a, const Ints& pad, const std::string& mode,

@@ -90,7 +90,7 @@ CeilLowering lower_ceil_mode(GraphContext& g, const Args& a, const PoolGeometry&
     l.attribute = true;
     return l;
   }
-  l.attribute = g.opset() >= 10 && onnx_ceil_mode_matches(*sizes, p);
+  l.attribute = g.has(OnnxFeature::kPoolCeilMode) && onnx_ceil_mode_matches(*sizes, p);
   if (!l.attribute) l.extra = ceil_extra_padding(*sizes, p);
   return l;
 }
@@ -136,7 +136,7 @@ Values max_pool(GraphContext& g, const Args& a, size_t n, bool with_indices) {
   if (a.bool_arg(5)) ceil = lower_ceil_mode(g, a, p);
   for (size_t i = 0; i < ceil.extra.size(); ++i) p.pads[n + i] += ceil.extra[i];
   ir::Attributes attrs{{"kernel_shape", p.kernel}, {"strides", p.stride}, {"pads", p.pads}};
-  if (g.opset() >= 10) {
+  if (g.has(OnnxFeature::kPoolCeilMode)) {
     attrs.emplace_back("ceil_mode", static_cast<int64_t>(ceil.attribute));
     if (dilated) attrs.emplace_back("dilations", p.dilation);
   }
@@ -206,7 +206,9 @@ Value avg_pool(GraphContext& g, const Args& a, size_t n) {
                          {"strides", p.stride},
                          {"pads", p.pads},
                          {"count_include_pad", static_cast<int64_t>(count_include_pad)}};
-    if (g.opset() >= 10) attrs.emplace_back("ceil_mode", static_cast<int64_t>(ceil.attribute));
+    if (g.has(OnnxFeature::kPoolCeilMode)) {
+      attrs.emplace_back("ceil_mode", static_cast<int64_t>(ceil.attribute));
+    }
     return unbatch(g, g.op("AveragePool", {x}, attrs), unbatched);
   }
   std::vector<int64_t> extra(n, 0);

@@ -19,7 +19,8 @@ namespace {
 // 11, whose Gather takes none).
 Value list_element(GraphContext& g, const Value& list, int64_t i) {
   Value index = g.constant(at::scalar_tensor(i, at::kLong));
-  if (i < 0 && g.opset() < 11) index = g.op("Add", {g.op("Size", {list}), index});
+  if (i < 0 && !g.has(OnnxFeature::kGatherNegativeIndices))
+    index = g.op("Add", {g.op("Size", {list}), index});
   return g.op("Gather", {list, index}, {{"axis", 0}});
 }
 
@@ -217,7 +218,7 @@ Values getitem(GraphContext& g, const Args& a) {
     if (!a.is_constant(1)) {  // an index computed at run time (a loop's i)
       Value list = a.tensor(0);
       Value i = a.tensor_as(1, at::kLong);
-      if (g.opset() < 11)
+      if (!g.has(OnnxFeature::kGatherNegativeIndices))
         i = g.op("Where", {g.op("Less", {i, g.constant_scalar(0, at::kLong)}),
                            g.op("Add", {i, g.op("Size", {list})}), i});
       return {g.op("Gather", {list, i}, {{"axis", 0}})};
@@ -240,7 +241,8 @@ Values getitem(GraphContext& g, const Args& a) {
 // picked (a list of tensors, `children[1:]`), or Slice of the 1-D tensor a scalar list is
 Values list_slice(GraphContext& g, const Args& a) {
   const bool computed = !a.is_constant(1) || !a.is_constant(2) || !a.is_constant(3);
-  if (computed && !is_tensor_list(a.jit(0)) && a.is_constant(3) && g.opset() >= 10) {
+  if (computed && !is_tensor_list(a.jit(0)) && a.is_constant(3) &&
+      g.has(OnnxFeature::kSliceInputs)) {
     // A scalar list (`x.shape[1 : x.size(2)]` with dynamic axes) is a 1-D tensor: Slice with
     // the bounds as inputs, which clamps as Python's slice does; a None bound is the end.
     const int64_t step = a.int_arg(3);
@@ -391,7 +393,7 @@ Converter list_extreme(const char* reduction) {
 Converter scalar_extreme(const char* binary) {
   return [binary](GraphContext& g, const Args& a) -> Values {
     at::ScalarType out = a.output_dtype();
-    at::ScalarType work = g.opset() < 12 ? at::kDouble : out;
+    at::ScalarType work = g.has(OnnxFeature::kMaxMinIntegers) ? out : at::kDouble;
     Value r = g.op(binary, {a.tensor_as(0, work), a.tensor_as(1, work)});
     return {work == out ? r : g.cast(r, out)};
   };

@@ -162,7 +162,7 @@ Value dequantized_weight(GraphContext& g, const at::Tensor& w) {
   const int64_t axis = w.q_per_channel_axis();
   at::Tensor scales = w.q_per_channel_scales().to(at::kFloat);
   at::Tensor zps = w.q_per_channel_zero_points();
-  if (g.opset() >= 13) {
+  if (g.has(OnnxFeature::kPerChannelQuantization)) {
     Value scale = g.constant(scales);
     Value zp = g.constant(zps.to(zp_type));
     return g.op("DequantizeLinear", {q, scale, zp}, {{"axis", axis}});
@@ -194,7 +194,8 @@ Value requantized_bias(GraphContext& g, const at::Tensor& bias, const Value& in_
     if (s->numel() != 1) g.fail("the input's quantization scale is not a scalar");
     at::Tensor step = w_scale * s->to(at::kFloat).reshape({});
     at::Tensor q = at::round(bias.to(at::kFloat) / step).to(at::kInt);
-    if (per_channel && g.opset() < 13) return g.constant(q.to(at::kFloat) * step);
+    if (per_channel && !g.has(OnnxFeature::kPerChannelQuantization))
+      return g.constant(q.to(at::kFloat) * step);
     step_v = g.constant(step);
     q_v = g.constant(q);
   } else {
@@ -202,11 +203,12 @@ Value requantized_bias(GraphContext& g, const at::Tensor& bias, const Value& in_
     Value x = g.op("Div", {g.constant(bias.to(at::kFloat)), step_v});
     // Round is opset 11; before, floor(x + 0.5) (which differs from rounding half to even only
     // on exact halves).
-    Value rounded = g.opset() >= 11
+    Value rounded = g.has(OnnxFeature::kRound)
                         ? g.op("Round", {x})
                         : g.op("Floor", {g.op("Add", {x, g.constant_scalar(0.5, at::kFloat)})});
     q_v = g.cast(rounded, at::kInt);
-    if (per_channel && g.opset() < 13) return g.op("Mul", {g.cast(q_v, at::kFloat), step_v});
+    if (per_channel && !g.has(OnnxFeature::kPerChannelQuantization))
+      return g.op("Mul", {g.cast(q_v, at::kFloat), step_v});
   }
   ir::Attributes attrs;
   if (per_channel) attrs.push_back({"axis", int64_t{0}});

@@ -176,7 +176,7 @@ Value empty_float(GraphContext& g) {
 
 // Resize of `x` to the scales or sizes of `r`, with `attrs`.
 Value resize(GraphContext& g, const Value& x, const Resample& r, ir::Attributes attrs) {
-  const bool optional_inputs = g.opset() >= 13;
+  const bool optional_inputs = g.has(OnnxFeature::kResizeOptionalInputs);
   Value roi = optional_inputs ? "" : empty_float(g);
   if (r.scales) {
     std::vector<float> s{1.0f, 1.0f};
@@ -328,9 +328,10 @@ Value resize_low_nearest(GraphContext& g, const Args& a, const Value& x, const R
     factors.push_back(static_cast<float>(f));
   }
   // ONNX Runtime's Upsample/Resize-10 take float (not double).
-  if (integer && g.opset() < 11 && a.dtype(0) == at::kFloat) {
+  if (integer && !g.has(OnnxFeature::kResizeSizes) && a.dtype(0) == at::kFloat) {
     Value scales = g.constant(at::tensor(factors, at::kFloat));
-    return g.op(g.opset() >= 10 ? "Resize" : "Upsample", {x, scales}, {{"mode", "nearest"}});
+    return g.op(g.has(OnnxFeature::kResize) ? "Resize" : "Upsample", {x, scales},
+                {{"mode", "nearest"}});
   }
   Ints in_sizes, out_sizes;
   static_sizes(g, a, r, in_sizes, out_sizes);

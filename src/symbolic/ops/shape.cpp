@@ -47,7 +47,7 @@ Value reshape_to(GraphContext& g, const Args& a, const Value& x, size_t i) {
     if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
       // PyTorch's 0 is a size (the result is empty): allowzero from opset 14; before, an empty
       // tensor of that shape (its values do not matter).
-      if (g.opset() >= 14) {
+      if (g.has(OnnxFeature::kReshapeAllowZero)) {
         return g.op("Reshape", {x, g.constant_ints(shape)}, {{"allowzero", 1}});
       }
       at::ScalarType type = a.dtype(0);

@@ -275,7 +275,7 @@ Values split_op(GraphContext& g, const Args& a) {
     return pieces;
   }
   c10::IValue arg = a.constant(1);
-  if (arg.isInt() && !dim_known(a, 0, dim) && g.opset() >= 11) {
+  if (arg.isInt() && !dim_known(a, 0, dim) && g.has(OnnxFeature::kSequences)) {
     // A dynamic dim: as many pieces as the run-time size asks, as an ONNX sequence.
     Value seq = g.op("SplitToSequence",
                      {a.tensor(0), g.constant_scalar(static_cast<double>(arg.toInt()), at::kLong)},
@@ -407,7 +407,7 @@ Values unbind(GraphContext& g, const Args& a) {
   // A dim of unknown size (computed from data) whose list is unpacked (x, y = t.unbind(1)) has
   // as many elements as the unpacking takes: any other size fails in PyTorch.
   std::optional<int64_t> unpacked = unpacked_length(a.node()->output());
-  if (!dim_known(a, 0, dim) && !unpacked && g.opset() >= 11) {
+  if (!dim_known(a, 0, dim) && !unpacked && g.has(OnnxFeature::kSequences)) {
     // Any other list of a dim of unknown size (`for row in x.unbind(0)` after a loop's stack):
     // a sequence of the slices, their dim dropped (SplitToSequence without split, keepdims 0).
     Value seq = g.op("SplitToSequence", {a.tensor(0)}, {{"axis", dim}, {"keepdims", int64_t{0}}});
@@ -491,7 +491,7 @@ Values diagonal_of(GraphContext& g, const Args& a, int64_t offset, int64_t d1, i
   Value x = transpose(g, a.tensor(0), perm);
   // Constant indices for a static shape with an empty pair of dims (a Reshape to an empty
   // last dim is not exact before opset 14) and before opset 11 (no Range).
-  if (sizes && ((*sizes)[d1] * (*sizes)[d2] == 0 || g.opset() < 11)) {
+  if (sizes && ((*sizes)[d1] * (*sizes)[d2] == 0 || !g.has(OnnxFeature::kRange))) {
     return {last_two_diagonal(g, x, rank, (*sizes)[d1], (*sizes)[d2], offset)};
   }
   g.require_opset(11, "diagonal of an input without a static shape", "Range");
@@ -626,7 +626,7 @@ Values unfold(GraphContext& g, const Args& a) {
   if (step <= 0) g.fail("unfold's step must be positive");
   Value idx;
   at::Tensor in_window = at::arange(size, at::kLong).unsqueeze(0);
-  if (g.opset() >= 11) {
+  if (g.has(OnnxFeature::kRange)) {
     // windows = (n - size) / step + 1 starting at Range(windows) * step
     Value n = dim_value(g, shape_of(g, x), dim);
     Value windows =

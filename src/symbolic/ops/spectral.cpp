@@ -132,7 +132,7 @@ Value dft(GraphContext& g, const Value& signal, int64_t axis, bool onesided, boo
   Value x = cast_if(g, signal, type, at::kDouble);
   ir::Attributes attributes{{"onesided", int64_t{onesided}}, {"inverse", int64_t{inverse}}};
   Value y;
-  if (g.opset() >= 20) {
+  if (g.has(OnnxFeature::kDftAxisInput)) {
     y = g.op("DFT", {x, "", g.constant_scalar(axis, at::kLong)}, attributes);
   } else {
     attributes.emplace_back("axis", axis);

@@ -41,7 +41,7 @@ Values unsqueeze_op(GraphContext& g, const Args& a) {
 Values squeeze_all(GraphContext& g, const Args& a) {
   auto sizes = a.sizes(0);
   Value x = a.tensor(0);
-  if (!sizes && g.opset() < 13 && a.rank(0)) {
+  if (!sizes && !g.has(OnnxFeature::kSqueezeAxesInput) && a.rank(0)) {
     // Note [Squeezing dims of run-time size]: which dims squeeze() removes is known at run time
     // only, and so is the result's rank. ONNX's shape inference of Squeeze without axes before
     // opset 13 takes dims of unknown size as removed (rank 0 for a tensor of dynamic dims), which
