@@ -85,6 +85,8 @@ class GraphOptimizer {
   // ---- light type inference (infer_shapes.cpp) ----
   void set_type(const std::string& name, at::ScalarType dtype, std::optional<Shape> shape);
   void infer(const ir::Node& n);
+  // The types of n's outputs: those the converters recorded (ir::Graph::value_types), else infer.
+  void type_outputs(const ir::Node& n);
   std::optional<std::vector<int64_t>> perm_of(const ir::Node& n) const;
   // The shape a Reshape gives, with 0s resolved and -1 computed when the input shape is known.
   std::optional<Shape> reshape_target(const ir::Node& n) const;

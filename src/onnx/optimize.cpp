@@ -10,7 +10,9 @@
 //    that later nodes apply to their inputs as the sweep reaches them. Every step is O(1) per node
 //    (plus the tensor arithmetic of folding), so the pass is linear in the graph's size;
 //  - a light dtype/shape inference runs along the sweep (graph inputs, initializers, constants,
-//    and the shape rules of common ops; anything else is unknown), for Cast no-ops, static Shape
+//    the types the converters recorded for their outputs, Note [Converter output types] in
+//    symbolic/convert.cpp, and the shape rules of common ops for the values converters make
+//    inside their lowerings; anything else is unknown), for Cast no-ops, static Shape
 //    folding, Reshape/Expand no-ops and MatMul+Add → Gemm on 2-D inputs. A dim of -1 is unknown:
 //    dynamic axes come to us as -1 (passes/propagate_types.cpp), so Shape of a value that varies
 //    with them is never folded;
@@ -108,9 +110,22 @@ void GraphOptimizer::run() {
     }
     if (simplify(i)) continue;
     if (options_.fold_constants && fold(i)) continue;
-    infer(g_.nodes[i]);
+    type_outputs(g_.nodes[i]);
   }
   finish();
+}
+
+// Note [Converter output types] (symbolic/convert.cpp): the values the converters typed keep
+// those types; the shape rules type the others.
+void GraphOptimizer::type_outputs(const Node& n) {
+  bool recorded = false;
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    auto it = g_.value_types.find(n.outputs[k]);
+    if (it == g_.value_types.end() || graph_inputs_.count(n.outputs[k])) continue;
+    types_[n.outputs[k]] = it->second;
+    recorded = recorded || k == 0;
+  }
+  if (!recorded) infer(n);
 }
 
 void GraphOptimizer::index() {

@@ -44,10 +44,36 @@ std::vector<std::string> inputs_read(const ir::Graph& graph, size_t first) {
   return out;
 }
 
+// Note [Converter output types]: the ONNX value a converter binds to a tensor output of its
+// TorchScript node has that output's type, which type propagation (passes/propagate_types.cpp)
+// computed: dtype, and sizes where they do not vary (a dynamic axis, a data-dependent size is -1).
+// The converters record it in ir::Graph::value_types, and the optimizer's sweep types those
+// values from it; its own shape rules (onnx/infer_shapes.cpp) type only the other values (those
+// made inside a converter, and the optimizer's own). Recorded for the main graph, not for the
+// outputs of Loop and If (whose carried values may change shape between iterations) nor inside
+// their bodies, nor for quantized or complex values (their ONNX values are of another type).
+void record_output_types(GraphContext& g, const Node* node, const Values& results) {
+  if (!node->blocks().empty()) return;
+  const auto outs = node->outputs();
+  for (size_t k = 0; k < outs.size() && k < results.size(); ++k) {
+    const torch::jit::Value* out = outs[k];
+    if (out->type()->kind() != c10::TypeKind::TensorType || g.is_quantized(out) ||
+        g.is_sequence(out) || g.is_optional(out) || results[k].empty()) {
+      continue;
+    }
+    ir::TypeInfo type = value_type(out);
+    if (type.dtype == at::ScalarType::Undefined || at::isComplexType(type.dtype) || !type.shape) {
+      continue;
+    }
+    g.graph().value_types.emplace(results[k], std::move(type));
+  }
+}
+
+// `main`: the nodes of the main graph (not of a Loop or If body).
 void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Registry& registry,
                    OperatorExportType mode, std::vector<ConversionFailure>* failures,
                    const std::function<void(int64_t, int64_t)>& on_progress = {},
-                   std::vector<InputReads>* input_reads = nullptr) {
+                   std::vector<InputReads>* input_reads = nullptr, bool main = false) {
   int64_t total = 0, done = 0;
   if (on_progress) {
     for (auto it = block->nodes().begin(); it != block->nodes().end(); ++it) ++total;
@@ -114,6 +140,7 @@ void convert_nodes(GraphContext& g, const torch::jit::Block* block, const Regist
       // (control.cpp), itself.
       if (!g.is_sequence(outs[k]) && !g.is_optional(outs[k])) g.bind(outs[k], {results[k]});
     }
+    if (main) record_output_types(g, node, results);
     if (input_reads) {
       if (auto read = inputs_read(g.graph(), first_new); !read.empty()) {
         InputReads r{std::move(read), {}};
@@ -234,7 +261,7 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
   g.set_block_converter([&registry, mode, sink](GraphContext& ctx, const torch::jit::Block* block) {
     convert_nodes(ctx, block, registry, mode, sink);
   });
-  convert_nodes(g, graph.block(), registry, mode, sink, on_progress, input_reads);
+  convert_nodes(g, graph.block(), registry, mode, sink, on_progress, input_reads, /*main=*/true);
   if (failures != nullptr) return model;  // collect-errors mode: the nodes were what counted
   if (!found.empty()) throw_conversion_failures(found, config.opset, registry);
 

@@ -267,6 +267,28 @@ TEST(Optimize, DynamicAxesKeepShapeChains) {
   EXPECT_EQ(count(e.ops, "ConstantOfShape"), 1) << describe(e.ops);
 }
 
+// Note [Converter output types]: the optimizer knows the shape of a convolution's output from
+// its converter (type propagation's), not from a shape rule of its own (it has none for Conv), so
+// the sizes pixel_shuffle computes from it fold at static shapes; with a dynamic batch they stay
+// computed, and the model runs at other batch sizes.
+TEST(Optimize, ConverterOutputTypesLetShapesOfTheirResultsFold) {
+  auto m = module_with(
+      "def forward(self, x):\n"
+      "  y = torch.conv2d(x, self.w)\n"
+      "  return torch.pixel_shuffle(y, 2)\n",
+      NamedTensors{{"w", at::randn({8, 3, 3, 3})}});
+  const Inputs x{at::randn({2, 3, 6, 6})};
+  auto folded = export_and_compare(m, x);
+  EXPECT_EQ(count(folded.ops, "Shape"), 0) << describe(folded.ops);
+  EXPECT_EQ(count(folded.ops, "Conv"), 1) << describe(folded.ops);
+
+  ExportOptions options;
+  options.input_names = {"x"};
+  options.dynamic_axes = {{"x", {{0, "batch"}}}};
+  auto dynamic = export_and_compare(m, x, options, {{at::randn({5, 3, 6, 6})}});
+  EXPECT_GE(count(dynamic.ops, "Shape"), 1) << describe(dynamic.ops);
+}
+
 TEST(Optimize, GraphOutputComputedFromConstantsKeepsItsName) {
   auto m = module_with("def forward(self, x):\n  return x + 1.0, self.w.t()\n",
                        {{"w", at::randn({2, 3})}});

@@ -438,7 +438,7 @@ TEST_F(Prim, TolistOfATensor) {
   expect_script_matches("prim::tolist",
                         "def forward(self, x):\n"
                         "  y: float = x.sum().tolist()\n"
-                        "  return x * y\n",
+                        "  return x.double() * y\n",
                         {at::randn({2, 3})});
 }
 
