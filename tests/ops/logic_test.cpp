@@ -423,6 +423,18 @@ TEST_F(Logic, ToInScript) {
                         {at::randn({2}), bools({1, 0})});
 }
 
+// aten::_to_copy (torch.export's core ATen form of a cast): the dtype keyword, or None (a copy).
+TEST_F(Logic, ToCopy) {
+  TORCHONNX_SKIP_WITHOUT_OPERATOR("aten::_to_copy");
+  expect_script_matches("aten::_to_copy",
+                        "def forward(self, x):\n"
+                        "  return torch._to_copy(x, dtype=4) * 3, torch._to_copy(x) + 1\n",
+                        {floats({1.5, -2.5, 7.25})});
+  expect_script_matches("aten::_to_copy",
+                        "def forward(self, x):\n  return torch._to_copy(x, dtype=6) / 2\n",
+                        {longs({3, -1, 4})});
+}
+
 TEST_F(Logic, CastOpsTraced) {
   expect_op_matches("aten::_cast_Long", [](const Inputs& in) { return at::_cast_Long(arg(in, 0)); },
                     {floats({-2.5, 0, 7.9})});

@@ -318,6 +318,29 @@ TEST_F(Norm, RmsNormDouble) {
                         {at::randn({4, 5}, at::kDouble), at::randn({5}, at::kDouble)});
 }
 
+// aten::_native_batch_norm_legit_no_training (torch.export's core ATen form; PyTorch >= 2.0):
+// output 0 read, and the empty saved statistics returned beside it.
+TEST_F(Norm, NativeBatchNormLegitNoTraining) {
+  TORCHONNX_SKIP_WITHOUT_OPERATOR("aten::_native_batch_norm_legit_no_training");
+  expect_script_matches(
+      "aten::_native_batch_norm_legit_no_training",
+      script_module("def forward(self, x):\n"
+                    "  y, m, s = torch._native_batch_norm_legit_no_training(x, self.w, self.b, "
+                    "self.mean, self.var, 0.1, 1e-3)\n"
+                    "  return y, s\n",
+                    {{"w", at::randn({4})},
+                     {"b", at::randn({4})},
+                     {"mean", at::randn({4})},
+                     {"var", at::rand({4}) + 0.5}}),
+      {at::randn({2, 4, 3, 3})});
+  expect_script_matches("aten::_native_batch_norm_legit_no_training",
+                        script_module("def forward(self, x):\n"
+                                      "  return torch._native_batch_norm_legit_no_training(x, "
+                                      "None, None, self.mean, self.var, 0.1, 1e-5)[0]\n",
+                                      {{"mean", at::randn({3})}, {"var", at::rand({3}) + 0.5}}),
+                        {at::randn({5, 3})});
+}
+
 TEST_F(Norm, LocalResponseNormDecomposition) {
   // No aten op: libtorch's functional decomposes into mul/unsqueeze/pad/avg_pool/pow/div.
   namespace F = torch::nn::functional;

@@ -245,9 +245,9 @@ Converter cast_as(std::optional<size_t> dtype_i, bool other) {
     at::ScalarType out = a.output_dtype();
     if (out == kUndefined && other) {
       out = a.dtype(1);
-    } else if (out == kUndefined && dtype_i && *dtype_i < a.size() && a.is_constant(*dtype_i) &&
-               !a.is_none(*dtype_i)) {
-      out = static_cast<at::ScalarType>(a.int_arg(*dtype_i));
+    } else if (out == kUndefined && dtype_i && *dtype_i < a.size() && a.is_constant(*dtype_i)) {
+      // A None dtype keeps the input's.
+      out = a.is_none(*dtype_i) ? a.dtype(0) : static_cast<at::ScalarType>(a.int_arg(*dtype_i));
     }
     return cast_to_known(g, a, out);
   };
@@ -327,6 +327,9 @@ void register_logic(Registry& r) {
   r.add("aten::to.other", from(9), cast_as(std::nullopt, true));
   r.add("aten::to.prim_other", from(9), cast_as(std::nullopt, false));
   r.add("aten::type_as", from(9), cast_as(std::nullopt, true));
+  // aten::_to_copy(Tensor self, *, ScalarType? dtype, Layout?, Device?, bool? pin_memory,
+  //   bool non_blocking, MemoryFormat?) (torch.export's core ATen form of .to and .float())
+  r.add("aten::_to_copy", from(9), cast_as(1, false));
   r.add("aten::_cast_Byte", from(9), logic_cast_to(at::kByte));
   r.add("aten::_cast_Char", from(9), logic_cast_to(at::kChar));
   r.add("aten::_cast_Double", from(9), logic_cast_to(at::kDouble));

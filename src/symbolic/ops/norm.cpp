@@ -162,6 +162,21 @@ Values batch_norm_14(GraphContext& g, const Args& a) {
   return batch_norm_of(g, a, /*training_mode_attr=*/true);
 }
 
+// aten::_native_batch_norm_legit_no_training(input, weight?, bias?, running_mean, running_var,
+//     float momentum, float eps) -> (Tensor, Tensor, Tensor)  (torch.export's core ATen form of an
+//     inference batch_norm)
+//   ⇒  BatchNormalization; the saved mean and inverse std, which PyTorch leaves empty (shape [0])
+//   in inference, as empty constants
+Values native_batch_norm_no_training(GraphContext& g, const Args& a) {
+  at::ScalarType type = norm_float_type(g, a, 0);
+  Value scale = a.is_none(1) ? channel_fill(g, a, 1, type) : a.tensor(1);
+  Value bias = a.is_none(2) ? channel_fill(g, a, 0, type) : a.tensor(2);
+  Value y = g.op("BatchNormalization", {a.tensor(0), scale, bias, a.tensor(3), a.tensor(4)},
+                 {{"epsilon", a.float_arg(6)}, {"momentum", 1.0 - a.float_arg(5)}});
+  Value empty = g.constant(at::empty({0}, at::TensorOptions().dtype(type)));
+  return {y, empty, empty};
+}
+
 // aten::instance_norm(input, weight?, bias?, running_mean?, running_var?, bool use_input_stats,
 //                     float momentum, float eps, bool cudnn_enabled) -> Tensor
 //   ⇒  statistics over dims 2.. (use_input_stats); running statistics otherwise
@@ -301,6 +316,7 @@ Values weight_norm(GraphContext& g, const Args& a) {
 void register_norm(Registry& r) {
   r.add("aten::batch_norm", {9, 13}, batch_norm_9);
   r.add("aten::batch_norm", from(14), batch_norm_14);
+  r.add("aten::_native_batch_norm_legit_no_training", from(9), native_batch_norm_no_training);
   r.add("aten::instance_norm", from(9), instance_norm);
   r.add("aten::layer_norm", {9, 16}, layer_norm_9);
   r.add("aten::layer_norm", from(17), layer_norm_17);
