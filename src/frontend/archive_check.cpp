@@ -30,8 +30,6 @@ namespace {
 // The sizes miniz (PyTorchStreamReader) allocates for the records, keyed as the reader names
 // records (without the archive's top folder).
 
-using ReadAt = std::function<std::string(uint64_t offset, uint64_t size)>;
-
 uint64_t le(const std::string& s, size_t at, int bytes) {
   uint64_t v = 0;
   for (int i = bytes - 1; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(s[at + i]);
@@ -41,6 +39,27 @@ uint64_t le(const std::string& s, size_t at, int bytes) {
 // `stored`, when given, gets the records that are stored uncompressed (zip method 0).
 std::optional<std::map<std::string, uint64_t>> record_sizes(
     uint64_t file_size, const ReadAt& read_at, std::set<std::string>* stored = nullptr) {
+  const auto entries = zip_directory(file_size, read_at);
+  if (!entries) return std::nullopt;
+  std::map<std::string, uint64_t> sizes;
+  std::string prefix;  // the reader's archive folder: that of the first entry
+  for (size_t e = 0; e < entries->size(); ++e) {
+    const ZipEntry& entry = (*entries)[e];
+    const std::string& name = entry.name;
+    if (e == 0) prefix = name.substr(0, name.find('/')) + "/";
+    // Only records in that folder are read; two of one name would leave open which one is.
+    if (name.compare(0, prefix.size(), prefix) == 0 &&
+        !sizes.emplace(name.substr(prefix.size()), entry.size).second) {
+      return std::nullopt;
+    }
+    if (stored != nullptr && entry.method == 0) stored->insert(name.substr(prefix.size()));
+  }
+  return sizes;
+}
+
+}  // namespace
+
+std::optional<std::vector<ZipEntry>> zip_directory(uint64_t file_size, const ReadAt& read_at) {
   constexpr uint64_t kEocd = 22, kMaxComment = 65535;
   if (file_size < kEocd) return std::nullopt;
   const uint64_t tail_start = file_size > kEocd + kMaxComment ? file_size - kEocd - kMaxComment : 0;
@@ -67,22 +86,30 @@ std::optional<std::map<std::string, uint64_t>> record_sizes(
   }
   if (cd_offset > file_size || cd_size > file_size - cd_offset) return std::nullopt;
   const std::string cd = read_at(cd_offset, cd_size);
-  std::map<std::string, uint64_t> sizes;
-  std::string prefix;  // the reader's archive folder: that of the first entry
+  std::vector<ZipEntry> out;
   size_t at = 0;
   for (uint64_t e = 0; e < entries; ++e) {
     if (cd.size() - at < 46 || le(cd, at, 4) != 0x02014b50) return std::nullopt;
-    uint64_t size = le(cd, at + 24, 4);
+    ZipEntry entry;
+    entry.method = static_cast<int>(le(cd, at + 10, 2));
+    entry.compressed_size = le(cd, at + 20, 4);
+    entry.size = le(cd, at + 24, 4);
+    entry.header_offset = le(cd, at + 42, 4);
     const size_t name_len = le(cd, at + 28, 2), extra_len = le(cd, at + 30, 2),
                  comment_len = le(cd, at + 32, 2);
     if (cd.size() - at - 46 < name_len + extra_len + comment_len) return std::nullopt;
-    std::string name = cd.substr(at + 46, name_len);
-    if (size == 0xFFFFFFFF) {  // the zip64 extra field's first value is the uncompressed size
+    entry.name = cd.substr(at + 46, name_len);
+    // The zip64 extra field holds, in this order, the values whose 32-bit fields are all ones.
+    std::vector<uint64_t*> wide;
+    for (uint64_t* v : {&entry.size, &entry.compressed_size, &entry.header_offset}) {
+      if (*v == 0xFFFFFFFF) wide.push_back(v);
+    }
+    if (!wide.empty()) {
       bool found = false;
       for (size_t x = at + 46 + name_len; x + 4 <= at + 46 + name_len + extra_len;) {
         const size_t len = le(cd, x + 2, 2);
-        if (le(cd, x, 2) == 0x0001 && len >= 8 && x + 4 + 8 <= cd.size()) {
-          size = le(cd, x + 4, 8);
+        if (le(cd, x, 2) == 0x0001 && len >= 8 * wide.size() && x + 4 + len <= cd.size()) {
+          for (size_t k = 0; k < wide.size(); ++k) *wide[k] = le(cd, x + 4 + 8 * k, 8);
           found = true;
           break;
         }
@@ -90,17 +117,13 @@ std::optional<std::map<std::string, uint64_t>> record_sizes(
       }
       if (!found) return std::nullopt;
     }
-    if (e == 0) prefix = name.substr(0, name.find('/')) + "/";
-    // Only records in that folder are read; two of one name would leave open which one is.
-    if (name.compare(0, prefix.size(), prefix) == 0 &&
-        !sizes.emplace(name.substr(prefix.size()), size).second) {
-      return std::nullopt;
-    }
-    if (stored != nullptr && le(cd, at + 10, 2) == 0) stored->insert(name.substr(prefix.size()));
+    out.push_back(std::move(entry));
     at += 46 + name_len + extra_len + comment_len;
   }
-  return sizes;
+  return out;
 }
+
+namespace {
 
 // --- A pickle, walked as libtorch 1.13's Unpickler would -------------------------------------
 // Values are modelled by kind (and the few contents the checks need); the checks are those the

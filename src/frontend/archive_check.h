@@ -8,12 +8,26 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace torchonnx::frontend {
+
+// A record of a zip's central directory (zip64 sizes and offsets resolved).
+struct ZipEntry {
+  std::string name;
+  int method = 0;  // 0: stored
+  uint64_t size = 0, compressed_size = 0;
+  uint64_t header_offset = 0;  // of its local header
+};
+// Reads `size` bytes at `offset` of the zip (fewer at its end).
+using ReadAt = std::function<std::string(uint64_t offset, uint64_t size)>;
+// The central directory of a zip of `file_size` bytes; nullopt when it is none or points outside.
+std::optional<std::vector<ZipEntry>> zip_directory(uint64_t file_size, const ReadAt& read_at);
 
 // ExportError(kModelLoad) naming `what` when the archive is unsafe to load. Bytes that are no zip
 // archive pass (torch::jit::load refuses them with its own error).

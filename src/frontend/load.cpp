@@ -14,6 +14,7 @@
 #include "frontend/frontend.h"
 #include "frontend/mapped_load.h"
 #include "torchonnx/errors.h"
+#include "torchonnx/exported_program.h"
 
 namespace torchonnx {
 
@@ -96,6 +97,14 @@ torch::jit::Module load_model(const std::string& path) {
     throw ExportError(
         ErrorCode::kModelLoad,
         "model file '" + path + "' is empty. Remedy: save the model again with torch.jit.save().");
+  }
+  if (is_exported_program(path)) {
+    throw ExportError(ErrorCode::kModelLoad,
+                      "'" + path +
+                          "' is a torch.export program (.pt2), not a TorchScript file. Remedy: "
+                          "load it with torchonnx::load_exported_program "
+                          "(<torchonnx/exported_program.h>); the torchonnx command reads .pt2 "
+                          "files as they are");
   }
   const std::string what = "'" + path + "'";
   frontend::ArchiveLayout layout;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "torchonnx/exported_program.h"
 #include "torchonnx/io.h"
 #include "torchonnx/operators.h"
 #include "torchonnx/verify.h"
@@ -302,7 +303,10 @@ class ProgressBar {
 // The model and its example inputs, shared by export, print and unconvertible.
 void add_model_options(CLI::App* sub, Request& r, const std::string& input_help) {
   sub->add_option("model", r.model_path,
-                  "TorchScript file (torch.jit.save of a traced or scripted module)")
+                  "TorchScript file (torch.jit.save of a traced or scripted module), or a "
+                  "torch.export program (.pt2, torch.export.save; the libtorch 2.x build): its "
+                  "example inputs and dynamic dims are the defaults of --inputs and "
+                  "--dynamic-axes")
       ->required();
   sub->add_option("--inputs", r.inputs_dir,
                   "Folder with input_0.pb, input_1.pb, ... (serialized TensorProto, one per "
@@ -548,7 +552,16 @@ int run(int argc, const char* const* argv) {
     if (r.command == Command::kExport) check_output_path(r.out_path);
     if (r.command == Command::kPrint && !r.out_path.empty()) check_output_path(r.out_path);
     if (!r.save_dir.empty()) check_test_data_dir(r.save_dir);
-    torch::jit::Module model = load_model(r.model_path);
+    torch::jit::Module model;
+    if (is_exported_program(r.model_path)) {  // a .pt2: its example inputs and dynamic dims
+      const ExportedProgram program = load_exported_program(r.model_path);
+      for (const auto& note : program.notes) std::cerr << "torchonnx: note: " << note << "\n";
+      model = program.module;
+      if (r.inputs_dir.empty() && r.input_specs.empty()) inputs = program.example_inputs;
+      r.options = program_options(program, r.options);
+    } else {
+      model = load_model(r.model_path);
+    }
     inputs = group_arguments(model, std::move(inputs));
     if (r.command == Command::kUnconvertible) {
       return print_unconvertible(model, inputs, r.options, r.json);

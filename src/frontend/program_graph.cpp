@@ -1,0 +1,630 @@
+// The libtorch 2.x build only (the 1.13 build refuses .pt2 files: exported_program.cpp).
+#include <torch/version.h>
+#if TORCH_VERSION_MAJOR >= 2
+
+#include "frontend/program_graph.h"
+
+#include <ATen/core/ivalue.h>
+#include <fmt/format.h>
+#include <torch/csrc/jit/frontend/source_range.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include <limits>
+#include <optional>
+#include <regex>
+#include <set>
+#include <unordered_map>
+
+namespace torchonnx::frontend::pt2 {
+
+namespace jit = torch::jit;
+
+void fail(ErrorCode code, const std::string& path, const std::string& message) {
+  throw ExportError(code, fmt::format("'{}': {}", path, message));
+}
+
+// The union's one member: {"as_tensor": {...}} → ("as_tensor", {...}).
+std::pair<std::string, const json*> member(const json& u) {
+  if (!u.is_object() || u.size() != 1) return {"", nullptr};
+  return {u.begin().key(), &u.begin().value()};
+}
+
+namespace {
+
+c10::ScalarType scalar_type(int64_t code) {
+  switch (code) {
+    case 1:
+      return at::kByte;
+    case 2:
+      return at::kChar;
+    case 3:
+      return at::kShort;
+    case 4:
+      return at::kInt;
+    case 5:
+      return at::kLong;
+    case 6:
+      return at::kHalf;
+    case 7:
+      return at::kFloat;
+    case 8:
+      return at::kDouble;
+    case 9:
+      return at::kComplexHalf;
+    case 10:
+      return at::kComplexFloat;
+    case 11:
+      return at::kComplexDouble;
+    case 12:
+      return at::kBool;
+    case 13:
+      return at::kBFloat16;
+    case 28:
+      return at::kUInt16;
+    default:
+      throw ExportError(ErrorCode::kModelLoad, fmt::format("unknown scalar type code {}", code));
+  }
+}
+
+int64_t layout(int64_t code) {
+  static const std::map<int64_t, c10::Layout> kLayouts = {
+      {1, c10::kSparse},    {2, c10::kSparseCsr}, {3, c10::kSparseCsc}, {4, c10::kSparseBsr},
+      {5, c10::kSparseBsc}, {6, c10::kMkldnn},    {7, c10::kStrided}};
+  auto it = kLayouts.find(code);
+  if (it == kLayouts.end()) {
+    throw ExportError(ErrorCode::kModelLoad, fmt::format("unknown layout code {}", code));
+  }
+  return static_cast<int64_t>(it->second);
+}
+
+int64_t memory_format(int64_t code) {
+  switch (code) {
+    case 1:
+      return static_cast<int64_t>(c10::MemoryFormat::Contiguous);
+    case 2:
+      return static_cast<int64_t>(c10::MemoryFormat::ChannelsLast);
+    case 3:
+      return static_cast<int64_t>(c10::MemoryFormat::ChannelsLast3d);
+    case 4:
+      return static_cast<int64_t>(c10::MemoryFormat::Preserve);
+    default:
+      throw ExportError(ErrorCode::kModelLoad, fmt::format("unknown memory format code {}", code));
+  }
+}
+
+// Python's json writes inf and nan as the bare words Infinity, -Infinity and NaN, which JSON has
+// not: outside strings they become the strings "Infinity", "-Infinity" and "NaN".
+std::string quote_nonfinite(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < text.size()) {
+        out.push_back(text[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (std::string_view word : {"-Infinity", "Infinity", "NaN"}) {
+      if (text.compare(i, word.size(), word) == 0) {
+        out += '"';
+        out += word;
+        out += '"';
+        i += word.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out.push_back(c);
+  }
+  return out;
+}
+
+// A JSON number, or one of the words quote_nonfinite quoted.
+double number(const json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "Infinity") return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+    throw ExportError(ErrorCode::kModelLoad, "'" + s + "' is no number");
+  }
+  return v.get<double>();
+}
+
+// "torch.ops.aten.conv2d.default" → aten::conv2d, overload "".
+std::optional<c10::OperatorName> operator_name(const std::string& target) {
+  static const std::string kPrefix = "torch.ops.";
+  if (target.rfind(kPrefix, 0) != 0) return std::nullopt;
+  const std::string rest = target.substr(kPrefix.size());
+  const size_t dot1 = rest.find('.');
+  const size_t dot2 = rest.rfind('.');
+  if (dot1 == std::string::npos || dot2 == dot1) return std::nullopt;
+  std::string overload = rest.substr(dot2 + 1);
+  if (overload == "default") overload.clear();
+  return c10::OperatorName(rest.substr(0, dot1) + "::" + rest.substr(dot1 + 1, dot2 - dot1 - 1),
+                           overload);
+}
+
+// The TorchScript ops of Python's operators on symbolic values (their arguments positional).
+const std::map<std::string, std::string>& python_operators() {
+  static const std::map<std::string, std::string> kOps = {
+      {"_operator.add", "aten::add"},
+      {"_operator.sub", "aten::sub"},
+      {"_operator.mul", "aten::mul"},
+      {"_operator.truediv", "aten::div"},
+      {"_operator.floordiv", "aten::floordiv"},
+      {"_operator.mod", "aten::remainder"},
+      {"_operator.pow", "aten::pow"},
+      {"_operator.neg", "aten::neg"},
+      {"_operator.eq", "aten::eq"},
+      {"_operator.ne", "aten::ne"},
+      {"_operator.lt", "aten::lt"},
+      {"_operator.le", "aten::le"},
+      {"_operator.gt", "aten::gt"},
+      {"_operator.ge", "aten::ge"},
+      {"_operator.and_", "aten::__and__"},
+      {"_operator.or_", "aten::__or__"},
+      {"_operator.not_", "aten::__not__"},
+      {"_operator.abs", "prim::abs"},
+      {"torch.sym_not", "aten::__not__"},
+      {"torch.sym_float", "aten::Float"},
+      {"torch.sym_int", "aten::Int"},
+      {"torch.sym_max", "prim::max"},
+      {"torch.sym_min", "prim::min"},
+      {"torch.sym_sqrt", "aten::sqrt"},
+      {"math.ceil", "aten::ceil"},
+      {"math.floor", "aten::floor"},
+      {"math.sqrt", "aten::sqrt"},
+      {"math.trunc", "aten::trunc"},
+  };
+  return kOps;
+}
+
+// Targets that ask for what a TorchScript node of another name does.
+const std::map<std::string, std::string>& renamed_targets() {
+  static const std::map<std::string, std::string> kRenamed = {
+      {"torch.ops.aten.sym_size.int", "aten::size"},
+      {"torch.ops.aten.sym_numel.default", "aten::numel"},
+      {"torch.ops.aten.sym_stride.int", "aten::stride"},
+  };
+  return kRenamed;
+}
+
+// Runtime checks of the program, which ONNX cannot express: dropped.
+bool is_runtime_assert(const std::string& target) {
+  static const std::set<std::string> kAsserts = {
+      "torch.ops.aten._assert_scalar.default",
+      "torch.ops.aten._assert_tensor_metadata.default",
+      "torch.ops.aten.sym_constrain_range.default",
+      "torch.ops.aten.sym_constrain_range_for_size.default",
+      "torch.ops.aten._assert_async.default",
+      "torch.ops.aten._assert_async.msg",
+  };
+  return kAsserts.count(target) != 0;
+}
+
+constexpr const char* kCond = "torch.ops.higher_order.cond";
+
+// The innermost `File "f", line N` of a node's stack trace, with its code line.
+struct Location {
+  std::string file, code;
+  size_t line = 0;
+};
+std::optional<Location> location_of(const json& node) {
+  auto meta = node.find("metadata");
+  if (meta == node.end() || !meta->contains("stack_trace")) return std::nullopt;
+  const std::string trace = (*meta)["stack_trace"].get<std::string>();
+  static const std::regex kFrame(R"re(File "([^"]+)", line (\d+)[^\n]*\n?([^\n]*))re");
+  std::optional<Location> last;
+  for (std::sregex_iterator it(trace.begin(), trace.end(), kFrame), end; it != end; ++it) {
+    Location l;
+    l.file = (*it)[1];
+    l.line = std::stoul((*it)[2]);
+    l.code = (*it)[3];
+    const size_t first = l.code.find_first_not_of(' ');
+    l.code = first == std::string::npos ? "" : l.code.substr(first);
+    last = l;
+  }
+  return last;
+}
+std::string where(const json& node) {
+  auto l = location_of(node);
+  return l ? fmt::format(" ({}:{})", l->file, l->line) : "";
+}
+
+// Every target of `graph` (and its subgraphs) that resolves to nothing this build knows.
+void collect_unresolved(const json& graph, std::map<std::string, std::vector<std::string>>& out) {
+  for (const json& node : graph.at("nodes")) {
+    const std::string target = node.at("target").get<std::string>();
+    for (const json& input : node.at("inputs")) {
+      auto [kind, value] = member(input.at("arg"));
+      if (kind == "as_graph") collect_unresolved(value->at("graph"), out);
+    }
+    if (is_runtime_assert(target) || target == kCond || python_operators().count(target) ||
+        renamed_targets().count(target)) {
+      continue;
+    }
+    auto name = operator_name(target);
+    if (name && jit::findOperatorFor(*name)) continue;
+    out[target].push_back(where(node));
+  }
+}
+
+class Builder {
+ public:
+  Builder(jit::Graph& graph, const std::string& path, std::vector<std::string>& notes)
+      : graph_(graph), path_(path), notes_(notes) {}
+
+  void bind(const std::string& name, jit::Value* v) { env_[name] = v; }
+  jit::Value* lookup(const std::string& name) const {
+    auto it = env_.find(name);
+    if (it == env_.end())
+      fail(ErrorCode::kModelLoad, path_, "the program reads '" + name + "', which no node makes");
+    return it->second;
+  }
+
+  void build_nodes(const json& graph) {
+    for (const json& node : graph.at("nodes")) build(node);
+  }
+
+ private:
+  // The value of a program argument, as the TorchScript type `want` asks for (null: any).
+  jit::Value* value(const json& arg, const c10::TypePtr& want) {
+    auto [kind, v] = member(arg);
+    if (v == nullptr) fail(ErrorCode::kModelLoad, path_, "an argument is no union: " + arg.dump());
+    auto constant = [&](c10::IValue iv) { return graph_.insertConstant(std::move(iv)); };
+    auto sym = [&](const json& s, const char* literal) -> jit::Value* {
+      auto [k, x] = member(s);
+      if (k == "as_name") return lookup(x->get<std::string>());
+      if (k == literal) {
+        if (x->is_boolean()) return constant(x->get<bool>());
+        if (x->is_number_integer()) return constant(x->get<int64_t>());
+        return constant(number(*x));
+      }
+      fail(ErrorCode::kModelLoad, path_, "a symbolic value of no known form: " + s.dump());
+    };
+    const bool wants_float = want && want->kind() == c10::TypeKind::FloatType;
+    if (kind == "as_none") return constant(c10::IValue());
+    if (kind == "as_tensor") return lookup(v->at("name").get<std::string>());
+    if (kind == "as_int") {
+      return wants_float ? constant(static_cast<double>(v->get<int64_t>()))
+                         : constant(v->get<int64_t>());
+    }
+    if (kind == "as_float") return constant(number(*v));
+    if (kind == "as_bool") return constant(v->get<bool>());
+    if (kind == "as_string") return constant(v->get<std::string>());
+    if (kind == "as_ints") return constant(v->get<std::vector<int64_t>>());
+    if (kind == "as_floats") {
+      std::vector<double> floats;
+      for (const json& x : *v) floats.push_back(number(x));
+      return constant(floats);
+    }
+    if (kind == "as_bools") {
+      c10::List<bool> l;
+      for (bool b : v->get<std::vector<bool>>()) l.push_back(b);
+      return constant(l);
+    }
+    if (kind == "as_strings") return constant(v->get<std::vector<std::string>>());
+    if (kind == "as_scalar_type")
+      return constant(static_cast<int64_t>(scalar_type(v->get<int64_t>())));
+    if (kind == "as_layout") return constant(layout(v->get<int64_t>()));
+    if (kind == "as_memory_format") return constant(memory_format(v->get<int64_t>()));
+    if (kind == "as_device") return constant(c10::Device(c10::kCPU));  // the export runs on CPU
+    if (kind == "as_sym_int") return sym(*v, "as_int");
+    if (kind == "as_sym_float") return sym(*v, "as_float");
+    if (kind == "as_sym_bool") return sym(*v, "as_bool");
+    if (kind == "as_tensors" || kind == "as_optional_tensors") {
+      std::vector<jit::Value*> items;
+      for (const json& t : *v) {
+        if (kind == "as_tensors") {
+          items.push_back(lookup(t.at("name").get<std::string>()));
+        } else {
+          auto [k, x] = member(t);
+          items.push_back(k == "as_tensor" ? lookup(x->at("name").get<std::string>())
+                                           : constant(c10::IValue()));
+        }
+      }
+      c10::TypePtr element = kind == "as_tensors" ? c10::TypePtr(c10::TensorType::get())
+                                                  : c10::TypePtr(c10::OptionalType::ofTensor());
+      return graph_.insertNode(graph_.createList(element, items))->output();
+    }
+    if (kind == "as_sym_ints" || kind == "as_sym_floats" || kind == "as_sym_bools") {
+      const char* literal = kind == "as_sym_ints"     ? "as_int"
+                            : kind == "as_sym_floats" ? "as_float"
+                                                      : "as_bool";
+      std::vector<jit::Value*> items;
+      for (const json& s : *v) items.push_back(sym(s, literal));
+      c10::TypePtr element = kind == "as_sym_ints"     ? c10::TypePtr(c10::IntType::get())
+                             : kind == "as_sym_floats" ? c10::TypePtr(c10::FloatType::get())
+                                                       : c10::TypePtr(c10::BoolType::get());
+      // All literals: one list constant, as TorchScript makes of `[2, 3]`.
+      bool literal_only = true;
+      for (jit::Value* item : items) literal_only &= item->node()->kind() == c10::prim::Constant;
+      if (literal_only) {
+        for (jit::Value* item : items) {
+          if (!item->hasUses()) item->node()->destroy();
+        }
+        if (kind == "as_sym_ints") {
+          std::vector<int64_t> ints;
+          for (const json& s : *v) ints.push_back(member(s).second->get<int64_t>());
+          return constant(ints);
+        }
+        if (kind == "as_sym_floats") {
+          std::vector<double> floats;
+          for (const json& s : *v) floats.push_back(number(*member(s).second));
+          return constant(floats);
+        }
+      }
+      return graph_.insertNode(graph_.createList(element, items))->output();
+    }
+    fail(ErrorCode::kUnsupportedOp, path_,
+         fmt::format("an argument of kind '{}' ({}) is not supported by this reader. Remedy: "
+                     "export the model without it",
+                     kind, arg.dump().substr(0, 200)));
+  }
+
+  // Binds the program's output arguments of a node to the TorchScript values `outs`.
+  void bind_outputs(const json& node, const std::vector<jit::Value*>& outs) {
+    const json& outputs = node.at("outputs");
+    if (outputs.size() != outs.size()) {
+      fail(ErrorCode::kModelLoad, path_,
+           fmt::format("node {}{} has {} outputs in the program and {} in its schema",
+                       node.at("target").get<std::string>(), where(node), outputs.size(),
+                       outs.size()));
+    }
+    for (size_t k = 0; k < outs.size(); ++k) {
+      auto [kind, v] = member(outputs[k]);
+      if (kind == "as_tensor") {
+        bind(v->at("name").get<std::string>(), outs[k]);
+      } else if (kind == "as_tensors") {
+        jit::Node* unpack = graph_.insertNode(graph_.createListUnpack(outs[k], v->size()));
+        for (size_t i = 0; i < v->size(); ++i) {
+          unpack->output(i)->setType(c10::TensorType::get());
+          bind((*v)[i].at("name").get<std::string>(), unpack->output(i));
+        }
+      } else if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") {
+        auto [k2, x] = member(*v);
+        if (k2 == "as_name") bind(x->get<std::string>(), outs[k]);
+      } else if (kind == "as_optional_tensors") {
+        // Tensor?[] results are not read by name in the programs torch.export writes.
+      } else if (kind != "as_none") {
+        fail(ErrorCode::kUnsupportedOp, path_,
+             fmt::format("node {}{}: an output of kind '{}' is not supported",
+                         node.at("target").get<std::string>(), where(node), kind));
+      }
+    }
+  }
+
+  void set_location(jit::Node* n, const json& node) {
+    auto l = location_of(node);
+    if (!l) return;
+    auto source = std::make_shared<jit::Source>(l->code, l->file, l->line);
+    n->setSourceRange(jit::SourceRange(source, 0, l->code.size()));
+  }
+
+  // The nodes inserted since `mark` (the node before them) get the program node's location.
+  void locate_since(jit::Node* mark, const json& node) {
+    for (jit::Node* n = mark->next(); n != graph_.insertPoint(); n = n->next()) {
+      set_location(n, node);
+    }
+  }
+
+  void build(const json& node) {
+    const std::string target = node.at("target").get<std::string>();
+    if (is_runtime_assert(target)) {
+      ++dropped_asserts_;
+      if (dropped_asserts_ == 1) {
+        notes_.push_back(
+            "runtime asserts of the program (" + target +
+            ", ...) are left out: ONNX cannot check them; the model is only right for inputs "
+            "within the program's dim ranges");
+      }
+      return;
+    }
+    jit::Node* mark = graph_.insertPoint()->prev();
+    if (target == kCond) {
+      build_cond(node);
+    } else if (python_operators().count(target) || renamed_targets().count(target)) {
+      const std::string op = python_operators().count(target) ? python_operators().at(target)
+                                                              : renamed_targets().at(target);
+      std::vector<jit::NamedValue> args;
+      for (const json& input : node.at("inputs"))
+        args.emplace_back(value(input.at("arg"), nullptr));
+      jit::Value* out = insert_resolved(node, c10::Symbol::fromQualString(op), args, {});
+      bind_outputs(node, {out});
+    } else {
+      build_operator(node, *operator_name(target));
+    }
+    locate_since(mark, node);
+  }
+
+  jit::Value* insert_resolved(const json& node, c10::Symbol op,
+                              const std::vector<jit::NamedValue>& args,
+                              const std::vector<jit::NamedValue>& kwargs) {
+    try {
+      return graph_.insert(op, args, kwargs);
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      fail(ErrorCode::kConversion, path_,
+           fmt::format("node {}{}: its arguments fit no overload of {}: {}",
+                       node.at("target").get<std::string>(), where(node), op.toQualString(),
+                       what.substr(0, what.find('\n'))));
+    }
+  }
+
+  void build_operator(const json& node, const c10::OperatorName& name) {
+    std::shared_ptr<jit::Operator> op = jit::findOperatorFor(name);
+    const c10::FunctionSchema& schema = op->schema();
+    std::map<std::string, const json*> given;
+    for (const json& input : node.at("inputs")) {
+      given[input.at("name").get<std::string>()] = &input.at("arg");
+    }
+    std::vector<jit::Value*> inputs;
+    bool fits = true;
+    for (const c10::Argument& a : schema.arguments()) {
+      jit::Value* v = nullptr;
+      auto it = given.find(a.name());
+      if (it != given.end()) {
+        v = value(*it->second, a.type());
+      } else if (a.default_value()) {
+        v = graph_.insertConstant(*a.default_value());
+      } else if (a.type()->kind() == c10::TypeKind::OptionalType) {
+        v = graph_.insertConstant(c10::IValue());
+      } else {
+        fail(ErrorCode::kModelLoad, path_,
+             fmt::format("node {}{} gives no argument '{}', which has no default",
+                         node.at("target").get<std::string>(), where(node), a.name()));
+      }
+      fits &= v->type()->isSubtypeOf(*a.type());
+      inputs.push_back(v);
+    }
+    const std::string target = node.at("target").get<std::string>();
+    if (fits) {
+      jit::Node* n = graph_.insertNode(graph_.create(c10::Symbol::fromQualString(schema.name()),
+                                                     inputs, schema.returns().size()));
+      for (size_t k = 0; k < schema.returns().size(); ++k) {
+        n->output(k)->setType(schema.returns()[k].type());
+      }
+      bind_outputs(node, std::vector<jit::Value*>(n->outputs().begin(), n->outputs().end()));
+      return;
+    }
+    // TorchScript's overload resolution, on the arguments by name.
+    std::vector<jit::NamedValue> kwargs;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      kwargs.emplace_back(schema.arguments()[k].name(), inputs[k]);
+    }
+    jit::Value* out = insert_resolved(node, c10::Symbol::fromQualString(schema.name()), {}, kwargs);
+    std::vector<jit::Value*> outs = {out};
+    if (out->node()->kind() == c10::prim::TupleConstruct && node.at("outputs").size() > 1) {
+      jit::Node* tuple = out->node();
+      outs.assign(tuple->inputs().begin(), tuple->inputs().end());
+      tuple->destroy();
+    }
+    // The inputs made for the exact overload that the resolution did not read.
+    for (jit::Value* v : inputs) {
+      if (!v->hasUses() && v->node()->kind() == c10::prim::Constant) v->node()->destroy();
+    }
+    bind_outputs(node, outs);
+  }
+
+  // torch.cond(pred, true_graph, false_graph, operands) → prim::If(aten::Bool(pred)) whose blocks
+  // are the subgraphs, their inputs bound to the operands.
+  void build_cond(const json& node) {
+    const json& inputs = node.at("inputs");
+    if (inputs.size() != 4) {
+      fail(ErrorCode::kModelLoad, path_, "torch.cond" + where(node) + " has no 4 arguments");
+    }
+    jit::Value* pred = value(inputs[0].at("arg"), nullptr);
+    if (pred->type()->kind() != c10::TypeKind::BoolType) {
+      pred = graph_.insert(c10::aten::Bool, {pred});
+    }
+    auto [okind, operands_json] = member(inputs[3].at("arg"));
+    std::vector<jit::Value*> operands;
+    if (okind == "as_tensors") {
+      for (const json& t : *operands_json)
+        operands.push_back(lookup(t.at("name").get<std::string>()));
+    } else {
+      fail(ErrorCode::kUnsupportedOp, path_,
+           "torch.cond" + where(node) + ": operands of kind '" + okind + "' are not supported");
+    }
+    const json& outputs = node.at("outputs");
+    size_t n_out = 0;
+    if (outputs.size() == 1 && member(outputs[0]).first == "as_tensors") {
+      n_out = member(outputs[0]).second->size();
+    } else {
+      n_out = outputs.size();
+    }
+    jit::Node* if_node = graph_.insertNode(graph_.create(c10::prim::If, {pred}, n_out));
+    for (int branch = 1; branch <= 2; ++branch) {
+      auto [gkind, g] = member(inputs[branch].at("arg"));
+      if (gkind != "as_graph") {
+        fail(ErrorCode::kModelLoad, path_, "torch.cond" + where(node) + " without its subgraphs");
+      }
+      const json& sub = g->at("graph");
+      jit::Block* block = if_node->addBlock();
+      Builder inner(graph_, path_, notes_);
+      inner.env_ = env_;
+      const json& sub_inputs = sub.at("inputs");
+      if (sub_inputs.size() != operands.size()) {
+        fail(ErrorCode::kModelLoad, path_,
+             "torch.cond" + where(node) + ": a subgraph's inputs are not its operands");
+      }
+      for (size_t k = 0; k < operands.size(); ++k) {
+        inner.bind(member(sub_inputs[k]).second->at("name").get<std::string>(), operands[k]);
+      }
+      {
+        jit::WithInsertPoint guard(block);
+        inner.build_nodes(sub);
+        const json& sub_outputs = sub.at("outputs");
+        if (sub_outputs.size() != n_out) {
+          fail(ErrorCode::kModelLoad, path_,
+               "torch.cond" + where(node) + ": a branch's outputs are not the node's");
+        }
+        for (const json& o : sub_outputs) {
+          block->registerOutput(inner.value(o, nullptr));
+        }
+      }
+      dropped_asserts_ += inner.dropped_asserts_;
+    }
+    std::vector<jit::Value*> outs;
+    for (size_t k = 0; k < n_out; ++k) {
+      if_node->output(k)->setType(if_node->blocks()[0]->outputs()[k]->type());
+      outs.push_back(if_node->output(k));
+    }
+    if (outputs.size() == 1 && member(outputs[0]).first == "as_tensors") {
+      const json& names = *member(outputs[0]).second;
+      for (size_t k = 0; k < n_out; ++k) bind(names[k].at("name").get<std::string>(), outs[k]);
+    } else {
+      bind_outputs(node, outs);
+    }
+  }
+
+  jit::Graph& graph_;
+  const std::string& path_;
+  std::vector<std::string>& notes_;
+  std::unordered_map<std::string, jit::Value*> env_;
+  int dropped_asserts_ = 0;
+};
+
+}  // namespace
+
+json parse_program(std::string_view text) {
+  return json::parse(quote_nonfinite(text));
+}
+
+std::map<std::string, std::vector<std::string>> unresolved_targets(const json& graph) {
+  std::map<std::string, std::vector<std::string>> out;
+  collect_unresolved(graph, out);
+  return out;
+}
+
+class GraphBuilder::Impl : public Builder {
+ public:
+  using Builder::Builder;
+};
+
+GraphBuilder::GraphBuilder(jit::Graph& graph, const std::string& path,
+                           std::vector<std::string>& notes)
+    : impl_(std::make_unique<Impl>(graph, path, notes)) {}
+GraphBuilder::~GraphBuilder() = default;
+void GraphBuilder::bind(const std::string& name, jit::Value* v) {
+  impl_->bind(name, v);
+}
+jit::Value* GraphBuilder::lookup(const std::string& name) const {
+  return impl_->lookup(name);
+}
+void GraphBuilder::build_nodes(const json& graph) {
+  impl_->build_nodes(graph);
+}
+
+}  // namespace torchonnx::frontend::pt2
+
+#endif

@@ -1,0 +1,94 @@
+#include "frontend/pt2_archive.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "common/mapped_file.h"
+#include "frontend/archive_check.h"
+#include "torchonnx/errors.h"
+
+namespace torchonnx::frontend {
+
+namespace {
+
+uint64_t le(const char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+}  // namespace
+
+std::optional<Pt2Archive> Pt2Archive::open(const std::string& path) {
+  std::shared_ptr<MappedFile> file = MappedFile::open(path);
+  if (!file) return std::nullopt;
+  const char* data = file->data();
+  const uint64_t size = file->size();
+  const auto entries = zip_directory(size, [&](uint64_t offset, uint64_t n) {
+    if (offset >= size) return std::string();
+    return std::string(data + offset, std::min<uint64_t>(n, size - offset));
+  });
+  if (!entries) {
+    // No directory: a torch.export archive cut short still starts with its first record.
+    if (size >= 30 && le(data, 4) == 0x04034b50) {
+      const uint64_t name_len = le(data + 26, 2);
+      const std::string first(data + 30, std::min<uint64_t>(name_len, size - 30));
+      if (first == "serialized_exported_program.json") {
+        throw ExportError(ErrorCode::kModelLoad,
+                          fmt::format("'{}' is a torch.export archive without its zip directory "
+                                      "(a truncated file). Remedy: save the program again with "
+                                      "torch.export.save, or copy the whole file",
+                                      path));
+      }
+    }
+    return std::nullopt;
+  }
+  Pt2Archive archive;
+  for (const ZipEntry& e : *entries) {
+    if (e.header_offset > size || size - e.header_offset < 30 ||
+        le(data + e.header_offset, 4) != 0x04034b50) {
+      throw ExportError(ErrorCode::kModelLoad,
+                        fmt::format("'{}': the zip record '{}' is not where the archive's "
+                                    "directory says (a truncated or damaged file). Remedy: save "
+                                    "the program again with torch.export.save",
+                                    path, e.name));
+    }
+    const uint64_t start = e.header_offset + 30 + le(data + e.header_offset + 26, 2) +
+                           le(data + e.header_offset + 28, 2);
+    if (start > size || size - start < e.compressed_size) {
+      throw ExportError(ErrorCode::kModelLoad,
+                        fmt::format("'{}': the zip record '{}' ends after the end of the file "
+                                    "(a truncated file). Remedy: save the program again with "
+                                    "torch.export.save",
+                                    path, e.name));
+    }
+    archive.records_[e.name] =
+        Record{start, e.method == 0 ? e.size : e.compressed_size, e.method == 0};
+  }
+  if (!archive.has("serialized_exported_program.json")) return std::nullopt;
+  archive.path_ = path;
+  archive.file_ = std::move(file);
+  return archive;
+}
+
+std::string_view Pt2Archive::bytes(const std::string& name) const {
+  auto it = records_.find(name);
+  if (it == records_.end()) {
+    throw ExportError(ErrorCode::kModelLoad,
+                      fmt::format("'{}' has no record '{}', which torch.export.save writes. "
+                                  "Remedy: save the program again with torch.export.save",
+                                  path_, name));
+  }
+  if (!it->second.stored) {
+    throw ExportError(ErrorCode::kModelLoad,
+                      fmt::format("'{}': the record '{}' is compressed; torch.export.save stores "
+                                  "its records uncompressed. Remedy: save the program again with "
+                                  "torch.export.save, or repack the zip without compression "
+                                  "(zip -0)",
+                                  path_, name));
+  }
+  return std::string_view(file_->data() + it->second.offset, it->second.size);
+}
+
+}  // namespace torchonnx::frontend

@@ -1,0 +1,206 @@
+// torch.export programs (.pt2) in (issue 39): the programs of tests/fixtures/make_pt2.py (made by
+// PyTorch 2.6 in the Debian 13 root), each loaded, exported with the program's own example
+// inputs and dynamic dims, and run in ONNX Runtime at the example's sizes and at others within
+// the dims' ranges against the outputs of the program itself (ExportedProgram.module() in
+// Python). Damaged archives are refused by name. The libtorch 1.13 build refuses a .pt2 and names
+// the build that reads it.
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <torch/script.h>
+#include <torch/version.h>
+
+#include <filesystem>
+
+#include "frontend/frontend.h"
+#include "support/harness.h"
+#include "torchonnx/exported_program.h"
+#include "torchonnx/io.h"
+
+namespace torchonnx::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A .pt2 committed for the libtorch 1.13 build, which cannot make one.
+const fs::path kCommitted = fs::path(TORCHONNX_SOURCE_DIR) / "tests/fixtures/pt2/linear_bn.pt2";
+
+#if TORCH_VERSION_MAJOR >= 2
+
+const fs::path kDir = fs::path(TORCHONNX_PT2_FIXTURE_DIR);
+
+struct Pt2Model {
+  const char* name;
+  std::vector<std::string> dims;  // the ONNX model's dim_params expected on its first input
+};
+
+const Pt2Model kModels[] = {
+    {"linear_bn", {"s0"}},
+    {"resnet18", {"s0"}},
+    {"mobilenet_v3_small", {"s0"}},
+    {"transformer_encoder", {"s0", "s1"}},
+    {"lstm_lm", {"s0"}},
+    {"tiny_gpt", {"s0", "s1"}},
+    {"llama_block", {"s0", "s1"}},
+    {"cond", {"s0"}},
+    {"resnet18_core", {"s0"}},
+    {"tiny_gpt_core", {"s0", "s1"}},
+    {"llama_block_core", {"s0", "s1"}},
+};
+
+std::vector<c10::IValue> read_inputs(const fs::path& dir) {
+  std::vector<c10::IValue> inputs;
+  for (int i = 0; fs::exists(dir / fmt::format("input_{}.pb", i)); ++i) {
+    inputs.emplace_back(read_tensor_file((dir / fmt::format("input_{}.pb", i)).string()));
+  }
+  return inputs;
+}
+
+class Pt2ModelTest : public ::testing::TestWithParam<Pt2Model> {};
+
+TEST_P(Pt2ModelTest, ExportsAndMatchesTheProgramInOrtAtSeveralSizes) {
+  const Pt2Model& m = GetParam();
+  const fs::path file = kDir / (std::string(m.name) + ".pt2");
+  ASSERT_TRUE(fs::exists(file)) << file << " is missing: run the make_pt2_fixtures test";
+  ASSERT_TRUE(is_exported_program(file.string()));
+  const ExportedProgram program = load_exported_program(file.string());
+
+  // The loaded module is the program: in libtorch, on the example inputs, it gives the outputs
+  // Python's ExportedProgram gave.
+  const fs::path example = kDir / m.name / "size_0";
+  const std::vector<c10::IValue> saved = read_inputs(example);
+  ASSERT_EQ(program.example_inputs.size(), saved.size());
+  for (size_t k = 0; k < saved.size(); ++k) {
+    EXPECT_TRUE(program.example_inputs[k].toTensor().equal(saved[k].toTensor())) << k;
+  }
+  const std::vector<at::Tensor> ours = frontend::run_module(program.module, saved);
+  for (size_t k = 0; k < ours.size(); ++k) {
+    const at::Tensor want = read_tensor_file((example / fmt::format("output_{}.pb", k)).string());
+    EXPECT_TRUE(at::allclose(ours[k], want, 1e-4, 1e-5)) << m.name << " output " << k;
+  }
+
+  ExportOptions options;
+  options.opset_version = 17;
+  const std::string out = temp_dir(std::string(m.name) + "_pt2") + "/model.onnx";
+  export_program(program, out, options);
+  const onnx::ModelProto model = read_model_file(out);
+  std::vector<std::string> dims;
+  for (const auto& d : model.graph().input(0).type().tensor_type().shape().dim()) {
+    if (d.has_dim_param()) dims.push_back(d.dim_param());
+  }
+  EXPECT_EQ(dims, m.dims) << m.name;
+
+  const Tolerance tol{.rtol = 1e-3, .atol = 1e-7, .atol_scale = 1e-4};
+  for (int k = 0; fs::exists(kDir / m.name / fmt::format("size_{}", k)); ++k) {
+    const fs::path data = kDir / m.name / fmt::format("size_{}", k);
+    const OrtResult r = run_in_ort(out, data.string(), tol);
+    EXPECT_TRUE(r.ok) << m.name << " at " << data.filename() << ": " << r.report;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, Pt2ModelTest, ::testing::ValuesIn(kModels),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Pt2, ParametersKeepTheProgramsNames) {
+  const ExportedProgram program = load_exported_program((kDir / "linear_bn.pt2").string());
+  std::set<std::string> names;
+  for (const auto& p : program.module.named_attributes(/*recurse=*/true)) names.insert(p.name);
+  for (const char* name : {"fc.weight", "fc.bias", "bn.running_mean", "scale"}) {
+    EXPECT_TRUE(names.count(name)) << name;
+  }
+  EXPECT_EQ(program.input_names, std::vector<std::string>{"x"});
+  EXPECT_EQ(program.dynamic_axes.at("x").at(0), "s0");
+  EXPECT_EQ(program.dim_ranges.at("s0"), (std::pair<int64_t, int64_t>{1, 64}));
+  // Without folding, the initializers are the parameters by those names.
+  ExportOptions options;
+  options.do_constant_folding = false;
+  const onnx::ModelProto model =
+      parse_model(export_model_to_bytes(program.module, program.example_inputs, options));
+  std::set<std::string> initializers;
+  for (const auto& t : model.graph().initializer()) initializers.insert(t.name());
+  EXPECT_TRUE(initializers.count("fc.weight")) << model.graph().DebugString().substr(0, 2000);
+}
+
+TEST(Pt2, UnconvertibleTargetsAreNamedWithTheirSourceLocation) {
+  try {
+    load_exported_program((kDir / "bad_target.pt2").string());
+    FAIL() << "no error";
+  } catch (const ExportError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupportedOp);
+    EXPECT_NE(std::string(e.what()).find("torch.ops.aten.no_such_op.default"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("make_pt2.py:"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Pt2, TheCliExportsPrintsAndVerifiesAPt2WithoutInputs) {
+  const std::string dir = temp_dir("pt2_cli");
+  const std::string file = (kDir / "linear_bn.pt2").string();
+  CliResult r = run_cli(fmt::format("export {} -o {}/m.onnx", file, dir));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const onnx::ModelProto model = read_model_file(dir + "/m.onnx");
+  EXPECT_EQ(model.graph().input(0).type().tensor_type().shape().dim(0).dim_param(), "s0");
+  r = run_cli(fmt::format("print {}", file));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Gemm"), std::string::npos) << r.output;
+  r = run_cli(fmt::format("unconvertible {}", file));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = run_cli(fmt::format("verify {}", file));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  // --input-names renames the program's dynamic dims with its inputs.
+  r = run_cli(fmt::format("export {} -o {}/n.onnx --input-names features", file, dir));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const onnx::ModelProto named = read_model_file(dir + "/n.onnx");
+  EXPECT_EQ(named.graph().input(0).name(), "features");
+  EXPECT_EQ(named.graph().input(0).type().tensor_type().shape().dim(0).dim_param(), "s0");
+}
+
+TEST(Pt2, DamagedArchivesGiveClearErrors) {
+  struct Case {
+    const char* file;
+    int exit_code;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"bad_truncated.pt2", 3, "save the program again"},
+      {"bad_version.pt2", 3, "schema version 99.0"},
+      {"bad_target.pt2", 4, "torch.ops.aten.no_such_op.default"},
+      {"bad_weight.pt2", 3, "fc.missing_weight"},
+  };
+  const std::string dir = temp_dir("pt2_bad");
+  for (const Case& c : cases) {
+    const CliResult r =
+        run_cli(fmt::format("export {} -o {}/m.onnx", (kDir / c.file).string(), dir));
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.file << ": " << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.file << ": " << r.output;
+    EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir + "/m.onnx")) << c.file;
+  }
+}
+
+TEST(Pt2, LoadModelPointsAPt2ToItsLoader) {
+  try {
+    load_model(kCommitted.string());
+    FAIL() << "no error";
+  } catch (const ExportError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kModelLoad);
+    EXPECT_NE(std::string(e.what()).find("load_exported_program"), std::string::npos) << e.what();
+  }
+}
+
+#else
+
+TEST(Pt2, TheLibtorch1BuildRefusesAPt2NamingTheBuildThatReadsIt) {
+  ASSERT_TRUE(is_exported_program(kCommitted.string()));
+  const std::string dir = temp_dir("pt2_old");
+  const CliResult r = run_cli(fmt::format("export {} -o {}/m.onnx", kCommitted.string(), dir));
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("Debian 13"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir + "/m.onnx"));
+}
+
+#endif
+
+}  // namespace
+}  // namespace torchonnx::testing
