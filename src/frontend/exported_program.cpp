@@ -46,7 +46,6 @@
 
 #include <cctype>
 #include <cstdio>
-#include <regex>
 
 #include "common/mapped_file.h"
 #include "frontend/program_graph.h"
@@ -218,12 +217,57 @@ std::pair<jit::Module, std::string> owner(jit::Module root, const std::string& p
   return {m, rest};
 }
 
-// "Symbol('s0', positive=True, integer=True)" → "s0"; another expression as it is.
-std::string symbol_name(const std::string& expr) {
-  static const std::regex kSymbol(R"re(^Symbol\('([^']+)'.*\)$)re");
-  std::smatch m;
-  if (std::regex_match(expr, m, kSymbol)) return m[1];
-  return expr;
+// A dim's sympy expression (srepr: "Symbol('s0', positive=True, integer=True)",
+// "Mul(Integer(2), Symbol('s1', ...))") as the name of its ONNX dim: "s0", "2*s1"; products and
+// sums of symbols and integers only, else "" (a generated name).
+struct SympyReader {
+  const std::string& e;
+  size_t at = 0;
+  bool eat(const std::string& word) {
+    if (e.compare(at, word.size(), word) != 0) return false;
+    at += word.size();
+    return true;
+  }
+  std::optional<std::string> term() {
+    if (eat("Symbol('")) {
+      const size_t end = e.find('\'', at);
+      if (end == std::string::npos) return std::nullopt;
+      std::string name = e.substr(at, end - at);
+      at = end;
+      int depth = 0;  // skip the assumptions up to the closing parenthesis
+      for (; at < e.size(); ++at) {
+        if (e[at] == '(') ++depth;
+        if (e[at] == ')' && depth-- == 0) break;
+      }
+      if (!eat(")")) return std::nullopt;
+      return name;
+    }
+    if (eat("Integer(")) {
+      const size_t end = e.find(')', at);
+      if (end == std::string::npos) return std::nullopt;
+      std::string n = e.substr(at, end - at);
+      at = end + 1;
+      return n;
+    }
+    for (const char* op : {"Mul", "Add"}) {
+      if (!eat(std::string(op) + "(")) continue;
+      std::string out;
+      for (bool first = true;; first = false) {
+        if (!first && !eat(", ")) break;
+        auto t = term();
+        if (!t) return std::nullopt;
+        out += (first ? "" : std::string(op) == "Mul" ? "*" : " + ") + *t;
+      }
+      if (!eat(")")) return std::nullopt;
+      return out;
+    }
+    return std::nullopt;
+  }
+};
+std::string dim_name(const std::string& expr) {
+  SympyReader r{expr};
+  auto name = r.term();
+  return name && r.at == expr.size() ? *name : "";
 }
 
 }  // namespace
@@ -454,7 +498,7 @@ ExportedProgram load_exported_program(const std::string& path) {
         auto [k, x] = member(sizes[d]);
         if (k == "as_expr") {
           program.dynamic_axes[name][static_cast<int64_t>(d)] =
-              symbol_name(x->at("expr_str").get<std::string>());
+              dim_name(x->at("expr_str").get<std::string>());
         }
       }
     }

@@ -392,7 +392,16 @@ class Builder {
         }
       } else if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") {
         auto [k2, x] = member(*v);
-        if (k2 == "as_name") bind(x->get<std::string>(), outs[k]);
+        if (k2 != "as_name") continue;
+        // A Scalar result (aten::item) read as an int, float or bool: TorchScript's int(x.item()).
+        jit::Value* out = outs[k];
+        if (out->type()->kind() == c10::TypeKind::NumberType) {
+          const c10::Symbol cast = kind == "as_sym_int"     ? c10::aten::Int
+                                   : kind == "as_sym_float" ? c10::aten::Float
+                                                            : c10::aten::Bool;
+          out = graph_.insert(cast, {out});
+        }
+        bind(x->get<std::string>(), out);
       } else if (kind == "as_optional_tensors") {
         // Tensor?[] results are not read by name in the programs torch.export writes.
       } else if (kind != "as_none") {

@@ -47,6 +47,8 @@ const Pt2Model kModels[] = {
     {"resnet18_core", {"s0"}},
     {"tiny_gpt_core", {"s0", "s1"}},
     {"llama_block_core", {"s0", "s1"}},
+    {"pairs", {"2*s1"}},  // a derived dim: 2 * half
+    {"take", {"s0"}},     // and a data-dependent size
 };
 
 std::vector<c10::IValue> read_inputs(const fs::path& dir) {
@@ -120,6 +122,18 @@ TEST(Pt2, ParametersKeepTheProgramsNames) {
   std::set<std::string> initializers;
   for (const auto& t : model.graph().initializer()) initializers.insert(t.name());
   EXPECT_TRUE(initializers.count("fc.weight")) << model.graph().DebugString().substr(0, 2000);
+}
+
+// The program's runtime asserts, which ONNX cannot check, are left out with a note.
+TEST(Pt2, RuntimeAssertsAreDroppedWithANote) {
+  for (const char* name : {"pairs.pt2", "take.pt2"}) {
+    const ExportedProgram program = load_exported_program((kDir / name).string());
+    ASSERT_EQ(program.notes.size(), 1u) << name;
+    EXPECT_NE(program.notes[0].find("runtime asserts"), std::string::npos) << program.notes[0];
+    const std::string ir = program.module.get_method("forward").graph()->toString();
+    EXPECT_EQ(ir.find("_assert_scalar"), std::string::npos) << ir;
+    EXPECT_EQ(ir.find("sym_constrain_range"), std::string::npos) << ir;
+  }
 }
 
 TEST(Pt2, UnconvertibleTargetsAreNamedWithTheirSourceLocation) {
