@@ -44,6 +44,10 @@ std::optional<Pt2Archive> Pt2Archive::open(const std::string& path) {
     }
     return std::nullopt;
   }
+  // Only a torch.export archive is checked further: another zip is not this reader's.
+  bool is_program = false;
+  for (const ZipEntry& e : *entries) is_program |= e.name == "serialized_exported_program.json";
+  if (!is_program) return std::nullopt;
   Pt2Archive archive;
   for (const ZipEntry& e : *entries) {
     if (e.header_offset > size || size - e.header_offset < 30 ||
@@ -66,7 +70,6 @@ std::optional<Pt2Archive> Pt2Archive::open(const std::string& path) {
     archive.records_[e.name] =
         Record{start, e.method == 0 ? e.size : e.compressed_size, e.method == 0};
   }
-  if (!archive.has("serialized_exported_program.json")) return std::nullopt;
   archive.path_ = path;
   archive.file_ = std::move(file);
   return archive;
