@@ -327,13 +327,21 @@ ExportedProgram load_exported_program(const std::string& path) {
     if (!unresolved.empty()) {
       std::string list;
       for (const auto& [target, places] : unresolved) {
-        list += fmt::format("\n  {} ({} node{}){}", target, places.size(),
-                            places.size() == 1 ? "" : "s", places.front());
+        // Higher-order ops other than torch.cond (while_loop, map, scan, ...) are control flow
+        // this reader does not build, not missing operators.
+        const bool control = target.rfind("torch.ops.higher_order.", 0) == 0;
+        list += fmt::format("\n  {} ({} node{}){}{}", target, places.size(),
+                            places.size() == 1 ? "" : "s", places.front(),
+                            control ? ": control flow this reader does not build (of the "
+                                      "higher-order ops it reads torch.cond only); remedy: "
+                                      "express the loop with torch.cond or a loop of a fixed "
+                                      "trip count, which torch.export unrolls"
+                                    : "");
       }
       fail(ErrorCode::kUnsupportedOp, path,
-           "the program calls operators this libtorch does not have:" + list +
-               "\nRemedy: load the library that registers a custom operator (--load-library), "
-               "or export the model without these operators");
+           "the program calls what this torchonnx cannot resolve:" + list +
+               "\nRemedy: for an operator this libtorch does not have, load the library that "
+               "registers it (--load-library), or export the model without it");
     }
 
     const auto state = tensor_dict(load_torch_save(*archive, "serialized_state_dict.pt"));

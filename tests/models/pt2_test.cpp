@@ -181,6 +181,7 @@ TEST(Pt2, DamagedArchivesGiveClearErrors) {
       {"bad_version.pt2", 3, "schema version 99.0"},
       {"bad_target.pt2", 4, "torch.ops.aten.no_such_op.default"},
       {"bad_weight.pt2", 3, "fc.missing_weight"},
+      {"bad_control.pt2", 4, "control flow this reader does not build"},
   };
   const std::string dir = temp_dir("pt2_bad");
   for (const Case& c : cases) {
