@@ -29,8 +29,8 @@ bool is_eval_dropout(const torch::jit::Node* node) {
 
 bool is_identity(const torch::jit::Node* node) {
   static const std::vector<std::string> kIdentities = {
-      "aten::detach", "aten::contiguous", "aten::clone",  "aten::lift_fresh",
-      "aten::lift",   "aten::alias",      "aten::detach_"};
+      "aten::detach",          "aten::contiguous", "aten::clone", "aten::lift_fresh",
+      "aten::lift_fresh_copy", "aten::lift",       "aten::alias", "aten::detach_"};
   const std::string kind = node->kind().toQualString();
   return std::find(kIdentities.begin(), kIdentities.end(), kind) != kIdentities.end() ||
          is_eval_dropout(node);

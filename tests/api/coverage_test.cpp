@@ -320,6 +320,7 @@ TEST(OperatorCoverage, EveryConverterIsNumericallyTestedAcrossItsRange) {
       {"aten::contiguous", "RemoveEvalNoOps removes it"},
       {"aten::detach", "RemoveEvalNoOps removes it"},
       {"aten::lift", "RemoveEvalNoOps removes it"},
+      {"aten::lift_fresh_copy", "RemoveEvalNoOps removes it"},
       {"aten::_conj", "applies to complex tensors only, which ONNX export does not take"},
       {"prim::shape", "no operator in libtorch 1.13: a graph holding it cannot be run or cleaned"},
       {"prim::TupleUnpack",

@@ -154,6 +154,20 @@ TEST_F(Activation, SoftmaxWithDtype) {
                     {at::randn({2, 5, 3})});
 }
 
+// aten::_safe_softmax (PyTorch >= 2.5; SDPA's masked softmax): a row that is -inf throughout
+// gives 0, not NaN; a row with one finite value its softmax.
+TEST_F(Activation, SafeSoftmaxZeroesFullyMaskedRows) {
+  TORCHONNX_SKIP_WITHOUT_OPERATOR("aten::_safe_softmax");
+  at::Tensor x = at::randn({2, 3, 4});
+  x.index_put_({0, 1}, -INFINITY);
+  x.index_put_({1, 2, at::indexing::Slice(0, 3)}, -INFINITY);
+  expect_script_matches("aten::_safe_softmax",
+                        "def forward(self, x):\n"
+                        "  return torch._safe_softmax(x, -1), "
+                        "torch._safe_softmax(x, 1, 7)\n",
+                        {x});
+}
+
 TEST_F(Activation, SoftmaxOfZeroDimTensor) {
   expect_op_matches("aten::softmax", [](const Inputs& in) { return at::softmax(arg(in, 0), 0); },
                     {at::scalar_tensor(0.3)});

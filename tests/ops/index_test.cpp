@@ -28,6 +28,16 @@ class Index : public ::testing::Test {
 
 // ----- select / slice ----------------------------------------------------------------------------
 
+// aten::_unsafe_index.Tensor (PyTorch >= 2.1): the core ATen form of index in upsampling
+// decompositions.
+TEST_F(Index, UnsafeIndex) {
+  TORCHONNX_SKIP_WITHOUT_OPERATOR("aten::_unsafe_index");
+  expect_script_matches("aten::_unsafe_index",
+                        "def forward(self, x, i):\n"
+                        "  return torch._unsafe_index(x, [None, i])\n",
+                        {at::randn({3, 5}), at::tensor({4, 0, 2, 2})});
+}
+
 TEST_F(Index, SelectNegativeIndex) {
   auto fn = [](const Inputs& in) { return arg(in, 0).select(1, -1); };
   expect_op_matches("aten::select", fn, {at::randn({3, 4, 2})});

@@ -347,6 +347,20 @@ TEST_F(Pool, AdaptiveAvgPool2d) {
   }
 }
 
+// aten::_adaptive_avg_pool2d/3d: the core ATen form torch.export's decompositions give.
+TEST_F(Pool, UnderscoreAdaptiveAvgPool) {
+  expect_op_matches("aten::_adaptive_avg_pool2d",
+                    [](const Inputs& in) {
+                      return at::_adaptive_avg_pool2d(arg(in, 0), {2, 3});
+                    },
+                    {at::randn({2, 3, 8, 6})});
+  expect_op_matches("aten::_adaptive_avg_pool3d",
+                    [](const Inputs& in) {
+                      return at::_adaptive_avg_pool3d(arg(in, 0), {1, 2, 2});
+                    },
+                    {at::randn({1, 2, 4, 4, 6})});
+}
+
 TEST_F(Pool, AdaptiveAvgPoolToANonDivisor) {
   // PyTorch's windows [floor(i·in/out), ceil((i+1)·in/out)) overlap and differ in size.
   for (std::vector<int64_t> out : {std::vector<int64_t>{3, 3}, {5, 4}, {3, 2}, {7, 6}}) {

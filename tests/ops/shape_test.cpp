@@ -38,6 +38,16 @@ TEST_F(Shape, ViewWithInferredDim) {
                     {at::randn({2, 3, 4})});
 }
 
+// aten::_unsafe_view: the core ATen form of view and reshape. (aten::lift_fresh_copy, of a
+// constant, is removed with the other identities by RemoveEvalNoOps.)
+TEST_F(Shape, UnsafeView) {
+  expect_op_matches("aten::_unsafe_view",
+                    [](const Inputs& in) {
+                      return at::_unsafe_view(arg(in, 0), {3, -1}) * 2;
+                    },
+                    {at::randn({2, 3, 4})});
+}
+
 TEST_F(Shape, ViewOfSizeDerivedShape) {
   // In C++ x.size(0) is an int64_t: the trace holds a constant shape list.
   expect_op_matches("aten::view",

@@ -3,6 +3,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "symbolic/context.h"
@@ -121,6 +122,27 @@ Converter softmax(const std::string& onnx_op, bool half_to_float, bool any_axis)
     Value t = g.op("Transpose", {x}, {{"perm", perm}});
     Value y = g.op(onnx_op, {t}, {{"axis", rank - 1}});
     return {g.op("Transpose", {y}, {{"perm", perm}})};
+  };
+}
+
+// aten::_safe_softmax(Tensor self, int dim, ScalarType? dtype) -> Tensor (PyTorch >= 2.5: SDPA's
+//   masked softmax)  ⇒  Softmax, and 0 along a row that is -inf throughout (where Softmax gives
+//   NaN): Where(all(x == -inf along dim), 0, y), as PyTorch computes it
+Converter safe_softmax(bool any_axis) {
+  return [plain = softmax("Softmax", false, any_axis)](GraphContext& g, const Args& a) -> Values {
+    Value y = plain(g, a)[0];
+    const int64_t rank = a.require_rank(0);
+    if (rank == 0) return {y};
+    const int64_t dim = normalize_dim(a.int_arg(1), rank);
+    at::ScalarType type =
+        a.size() > 2 && !a.is_none(2) ? c10::ScalarType(a.int_arg(2)) : a.dtype(0);
+    Value x = a.size() > 2 && !a.is_none(2) ? g.cast(a.tensor(0), type) : a.tensor(0);
+    // x == -inf as x < lowest (Equal takes no floats before 11); a row is masked when all are.
+    const double lowest = type == at::kDouble ? std::numeric_limits<double>::lowest()
+                                              : std::numeric_limits<float>::lowest();
+    Value neg_inf = g.cast(g.op("Less", {x, g.constant_scalar(lowest, type)}), at::kFloat);
+    Value all = reduce(g, "ReduceMin", neg_inf, {dim}, /*keepdims=*/true);
+    return {g.op("Where", {g.cast(all, at::kBool), g.constant_scalar(0, type), y})};
   };
 }
 
@@ -400,6 +422,8 @@ void register_activation(Registry& r) {
     r.add(op, {9, 12}, softmax(onnx_op, half_to_float, /*any_axis=*/false));
     r.add(op, from(13), softmax(onnx_op, half_to_float, /*any_axis=*/true));
   }
+  r.add("aten::_safe_softmax", {9, 12}, safe_softmax(/*any_axis=*/false));
+  r.add("aten::_safe_softmax", from(13), safe_softmax(/*any_axis=*/true));
   r.add("aten::elu", from(9), elu_op);
   r.add("aten::selu", from(9), selu);
   r.add("aten::celu", {9, 11}, celu_9);

@@ -713,6 +713,9 @@ void register_index(Registry& r) {
   r.add("aten::select", from(9), select_op);
   r.add("aten::slice", from(9), slice_op);
   r.add("aten::index", from(9), index_op);
+  // aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices): torch.export's core form of
+  // index (upsampling decompositions)
+  r.add("aten::_unsafe_index", from(9), index_op);
   r.add("aten::index_put", from(9), index_put);
   r.add("aten::index_select", from(9), index_select);
   r.add("aten::gather", from(9), gather);

@@ -436,6 +436,8 @@ void register_pool(Registry& r) {
     r.add("aten::max_pool" + d + "_with_indices", from(9), max_pool_nd(n, true));
     r.add("aten::avg_pool" + d, from(9), avg_pool_nd(n));
     r.add("aten::adaptive_avg_pool" + d, from(9), adaptive_avg_pool_nd(n));
+    // aten::_adaptive_avg_pool2d/3d(Tensor self, SymInt[] output_size): the core ATen form
+    if (n >= 2) r.add("aten::_adaptive_avg_pool" + d, from(9), adaptive_avg_pool_nd(n));
     r.add("aten::adaptive_max_pool" + d, from(9), adaptive_max_pool_nd(n));
   }
   r.add("aten::max_unpool2d", from(9), max_unpool_nd(2));

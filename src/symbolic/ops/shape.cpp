@@ -605,6 +605,8 @@ void register_shape(Registry& r) {
   r.add("aten::view", from(9), view);
   r.add("aten::view.dtype", from(9), view_dtype);
   r.add("aten::reshape", from(9), view);
+  // aten::_unsafe_view(Tensor self, SymInt[] size): torch.export's core form of view/reshape
+  r.add("aten::_unsafe_view", from(9), view);
   r.add("aten::_reshape_from_tensor", from(9), reshape_from_tensor);
   r.add("aten::view_as", from(9), view_as);
   r.add("aten::reshape_as", from(9), view_as);
@@ -646,9 +648,9 @@ void register_shape(Registry& r) {
 
   r.add("aten::_shape_as_tensor", from(9), shape_as_tensor);
   r.add("prim::shape", from(9), shape_as_tensor);
-  for (const char* op :
-       {"aten::alias", "aten::clone", "aten::contiguous", "aten::detach", "aten::lift",
-        "aten::resolve_conj", "aten::resolve_neg", "aten::_conj", "aten::conj_physical"}) {
+  for (const char* op : {"aten::alias", "aten::clone", "aten::contiguous", "aten::detach",
+                         "aten::lift", "aten::lift_fresh_copy", "aten::resolve_conj",
+                         "aten::resolve_neg", "aten::_conj", "aten::conj_physical"}) {
     r.add(op, from(9), identity);
   }
 }
