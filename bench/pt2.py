@@ -7,7 +7,7 @@ Run in the Debian 13 root (PyTorch 2.6 makes both files; the libtorch 2.6 build 
 
 Each export is a fresh `torchonnx export` process under /usr/bin/time -v (wall seconds, max RSS);
 the table gives the median of --runs runs (default 3) and the .pt2 / .pt ratios. The models:
-resnet50 (torchvision, random weights, 1x3x224x224, dynamic batch) and a 6-layer
+resnet50 (torchvision, random weights, 2x3x224x224, dynamic batch) and a 6-layer
 TransformerEncoder (d=512, 8 heads, 2x64x512, dynamic batch and sequence). Not a test: nothing
 here runs in ctest or .ci/run.
 """
@@ -28,7 +28,7 @@ from torch.export import Dim
 def resnet50():
     import torchvision
 
-    return torchvision.models.resnet50(weights=None).eval(), (torch.randn(1, 3, 224, 224),), \
+    return torchvision.models.resnet50(weights=None).eval(), (torch.randn(2, 3, 224, 224),), \
         {"x": {0: Dim("batch", min=1, max=64)}}
 
 
