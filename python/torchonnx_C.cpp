@@ -21,6 +21,7 @@
 
 #include "torchonnx/errors.h"
 #include "torchonnx/export.h"
+#include "torchonnx/exported_program.h"
 #include "torchonnx/logging.h"
 #include "torchonnx/symbolic.h"
 #include "torchonnx/verify.h"
@@ -392,6 +393,21 @@ PYBIND11_MODULE(_C, m) {
         py::arg("path") = py::none(),
         "Exports a torch._C.ScriptModule's forward() to `path`, or returns the model's bytes "
         "when `path` is None.");
+  m.def(
+      "load_exported_program",
+      [](const std::string& path) {
+        torchonnx::ExportedProgram p;
+        {
+          py::gil_scoped_release no_gil;
+          p = torchonnx::load_exported_program(path);
+        }
+        py::list inputs;
+        for (const auto& v : p.example_inputs) inputs.append(torch::jit::toPyObject(v));
+        return py::make_tuple(p.module, inputs, p.dynamic_axes, p.input_names, p.notes);
+      },
+      py::arg("path"),
+      "A .pt2 (torch.export.save) as (torch._C.ScriptModule, example inputs, dynamic axes, "
+      "input names, notes): torchonnx::load_exported_program.");
   m.def("module_pretty_string", &module_pretty_string, py::arg("module"), py::arg("args"),
         py::arg("options"), py::arg("format") = "text");
   py::class_<torchonnx::UnconvertibleOp>(m, "UnconvertibleOp")

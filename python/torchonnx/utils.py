@@ -747,10 +747,40 @@ def _run(model, args, training, fn):
 # Public functions
 
 
+def _is_exported_program(model) -> bool:
+    export = getattr(torch, "export", None)
+    return export is not None and isinstance(model, getattr(export, "ExportedProgram", ()))
+
+
+def _from_exported_program(program, args, input_names, dynamic_axes):
+    """A torch.export program as the ScriptModule torchonnx's C++ reader makes of its .pt2
+    (torchonnx::load_exported_program), with the program's example inputs when ``args`` is empty
+    and its symbolic dims as dynamic axes when none are given (under ``input_names`` where they
+    rename its inputs)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="torchonnx_pt2_") as tmp:
+        path = os.path.join(tmp, "program.pt2")
+        torch.export.save(program, path)
+        cpp, example, program_axes, names, notes = _C.load_exported_program(path)
+    for note in notes:
+        warnings.warn("torchonnx: " + note)
+    module = torch.jit._recursive.wrap_cpp_module(cpp)
+    if args is None or (isinstance(args, tuple) and len(args) == 0):
+        args = tuple(example)
+    if dynamic_axes is None:
+        renamed = list(input_names or [])
+        dynamic_axes = {}
+        for k, name in enumerate(names):
+            if name in program_axes:
+                dynamic_axes[renamed[k] if k < len(renamed) else name] = dict(program_axes[name])
+    return module, args, dynamic_axes
+
+
 def export(
     model: Union[torch.nn.Module, torch.jit.ScriptModule, torch.jit.ScriptFunction],
-    args: Union[Tuple[Any, ...], torch.Tensor],
-    f,
+    args: Union[Tuple[Any, ...], torch.Tensor] = (),
+    f=None,
     export_params: bool = True,
     verbose: bool = False,
     training: "TrainingMode" = TrainingMode.EVAL,
@@ -776,8 +806,10 @@ def export(
     torchonnx's C++ exporter.
 
     ``model``: an ``nn.Module`` (traced on ``args`` in the training mode ``training`` selects,
-    restored after), a ``torch.jit.ScriptModule`` (scripted or traced), or a
-    ``torch.jit.ScriptFunction``. ``args``: one tensor, or a tuple of the arguments of forward(),
+    restored after), a ``torch.jit.ScriptModule`` (scripted or traced), a
+    ``torch.jit.ScriptFunction``, or a ``torch.export.ExportedProgram`` (read as its .pt2 by
+    torchonnx's C++ reader: ``args`` default to its example inputs and ``dynamic_axes`` to its
+    symbolic dims, with or without ``dynamo=True``). ``args``: one tensor, or a tuple of the arguments of forward(),
     each a tensor, a number, or nested tuples/lists/dicts of them; a trailing dict holds keyword
     arguments. ``f``: a file path, or a binary file-like object (``io.BytesIO``).
 
@@ -788,7 +820,10 @@ def export(
     ``autograd_inlining`` of older and newer torch versions are accepted and have no effect (the
     checker always runs).
     """
-    if dynamo:
+    if _is_exported_program(model):
+        model, args, dynamic_axes = _from_exported_program(model, args, input_names,
+                                                           dynamic_axes)
+    elif dynamo:
         raise errors.InvalidArgumentError(
             "export(dynamo=True) asks for torch.onnx's dynamo exporter: torchonnx exports "
             "TorchScript (traced or scripted models); call torch.onnx.export for dynamo"
@@ -811,6 +846,11 @@ def export(
         use_external_data_format,
     )
     _C.check_export_options(options)
+    if f is None:
+        raise errors.InvalidArgumentError(
+            "export: f is required (a file path or a binary file-like object); torchonnx "
+            "returns no ONNXProgram"
+        )
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
     elif hasattr(f, "write"):
