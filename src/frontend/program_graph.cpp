@@ -258,6 +258,10 @@ void collect_unresolved(const json& graph, std::map<std::string, std::vector<std
   }
 }
 
+}  // namespace
+
+// The builder (GraphBuilder::Impl holds one): not in the anonymous namespace, which a member of
+// a class with linkage cannot use.
 class Builder {
  public:
   Builder(jit::Graph& graph, const std::string& path, std::vector<std::string>& notes)
@@ -603,8 +607,6 @@ class Builder {
   int dropped_asserts_ = 0;
 };
 
-}  // namespace
-
 json parse_program(std::string_view text) {
   return json::parse(quote_nonfinite(text));
 }
@@ -615,9 +617,12 @@ std::map<std::string, std::vector<std::string>> unresolved_targets(const json& g
   return out;
 }
 
-class GraphBuilder::Impl : public Builder {
+// The builder itself lives in the anonymous namespace; the public class holds one.
+class GraphBuilder::Impl {
  public:
-  using Builder::Builder;
+  Impl(jit::Graph& graph, const std::string& path, std::vector<std::string>& notes)
+      : builder(graph, path, notes) {}
+  Builder builder;
 };
 
 GraphBuilder::GraphBuilder(jit::Graph& graph, const std::string& path,
@@ -625,13 +630,13 @@ GraphBuilder::GraphBuilder(jit::Graph& graph, const std::string& path,
     : impl_(std::make_unique<Impl>(graph, path, notes)) {}
 GraphBuilder::~GraphBuilder() = default;
 void GraphBuilder::bind(const std::string& name, jit::Value* v) {
-  impl_->bind(name, v);
+  impl_->builder.bind(name, v);
 }
 jit::Value* GraphBuilder::lookup(const std::string& name) const {
-  return impl_->lookup(name);
+  return impl_->builder.lookup(name);
 }
 void GraphBuilder::build_nodes(const json& graph) {
-  impl_->build_nodes(graph);
+  impl_->builder.build_nodes(graph);
 }
 
 }  // namespace torchonnx::frontend::pt2
