@@ -349,8 +349,9 @@ class Builder {
       c10::TypePtr element = kind == "as_sym_ints"     ? c10::TypePtr(c10::IntType::get())
                              : kind == "as_sym_floats" ? c10::TypePtr(c10::FloatType::get())
                                                        : c10::TypePtr(c10::BoolType::get());
-      // All literals: one list constant, as TorchScript makes of `[2, 3]`.
-      bool literal_only = true;
+      // All int or float literals: one list constant, as TorchScript makes of `[2, 3]` (bools
+      // stay a ListConstruct of constants).
+      bool literal_only = kind != "as_sym_bools";
       for (jit::Value* item : items) literal_only &= item->node()->kind() == c10::prim::Constant;
       if (literal_only) {
         for (jit::Value* item : items) {
@@ -416,17 +417,15 @@ class Builder {
     }
   }
 
-  void set_location(jit::Node* n, const json& node) {
+  // The nodes inserted since `mark` (the node before them) get the program node's location
+  // (its stack trace read once, one Source for all of them).
+  void locate_since(jit::Node* mark, const json& node) {
     auto l = location_of(node);
     if (!l) return;
     auto source = std::make_shared<jit::Source>(l->code, l->file, l->line);
-    n->setSourceRange(jit::SourceRange(source, 0, l->code.size()));
-  }
-
-  // The nodes inserted since `mark` (the node before them) get the program node's location.
-  void locate_since(jit::Node* mark, const json& node) {
+    const jit::SourceRange range(source, 0, l->code.size());
     for (jit::Node* n = mark->next(); n != graph_.insertPoint(); n = n->next()) {
-      set_location(n, node);
+      n->setSourceRange(range);
     }
   }
 
@@ -537,7 +536,7 @@ class Builder {
     }
     jit::Value* pred = value(inputs[0].at("arg"), nullptr);
     if (pred->type()->kind() != c10::TypeKind::BoolType) {
-      pred = graph_.insert(c10::aten::Bool, {pred});
+      pred = insert_resolved(node, c10::aten::Bool, {pred}, {});
     }
     auto [okind, operands_json] = member(inputs[3].at("arg"));
     std::vector<jit::Value*> operands;
