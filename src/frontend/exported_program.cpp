@@ -18,8 +18,10 @@
 //     own overload resolution picks the overload, as it would for `x * 2.0` in a scripted module;
 //   - Python's operators on symbolic ints (`_operator.mul(s0, 4)`) and aten.sym_size become
 //     TorchScript's int ops and aten::size; torch.cond becomes prim::If with the two subgraphs as
-//     its blocks; the runtime asserts (aten._assert_scalar, sym_constrain_range) are dropped with
-//     a note: ONNX cannot check them;
+//     its blocks, while_loop a prim::Loop (a scripted `while`), map and scan a prim::Loop over
+//     the slices that appends each step's results to lists stacked after it (a scripted `for`
+//     loop over a list); the runtime asserts (aten._assert_scalar, sym_constrain_range) are dropped
+//     with a note: ONNX cannot check them;
 //   - symbolic dims of user inputs become dynamic axes named by their symbol.
 // Tensors are read with libtorch's unpickler from the records, in place in a mapping of the file
 // (the records are stored uncompressed); a storage whose bytes are 64-byte aligned in the file
@@ -327,15 +329,16 @@ ExportedProgram load_exported_program(const std::string& path) {
     if (!unresolved.empty()) {
       std::string list;
       for (const auto& [target, places] : unresolved) {
-        // Higher-order ops other than torch.cond (while_loop, map, scan, ...) are control flow
-        // this reader does not build, not missing operators.
+        // Higher-order ops other than cond, while_loop, map and scan (associative_scan,
+        // invoke_subgraph, flex_attention, ...) are what this reader does not build, not
+        // missing operators.
         const bool control = target.rfind("torch.ops.higher_order.", 0) == 0;
         list += fmt::format("\n  {} ({} node{}){}{}", target, places.size(),
                             places.size() == 1 ? "" : "s", places.front(),
-                            control ? ": control flow this reader does not build (of the "
-                                      "higher-order ops it reads torch.cond only); remedy: "
-                                      "express the loop with torch.cond or a loop of a fixed "
-                                      "trip count, which torch.export unrolls"
+                            control ? ": a higher-order op this reader does not build (it "
+                                      "reads cond, while_loop, map and scan); remedy: express "
+                                      "it with those, or with a loop of a fixed trip count, "
+                                      "which torch.export unrolls"
                                     : "");
       }
       fail(ErrorCode::kUnsupportedOp, path,

@@ -212,6 +212,14 @@ bool is_runtime_assert(const std::string& target) {
 }
 
 constexpr const char* kCond = "torch.ops.higher_order.cond";
+constexpr const char* kWhileLoop = "torch.ops.higher_order.while_loop";
+constexpr const char* kMap = "torch.ops.higher_order.map_impl";
+constexpr const char* kScan = "torch.ops.higher_order.scan";
+
+// The higher-order ops this reader builds as TorchScript control flow.
+bool is_control_flow(const std::string& target) {
+  return target == kCond || target == kWhileLoop || target == kMap || target == kScan;
+}
 
 // The innermost `File "f", line N` of a node's stack trace, with its code line.
 struct Location {
@@ -248,7 +256,7 @@ void collect_unresolved(const json& graph, std::map<std::string, std::vector<std
       auto [kind, value] = member(input.at("arg"));
       if (kind == "as_graph") collect_unresolved(value->at("graph"), out);
     }
-    if (is_runtime_assert(target) || target == kCond || python_operators().count(target) ||
+    if (is_runtime_assert(target) || is_control_flow(target) || python_operators().count(target) ||
         renamed_targets().count(target)) {
       continue;
     }
@@ -444,6 +452,10 @@ class Builder {
     jit::Node* mark = graph_.insertPoint()->prev();
     if (target == kCond) {
       build_cond(node);
+    } else if (target == kWhileLoop) {
+      build_while_loop(node);
+    } else if (target == kMap || target == kScan) {
+      build_scan(node, target == kScan);
     } else if (python_operators().count(target) || renamed_targets().count(target)) {
       const std::string op = python_operators().count(target) ? python_operators().at(target)
                                                               : renamed_targets().at(target);
@@ -527,6 +539,85 @@ class Builder {
     bind_outputs(node, outs);
   }
 
+  // The subgraph argument `arg` of higher-order op `what`.
+  const json& subgraph(const json& node, const json& arg, const char* what) {
+    auto [kind, g] = member(arg.at("arg"));
+    if (kind != "as_graph") {
+      fail(ErrorCode::kModelLoad, path_, what + where(node) + " without its subgraphs");
+    }
+    return g->at("graph");
+  }
+
+  // The values of a list-of-tensors argument of higher-order op `what`.
+  std::vector<jit::Value*> tensor_list(const json& node, const json& arg, const char* what) {
+    auto [kind, v] = member(arg.at("arg"));
+    std::vector<jit::Value*> out;
+    if (kind == "as_tensors") {
+      for (const json& t : *v) out.push_back(lookup(t.at("name").get<std::string>()));
+    } else if (kind == "as_ints" && v->empty()) {
+      // an empty list torch.export could not type
+    } else {
+      fail(ErrorCode::kUnsupportedOp, path_,
+           fmt::format("{}{}: operands of kind '{}' are not supported. Remedy: pass the "
+                       "subgraph tensors only",
+                       what, where(node), kind));
+    }
+    return out;
+  }
+
+  // The nodes of subgraph `sub` built at the insertion point, its inputs bound to `args`: the
+  // values of its outputs.
+  std::vector<jit::Value*> inline_graph(const json& node, const json& sub,
+                                        const std::vector<jit::Value*>& args, const char* what) {
+    Builder inner(graph_, path_, notes_);
+    inner.env_ = env_;
+    const json& sub_inputs = sub.at("inputs");
+    if (sub_inputs.size() != args.size()) {
+      fail(ErrorCode::kModelLoad, path_,
+           fmt::format("{}{}: a subgraph takes {} inputs, given {}", what, where(node),
+                       sub_inputs.size(), args.size()));
+    }
+    for (size_t k = 0; k < args.size(); ++k) {
+      inner.bind(member(sub_inputs[k]).second->at("name").get<std::string>(), args[k]);
+    }
+    inner.build_nodes(sub);
+    std::vector<jit::Value*> outs;
+    for (const json& o : sub.at("outputs")) outs.push_back(inner.value(o, nullptr));
+    dropped_asserts_ += inner.dropped_asserts_;
+    return outs;
+  }
+
+  // Binds the results of a higher-order op: one as_tensors, or one argument per result.
+  void bind_results(const json& node, const std::vector<jit::Value*>& outs) {
+    const json& outputs = node.at("outputs");
+    if (outputs.size() == 1 && member(outputs[0]).first == "as_tensors") {
+      const json& names = *member(outputs[0]).second;
+      if (names.size() != outs.size()) {
+        fail(ErrorCode::kModelLoad, path_,
+             fmt::format("node {}{} names {} results of {}", node.at("target").get<std::string>(),
+                         where(node), names.size(), outs.size()));
+      }
+      for (size_t k = 0; k < outs.size(); ++k)
+        bind(names[k].at("name").get<std::string>(), outs[k]);
+    } else {
+      bind_outputs(node, outs);
+    }
+  }
+
+  // The number of results a higher-order op names.
+  static size_t result_count(const json& node) {
+    const json& outputs = node.at("outputs");
+    if (outputs.size() == 1 && member(outputs[0]).first == "as_tensors") {
+      return member(outputs[0]).second->size();
+    }
+    return outputs.size();
+  }
+
+  jit::Value* as_bool(const json& node, jit::Value* v) {
+    if (v->type()->kind() == c10::TypeKind::BoolType) return v;
+    return insert_resolved(node, c10::aten::Bool, {v}, {});
+  }
+
   // torch.cond(pred, true_graph, false_graph, operands) → prim::If(aten::Bool(pred)) whose blocks
   // are the subgraphs, their inputs bound to the operands.
   void build_cond(const json& node) {
@@ -534,69 +625,168 @@ class Builder {
     if (inputs.size() != 4) {
       fail(ErrorCode::kModelLoad, path_, "torch.cond" + where(node) + " has no 4 arguments");
     }
-    jit::Value* pred = value(inputs[0].at("arg"), nullptr);
-    if (pred->type()->kind() != c10::TypeKind::BoolType) {
-      pred = insert_resolved(node, c10::aten::Bool, {pred}, {});
-    }
-    auto [okind, operands_json] = member(inputs[3].at("arg"));
-    std::vector<jit::Value*> operands;
-    if (okind == "as_tensors") {
-      for (const json& t : *operands_json)
-        operands.push_back(lookup(t.at("name").get<std::string>()));
-    } else {
-      fail(ErrorCode::kUnsupportedOp, path_,
-           "torch.cond" + where(node) + ": operands of kind '" + okind + "' are not supported");
-    }
-    const json& outputs = node.at("outputs");
-    size_t n_out = 0;
-    if (outputs.size() == 1 && member(outputs[0]).first == "as_tensors") {
-      n_out = member(outputs[0]).second->size();
-    } else {
-      n_out = outputs.size();
-    }
+    jit::Value* pred = as_bool(node, value(inputs[0].at("arg"), nullptr));
+    const std::vector<jit::Value*> operands = tensor_list(node, inputs[3], "torch.cond");
+    const size_t n_out = result_count(node);
     jit::Node* if_node = graph_.insertNode(graph_.create(c10::prim::If, {pred}, n_out));
     for (int branch = 1; branch <= 2; ++branch) {
-      auto [gkind, g] = member(inputs[branch].at("arg"));
-      if (gkind != "as_graph") {
-        fail(ErrorCode::kModelLoad, path_, "torch.cond" + where(node) + " without its subgraphs");
-      }
-      const json& sub = g->at("graph");
+      const json& sub = subgraph(node, inputs[branch], "torch.cond");
       jit::Block* block = if_node->addBlock();
-      Builder inner(graph_, path_, notes_);
-      inner.env_ = env_;
-      const json& sub_inputs = sub.at("inputs");
-      if (sub_inputs.size() != operands.size()) {
+      jit::WithInsertPoint guard(block);
+      const std::vector<jit::Value*> outs = inline_graph(node, sub, operands, "torch.cond");
+      if (outs.size() != n_out) {
         fail(ErrorCode::kModelLoad, path_,
-             "torch.cond" + where(node) + ": a subgraph's inputs are not its operands");
+             "torch.cond" + where(node) + ": a branch's outputs are not the node's");
       }
-      for (size_t k = 0; k < operands.size(); ++k) {
-        inner.bind(member(sub_inputs[k]).second->at("name").get<std::string>(), operands[k]);
-      }
-      {
-        jit::WithInsertPoint guard(block);
-        inner.build_nodes(sub);
-        const json& sub_outputs = sub.at("outputs");
-        if (sub_outputs.size() != n_out) {
-          fail(ErrorCode::kModelLoad, path_,
-               "torch.cond" + where(node) + ": a branch's outputs are not the node's");
-        }
-        for (const json& o : sub_outputs) {
-          block->registerOutput(inner.value(o, nullptr));
-        }
-      }
-      dropped_asserts_ += inner.dropped_asserts_;
+      for (jit::Value* o : outs) block->registerOutput(o);
     }
     std::vector<jit::Value*> outs;
     for (size_t k = 0; k < n_out; ++k) {
       if_node->output(k)->setType(if_node->blocks()[0]->outputs()[k]->type());
       outs.push_back(if_node->output(k));
     }
-    if (outputs.size() == 1 && member(outputs[0]).first == "as_tensors") {
-      const json& names = *member(outputs[0]).second;
-      for (size_t k = 0; k < n_out; ++k) bind(names[k].at("name").get<std::string>(), outs[k]);
-    } else {
-      bind_outputs(node, outs);
+    bind_results(node, outs);
+  }
+
+  // while_loop(cond_graph, body_graph, carried, additional) → prim::Loop of no trip limit (a
+  // scripted `while`), its first condition cond_graph(carried, additional), its body
+  // body_graph(state, additional) followed by cond_graph on what the body made.
+  void build_while_loop(const json& node) {
+    const char* what = "torch.while_loop";
+    const json& inputs = node.at("inputs");
+    if (inputs.size() != 4) {
+      fail(ErrorCode::kModelLoad, path_, what + where(node) + " has no 4 arguments");
     }
+    const json& cond = subgraph(node, inputs[0], what);
+    const json& body = subgraph(node, inputs[1], what);
+    const std::vector<jit::Value*> carried = tensor_list(node, inputs[2], what);
+    const std::vector<jit::Value*> extra = tensor_list(node, inputs[3], what);
+    auto with_extra = [&](std::vector<jit::Value*> v) {
+      v.insert(v.end(), extra.begin(), extra.end());
+      return v;
+    };
+    auto one = [&](const std::vector<jit::Value*>& outs) {
+      if (outs.size() != 1) {
+        fail(ErrorCode::kModelLoad, path_,
+             what + where(node) + ": the condition subgraph gives no one value");
+      }
+      return as_bool(node, outs[0]);
+    };
+    jit::Value* first = one(inline_graph(node, cond, with_extra(carried), what));
+    std::vector<jit::Value*> loop_inputs = {
+        graph_.insertConstant(std::numeric_limits<int64_t>::max()), first};
+    loop_inputs.insert(loop_inputs.end(), carried.begin(), carried.end());
+    jit::Node* loop =
+        graph_.insertNode(graph_.create(c10::prim::Loop, loop_inputs, carried.size()));
+    jit::Block* block = loop->addBlock();
+    block->addInput()->setType(c10::IntType::get());
+    std::vector<jit::Value*> state;
+    for (jit::Value* c : carried) state.push_back(block->addInput()->setType(c->type()));
+    {
+      jit::WithInsertPoint guard(block);
+      const std::vector<jit::Value*> next = inline_graph(node, body, with_extra(state), what);
+      if (next.size() != carried.size()) {
+        fail(ErrorCode::kModelLoad, path_,
+             fmt::format("{}{}: the body gives {} values for {} carried", what, where(node),
+                         next.size(), carried.size()));
+      }
+      block->registerOutput(one(inline_graph(node, cond, with_extra(next), what)));
+      for (jit::Value* v : next) block->registerOutput(v);
+    }
+    std::vector<jit::Value*> outs;
+    for (size_t k = 0; k < carried.size(); ++k) {
+      outs.push_back(loop->output(k)->setType(carried[k]->type()));
+    }
+    bind_results(node, outs);
+  }
+
+  // map_impl(f, xs, args) and scan(combine, init, xs, dim, reverse, additional) → a prim::Loop
+  // over xs' dim (0 for map) whose body selects each slice, runs the subgraph on (carry, slices,
+  // extra) and appends its per-step results to lists, stacked along a new first dim after the
+  // loop (as a scripted `for` loop appending to a list is: a Loop with scan outputs in ONNX). scan
+  // carries the first len(init) results and, with reverse, walks xs from its end and returns ys
+  // in xs' order.
+  void build_scan(const json& node, bool is_scan) {
+    const char* what = is_scan ? "torch scan" : "torch map";
+    const json& inputs = node.at("inputs");
+    if (inputs.size() != (is_scan ? 6u : 3u)) {
+      fail(ErrorCode::kModelLoad, path_,
+           fmt::format("{}{} has no {} arguments", what, where(node), is_scan ? 6 : 3));
+    }
+    const json& body = subgraph(node, inputs[0], what);
+    const std::vector<jit::Value*> init =
+        is_scan ? tensor_list(node, inputs[1], what) : std::vector<jit::Value*>{};
+    const std::vector<jit::Value*> xs = tensor_list(node, inputs[is_scan ? 2 : 1], what);
+    const std::vector<jit::Value*> extra = tensor_list(node, inputs[is_scan ? 5 : 2], what);
+    int64_t dim = 0;
+    bool reverse = false;
+    if (is_scan) {
+      auto [dkind, d] = member(inputs[3].at("arg"));
+      auto [rkind, r] = member(inputs[4].at("arg"));
+      if (dkind != "as_int" || rkind != "as_bool") {
+        fail(ErrorCode::kModelLoad, path_, what + where(node) + ": dim or reverse is no literal");
+      }
+      dim = d->get<int64_t>();
+      reverse = r->get<bool>();
+    }
+    if (xs.empty()) {
+      fail(ErrorCode::kUnsupportedOp, path_,
+           what + where(node) + " over no tensors is not supported. Remedy: pass xs");
+    }
+    const size_t n_results = result_count(node);
+    if (n_results < init.size()) {
+      fail(ErrorCode::kModelLoad, path_, what + where(node) + " returns less than it carries");
+    }
+    const size_t n_ys = n_results - init.size();
+    jit::Value* dim_value = graph_.insertConstant(dim);
+    jit::Value* steps = graph_.insert(c10::aten::size, {xs[0], dim_value});
+    std::vector<jit::Value*> lists;
+    for (size_t k = 0; k < n_ys; ++k) {
+      lists.push_back(graph_.insertNode(graph_.createList(c10::TensorType::get(), {}))->output());
+    }
+    std::vector<jit::Value*> loop_inputs = {steps, graph_.insertConstant(true)};
+    loop_inputs.insert(loop_inputs.end(), init.begin(), init.end());
+    jit::Node* loop = graph_.insertNode(graph_.create(c10::prim::Loop, loop_inputs, init.size()));
+    jit::Block* block = loop->addBlock();
+    jit::Value* step = block->addInput()->setType(c10::IntType::get());
+    std::vector<jit::Value*> args;
+    for (jit::Value* c : init) args.push_back(block->addInput()->setType(c->type()));
+    {
+      jit::WithInsertPoint guard(block);
+      jit::Value* index = step;
+      if (reverse) {
+        jit::Value* last = graph_.insert(c10::aten::sub, {steps, graph_.insertConstant(1)});
+        index = graph_.insert(c10::aten::sub, {last, step});
+      }
+      for (jit::Value* x : xs)
+        args.push_back(graph_.insert(c10::aten::select, {x, dim_value, index}));
+      args.insert(args.end(), extra.begin(), extra.end());
+      const std::vector<jit::Value*> outs = inline_graph(node, body, args, what);
+      if (outs.size() != n_results) {
+        fail(ErrorCode::kModelLoad, path_,
+             fmt::format("{}{}: the subgraph gives {} values for {} results", what, where(node),
+                         outs.size(), n_results));
+      }
+      block->registerOutput(graph_.insertConstant(true));
+      for (size_t k = 0; k < init.size(); ++k) block->registerOutput(outs[k]);
+      for (size_t k = 0; k < n_ys; ++k) {
+        graph_.insert(c10::aten::append, {lists[k], outs[init.size() + k]});
+      }
+    }
+    std::vector<jit::Value*> results;
+    for (size_t k = 0; k < init.size(); ++k) {
+      results.push_back(loop->output(k)->setType(init[k]->type()));
+    }
+    for (size_t k = 0; k < n_ys; ++k) {
+      // Stacked along a new first dim, whatever dim was scanned (generic_scan of PyTorch 2.6).
+      jit::Value* zero = graph_.insertConstant(int64_t{0});
+      jit::Value* ys = graph_.insert(c10::aten::stack, {lists[k], zero});
+      if (reverse) {
+        ys = graph_.insert(c10::aten::flip, {ys, graph_.insertConstant(std::vector<int64_t>{0})});
+      }
+      results.push_back(ys);
+    }
+    bind_results(node, results);
   }
 
   jit::Graph& graph_;
