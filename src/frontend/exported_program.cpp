@@ -24,8 +24,9 @@
 //     with a note: ONNX cannot check them;
 //   - symbolic dims of user inputs become dynamic axes named by their symbol.
 // Tensors are read with libtorch's unpickler from the records, in place in a mapping of the file
-// (the records are stored uncompressed); a storage whose bytes are 64-byte aligned in the file
-// points into the mapping (Note [Zero-copy weights]), others are copied.
+// (the records are stored uncompressed): a storage stays in the mapping (Note [Zero-copy
+// weights]) when its bytes lie at a multiple of its element size in the file, else it is copied
+// (realign()).
 #include "torchonnx/exported_program.h"
 
 #include <torch/version.h>
@@ -39,6 +40,8 @@
 
 #if TORCH_VERSION_MAJOR >= 2
 
+#include <ATen/core/grad_mode.h>
+#include <c10/core/CPUAllocator.h>
 #include <caffe2/serialize/in_memory_adapter.h>
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
@@ -48,6 +51,8 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstring>
+#include <unordered_map>
 
 #include "common/mapped_file.h"
 #include "frontend/program_graph.h"
@@ -110,6 +115,37 @@ using frontend::pt2::GraphBuilder;
 using frontend::pt2::json;
 using frontend::pt2::member;
 
+// The tensors in `v` whose storage the mapping gives at an address their element type cannot be
+// read at are given an aligned copy of it, one per storage (so tensors sharing it still do).
+// torch.save aligns its records to 64 bytes within its own archive, but torch.export.save stores
+// that archive in the .pt2 at whatever offset the records before it leave: the weights stay in
+// the mapping (Note [Zero-copy weights]) when that offset is a multiple of their element size.
+void realign(const c10::IValue& v, std::unordered_map<const void*, c10::Storage>& copies) {
+  if (v.isTensor()) {
+    at::Tensor t = v.toTensor();
+    if (!t.defined() || !t.has_storage() || t.storage().data() == nullptr) return;
+    const void* data = t.storage().data();
+    if (reinterpret_cast<uintptr_t>(data) % t.element_size() == 0) return;
+    auto [it, fresh] = copies.try_emplace(data);
+    if (fresh) {
+      const size_t nbytes = t.storage().nbytes();
+      it->second = c10::Storage(c10::Storage::use_byte_size_t(), nbytes, c10::GetCPUAllocator(),
+                                /*resizable=*/false);
+      std::memcpy(it->second.mutable_data(), data, nbytes);
+    }
+    at::NoGradGuard no_grad;
+    t.set_(it->second, t.storage_offset(), t.sizes(), t.strides());
+  } else if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) realign(e, copies);
+  } else if (v.isList()) {
+    for (const auto& e : v.toListRef()) realign(e, copies);
+  } else if (v.isGenericDict()) {
+    for (const auto& e : v.toGenericDict()) realign(e.value(), copies);
+  } else if (v.isObject()) {
+    for (const auto& e : v.toObjectRef().slots()) realign(e, copies);
+  }
+}
+
 // A torch.save archive inside the .pt2, read in place; Parameters (torch._utils.
 // _rebuild_parameter, which libtorch's unpickler does not know) come back as their tensors.
 c10::IValue load_torch_save(const frontend::Pt2Archive& archive, const std::string& record) {
@@ -119,15 +155,13 @@ c10::IValue load_torch_save(const frontend::Pt2Archive& archive, const std::stri
   auto reader = std::make_shared<caffe2::serialize::PyTorchStreamReader>(
       std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(),
                                                              static_cast<off_t>(bytes.size())));
-  // Storages whose bytes are 64-byte aligned in the file point into its mapping.
+  // Every storage points into the mapping; realign() copies those its tensors cannot be read in.
   auto context = std::make_shared<jit::DeserializationStorageContext>();
   for (const std::string& name : reader->getAllRecords()) {
     if (name.rfind("data/", 0) != 0) continue;
     const uint64_t offset = base + reader->getRecordOffset(name);
     const uint64_t size = reader->getRecordSize(name);
-    if (size > 0 && offset % 64 == 0) {
-      context->addStorage(name.substr(5), archive.file()->storage(offset, size));
-    }
+    if (size > 0) context->addStorage(name.substr(5), archive.file()->storage(offset, size));
   }
   auto cu = std::make_shared<jit::CompilationUnit>();
   const std::string what = record;
@@ -152,6 +186,8 @@ c10::IValue load_torch_save(const frontend::Pt2Archive& archive, const std::stri
   try {
     value = jit::readArchiveAndTensors("data", "", "data/", resolve, load, c10::nullopt, *reader,
                                        jit::Unpickler::defaultTypeParser, context);
+    std::unordered_map<const void*, c10::Storage> copies;
+    realign(value, copies);
   } catch (const ExportError&) {
     throw;
   } catch (const std::exception& e) {
