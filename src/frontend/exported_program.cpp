@@ -244,6 +244,13 @@ std::pair<jit::Module, std::string> owner(jit::Module root, const std::string& p
     rest = rest.substr(dot + 1);
     prefix += "." + part;
     if (m.hasattr(part)) {
+      if (!m.attr(part).isModule()) {
+        throw ExportError(ErrorCode::kModelLoad,
+                          fmt::format("the program's weight '{}' lies under '{}', which is no "
+                                      "submodule (a module's own attribute '{}'). Remedy: rename "
+                                      "the submodule",
+                                      path, part, part));
+      }
       m = m.attr(part).toModule();
     } else {
       jit::Module sub(c10::QualifiedName(prefix), cu, /*shouldMangle=*/true);
@@ -468,7 +475,14 @@ ExportedProgram load_exported_program(const std::string& path) {
                          kind));
       }
       auto [m, leaf] = owner(module, target, cu);
-      if (!m.hasattr(leaf)) m.register_parameter(leaf, tensor, /*is_buffer=*/!is_parameter);
+      if (!m.hasattr(leaf)) {
+        m.register_parameter(leaf, tensor, /*is_buffer=*/!is_parameter);
+      } else if (!m.attr(leaf).isTensor()) {
+        fail(ErrorCode::kModelLoad, path,
+             fmt::format("the program's weight '{}' has the name of a module's own attribute "
+                         "('{}'). Remedy: rename the weight",
+                         target, leaf));
+      }
       builder.bind(arg_name, read_attribute(target));
     }
 
