@@ -625,6 +625,8 @@ class Builder {
     for (size_t k = 0; k < n_ys; ++k) {
       lists.push_back(graph_.insertNode(graph_.createList(c10::TensorType::get(), {}))->output());
     }
+    jit::Value* last =
+        reverse ? graph_.insert(c10::aten::sub, {steps, graph_.insertConstant(1)}) : nullptr;
     std::vector<jit::Value*> loop_inputs = {steps, graph_.insertConstant(true)};
     loop_inputs.insert(loop_inputs.end(), init.begin(), init.end());
     jit::Node* loop = graph_.insertNode(graph_.create(c10::prim::Loop, loop_inputs, init.size()));
@@ -634,11 +636,7 @@ class Builder {
     for (jit::Value* c : init) args.push_back(block->addInput()->setType(c->type()));
     {
       jit::WithInsertPoint guard(block);
-      jit::Value* index = step;
-      if (reverse) {
-        jit::Value* last = graph_.insert(c10::aten::sub, {steps, graph_.insertConstant(1)});
-        index = graph_.insert(c10::aten::sub, {last, step});
-      }
+      jit::Value* index = reverse ? graph_.insert(c10::aten::sub, {last, step}) : step;
       for (jit::Value* x : xs)
         args.push_back(graph_.insert(c10::aten::select, {x, dim_value, index}));
       args.insert(args.end(), extra.begin(), extra.end());
