@@ -41,6 +41,9 @@ class GraphOptimizer {
         names_(names) {}
 
   void run();
+  // Types the values of a converted graph (and of its subgraphs) that the converters did not:
+  // the shape rules' types, recorded in ir::Graph::rule_types (type_values in optimize.h).
+  void type_values();
 
  private:
   // ---- bookkeeping (optimize.cpp) ----
@@ -85,8 +88,18 @@ class GraphOptimizer {
   // ---- light type inference (infer_shapes.cpp) ----
   void set_type(const std::string& name, at::ScalarType dtype, std::optional<Shape> shape);
   void infer(const ir::Node& n);
-  // The types of n's outputs: those the converters recorded (ir::Graph::value_types), else infer.
-  void type_outputs(const ir::Node& n);
+  // The types of n's outputs in the sweep: those recorded when conversion ended
+  // (ir::Graph::value_types, rule_types), or inferred again when `changed` (the sweep rewrote n)
+  // or when a rewrite changed what n reads (changed_reads).
+  void type_outputs(const ir::Node& n, bool changed);
+  // n's outputs that type propagation typed take those types; true when its first output is one.
+  bool propagated_types(const ir::Node& n);
+  // Whether the sweep changed the type or the constness of a value n reads since conversion.
+  bool changed_reads(const ir::Node& n) const;
+  // The type value `v` had when conversion ended (nullptr: unknown).
+  std::optional<ir::TypeInfo> converted_type(const std::string& v) const;
+  // A value this graph's sweep or an enclosing graph's folded into a constant.
+  bool is_folded(const std::string& v) const;
   std::optional<std::vector<int64_t>> perm_of(const ir::Node& n) const;
   // The shape a Reshape gives, with 0s resolved and -1 computed when the input shape is known.
   std::optional<Shape> reshape_target(const ir::Node& n) const;
@@ -109,6 +122,9 @@ class GraphOptimizer {
   std::unordered_map<std::string, at::Tensor> consts_;
   std::unordered_map<std::string, ir::TypeInfo> types_;
   std::vector<std::string> folded_;
+  std::unordered_set<std::string> folded_names_;
+  // Nodes (by name) a rewrite before the sweep changed (fold_gemm_transposes).
+  std::unordered_set<std::string> touched_;
 };
 
 }  // namespace torchonnx::optimizer

@@ -1,7 +1,8 @@
-// The light dtype/shape inference of the optimizer (Note [Graph optimization] in optimize.cpp):
-// graph inputs, initializers and constants are typed by GraphOptimizer::index; each node the sweep
-// keeps is typed here from its inputs by the shape rules of common ops (anything else is unknown).
-// A dim of -1 is unknown.
+// The light dtype/shape inference of the ONNX stage (Note [Graph optimization] in optimize.cpp):
+// graph inputs, initializers and constants are typed by GraphOptimizer::index; a node is typed
+// here from its inputs by the shape rules of common ops (anything else is unknown), when
+// conversion ends (type_values) and again in the sweep for a node it rewrote or whose reads it
+// changed (Note [Converter output types] in symbolic/convert.cpp). A dim of -1 is unknown.
 #include <ATen/ATen.h>
 
 #include <algorithm>

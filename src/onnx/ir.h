@@ -94,7 +94,13 @@ struct Graph {
   std::vector<ValueInfo> outputs;
   std::vector<Initializer> initializers;
   std::vector<Node> nodes;
-  std::map<std::string, TypeInfo> value_types;  // what the exporter knows about inner values
+  // The types of the values the converters made (Note [Converter output types] in
+  // symbolic/convert.cpp): type propagation's for those bound to a TorchScript output
+  // (`value_types`), the shape rules' for the others (`rule_types`, onnx/infer_shapes.cpp).
+  // `typed`: type_values (onnx/optimize.h) computed `rule_types`, when conversion ended.
+  std::map<std::string, TypeInfo> value_types;
+  std::map<std::string, TypeInfo> rule_types;
+  bool typed = false;
 };
 
 // An ONNX local function (FunctionProto), for export_modules_as_functions.

@@ -168,6 +168,10 @@ class Canonicalizer {
     for (const auto& [name, type] : in.value_types) {
       if (names_.count(name)) out->value_types[names_.at(name)] = type;
     }
+    for (const auto& [name, type] : in.rule_types) {
+      if (names_.count(name)) out->rule_types[names_.at(name)] = type;
+    }
+    out->typed = in.typed;
     return out;
   }
 

@@ -9,10 +9,10 @@
 //    a work list), and a node equivalent to one of its inputs is removed by recording an alias
 //    that later nodes apply to their inputs as the sweep reaches them. Every step is O(1) per node
 //    (plus the tensor arithmetic of folding), so the pass is linear in the graph's size;
-//  - a light dtype/shape inference runs along the sweep (graph inputs, initializers, constants,
-//    the types the converters recorded for their outputs, Note [Converter output types] in
-//    symbolic/convert.cpp, and the shape rules of common ops for the values converters make
-//    inside their lowerings; anything else is unknown), for Cast no-ops, static Shape
+//  - the sweep knows the types of values (graph inputs, initializers, constants, the types of
+//    conversion, Note [Converter output types] in symbolic/convert.cpp, and the shape rules of
+//    common ops again on the nodes it rewrites and after them; anything else is unknown), for
+//    Cast no-ops, static Shape
 //    folding, Reshape/Expand no-ops and MatMul+Add → Gemm on 2-D inputs. A dim of -1 is unknown:
 //    dynamic axes come to us as -1 (passes/propagate_types.cpp), so Shape of a value that varies
 //    with them is never folded;
@@ -95,11 +95,15 @@ std::optional<at::Tensor> constant_value(const Node& n) {
 // One sweep: each node's subgraphs (each on its own, with the constants known so far), the
 // peepholes, constant folding, and the inference of the types the next nodes' rewrites read.
 void GraphOptimizer::run() {
+  if (!g_.typed) GraphOptimizer(g_, options_, opset_, outer_, names_).type_values();
   fold_gemm_transposes();
   index();
   for (size_t i = 0; i < g_.nodes.size(); ++i) {
     if (removed_[i]) continue;
     Node& n = g_.nodes[i];
+    // What conversion typed n from: a rewrite of n's reads or op retypes it (type_outputs).
+    const std::vector<std::string> reads = n.inputs;
+    const std::string op = n.op_type;
     for (auto& in : n.inputs) {
       if (auto it = alias_.find(in); it != alias_.end()) in = it->second;
     }
@@ -110,14 +114,28 @@ void GraphOptimizer::run() {
     }
     if (simplify(i)) continue;
     if (options_.fold_constants && fold(i)) continue;
-    type_outputs(g_.nodes[i]);
+    const Node& m = g_.nodes[i];
+    type_outputs(m, m.inputs != reads || m.op_type != op || touched_.count(m.name) > 0);
   }
   finish();
 }
 
-// Note [Converter output types] (symbolic/convert.cpp): the values the converters typed keep
-// those types; the shape rules type the others.
-void GraphOptimizer::type_outputs(const Node& n) {
+// Note [Converter output types] (symbolic/convert.cpp): type propagation's types hold; the shape
+// rules' types of conversion hold unless the sweep changed n or what n reads (a folded input, a
+// read of another value, an input retyped), and then the rules run again on n, with what the
+// sweep knows now.
+void GraphOptimizer::type_outputs(const Node& n, bool changed) {
+  if (propagated_types(n) || n.outputs.empty()) return;
+  if (changed || changed_reads(n)) {
+    infer(n);
+  } else if (auto it = g_.rule_types.find(n.outputs[0]); it != g_.rule_types.end()) {
+    types_[n.outputs[0]] = it->second;
+  }
+}
+
+// n's outputs that type propagation typed (ir::Graph::value_types) take those types; true when
+// its first output is one (the shape rules type only that one).
+bool GraphOptimizer::propagated_types(const Node& n) {
   bool recorded = false;
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     auto it = g_.value_types.find(n.outputs[k]);
@@ -125,7 +143,66 @@ void GraphOptimizer::type_outputs(const Node& n) {
     types_[n.outputs[k]] = it->second;
     recorded = recorded || k == 0;
   }
-  if (!recorded) infer(n);
+  return recorded;
+}
+
+namespace {
+
+bool same_type(const TypeInfo& a, const TypeInfo& b) {
+  return a.dtype == b.dtype && a.shape == b.shape && a.sequence == b.sequence &&
+         a.optional == b.optional && a.dim_params == b.dim_params;
+}
+
+}  // namespace
+
+bool GraphOptimizer::changed_reads(const Node& n) const {
+  for (const auto& v : n.inputs) {
+    // A graph input keeps the type index() gave it.
+    if (v.empty() || graph_inputs_.count(v)) continue;
+    if (is_folded(v)) return true;
+    const TypeInfo* now = type(v);
+    const std::optional<TypeInfo> then = converted_type(v);
+    if ((now == nullptr) != !then.has_value()) return true;
+    if (now != nullptr && !same_type(*now, *then)) return true;
+  }
+  return false;
+}
+
+// What types_ held for `v` once type_values had typed the graph.
+std::optional<TypeInfo> GraphOptimizer::converted_type(const std::string& v) const {
+  if (producer_.count(v)) {
+    if (auto it = g_.value_types.find(v); it != g_.value_types.end()) return it->second;
+    if (auto it = g_.rule_types.find(v); it != g_.rule_types.end()) return it->second;
+  }
+  if (auto it = consts_.find(v); it != consts_.end()) {
+    return TypeInfo(it->second.scalar_type(), it->second.sizes().vec());
+  }
+  return std::nullopt;
+}
+
+bool GraphOptimizer::is_folded(const std::string& v) const {
+  if (folded_names_.count(v)) return true;
+  return outer_ != nullptr && !producer_.count(v) && !graph_inputs_.count(v) &&
+         outer_->is_folded(v);
+}
+
+// The typing of a converted graph: the same walk as the sweep's, without its rewrites, so that
+// the types the sweep reads of a node it does not change are those the rules give it there.
+void GraphOptimizer::type_values() {
+  index();
+  for (const Node& n : g_.nodes) {
+    for (const auto& attr : n.attributes) {
+      if (const auto* sub = std::get_if<std::shared_ptr<Graph>>(&attr.value)) {
+        GraphOptimizer(**sub, options_, opset_, this, names_).type_values();
+      }
+    }
+    if (propagated_types(n) || n.outputs.empty() || n.inputs.empty()) continue;
+    infer(n);
+    if (auto it = types_.find(n.outputs[0]); it != types_.end()) {
+      g_.rule_types[n.outputs[0]] = it->second;
+    }
+  }
+  g_.typed = true;
 }
 
 void GraphOptimizer::index() {
@@ -279,6 +356,7 @@ void GraphOptimizer::record_constant(const std::string& name, at::Tensor t) {
   types_[name] = TypeInfo(t.scalar_type(), t.sizes().vec());
   consts_[name] = t;
   folded_.push_back(name);
+  folded_names_.insert(name);
 }
 
 // Rebuilds the graph: folded constants that are equal stored once, removed and dead nodes dropped,
@@ -348,7 +426,8 @@ void GraphOptimizer::finish() {
   }
   g_.nodes = std::move(kept);
   g_.initializers = std::move(inits);
-  // Known types: folded values get theirs from their tensors; removed values are forgotten.
+  // Known types: folded values get theirs from their tensors; removed values are forgotten. The
+  // rules' types were those of the graph as converted: a rewritten graph is typed again.
   if (!g_.value_types.empty() || !folded_.empty()) {
     for (auto it = g_.value_types.begin(); it != g_.value_types.end();) {
       it = live.count(it->first) || graph_inputs_.count(it->first) ? std::next(it)
@@ -358,6 +437,8 @@ void GraphOptimizer::finish() {
       if (live.count(name) && !renames.count(name)) g_.value_types[name] = types_.at(name);
     }
   }
+  g_.rule_types.clear();
+  g_.typed = false;
 }
 
 // Note [If of a constant condition]
@@ -420,6 +501,11 @@ bool GraphOptimizer::inline_constant_if(Node& n, std::vector<Node>& nodes) {
 }
 
 }  // namespace optimizer
+
+void type_values(ir::Graph& graph, int opset) {
+  std::unordered_set<std::string> names;
+  optimizer::GraphOptimizer(graph, OptimizeOptions{}, opset, nullptr, names).type_values();
+}
 
 void optimize_model(ir::Model& model, const OptimizeOptions& options) {
   std::unordered_set<std::string> names;

@@ -19,4 +19,10 @@ struct OptimizeOptions {
 // are also graph inputs (keep_initializers_as_inputs) are never treated as constants.
 void optimize_model(ir::Model& model, const OptimizeOptions& options);
 
+// Types the values of a converted graph and of its subgraphs that type propagation did not
+// (those a converter made inside its lowering): the shape rules of onnx/infer_shapes.cpp, run
+// once when conversion ends, into ir::Graph::rule_types (Note [Converter output types] in
+// symbolic/convert.cpp). optimize_model types a graph that was not typed so first.
+void type_values(ir::Graph& graph, int opset);
+
 }  // namespace torchonnx

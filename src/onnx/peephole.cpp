@@ -235,6 +235,7 @@ void GraphOptimizer::fold_gemm_transposes() {
       const char* attr = side == 0 ? "transA" : "transB";
       set_attr(gemm, {attr, int64_t{1 - attr_int(gemm, attr).value_or(0)}});
       gemm.inputs[side] = tr.inputs[0];
+      touched_.insert(gemm.name);
       dropped[it->second] = true;
     }
   }

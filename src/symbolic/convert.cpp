@@ -9,6 +9,7 @@
 
 #include "onnx/dead_code.h"
 #include "onnx/dtype.h"
+#include "onnx/optimize.h"
 #include "symbolic/context.h"
 #include "symbolic/dispatch.h"
 #include "symbolic/functions.h"
@@ -47,11 +48,16 @@ std::vector<std::string> inputs_read(const ir::Graph& graph, size_t first) {
 // Note [Converter output types]: the ONNX value a converter binds to a tensor output of its
 // TorchScript node has that output's type, which type propagation (passes/propagate_types.cpp)
 // computed: dtype, and sizes where they do not vary (a dynamic axis, a data-dependent size is -1).
-// The converters record it in ir::Graph::value_types, and the optimizer's sweep types those
-// values from it; its own shape rules (onnx/infer_shapes.cpp) type only the other values (those
-// made inside a converter, and the optimizer's own). Recorded for the main graph, not for the
+// The converters record it in ir::Graph::value_types. Recorded for the main graph, not for the
 // outputs of Loop and If (whose carried values may change shape between iterations) nor inside
 // their bodies, nor for quantized or complex values (their ONNX values are of another type).
+// When conversion ends, type_values (onnx/optimize.h) types the other values converters made
+// (inside their lowerings, in bodies) by the shape rules of onnx/infer_shapes.cpp, in node order,
+// into ir::Graph::rule_types. The optimizer's sweep reads both: it runs the rules again only on a
+// node it rewrote or one that reads a value it changed (folded into a constant, retyped, read
+// instead of another), so that what it knows from its own rewrites (shapes computed from folded
+// constants) reaches the nodes after them; the others keep the types of conversion, which the
+// rules would give them again.
 void record_output_types(GraphContext& g, const Node* node, const Values& results) {
   if (!node->blocks().empty()) return;
   const auto outs = node->outputs();
@@ -384,6 +390,7 @@ ir::Model convert_graph(const torch::jit::Graph& graph, const GraphSignature& si
     }
   }
   remove_dead_nodes(out);
+  type_values(out, model.opset);
   add_domain_opsets(model,
                     config.custom_opsets);  // custom domains, ATen, RAW/fallthrough namespaces
   return model;
