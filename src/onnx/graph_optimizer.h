@@ -96,7 +96,8 @@ class GraphOptimizer {
   bool propagated_types(const ir::Node& n);
   // Whether the sweep changed the type or the constness of a value n reads since conversion.
   bool changed_reads(const ir::Node& n) const;
-  // The type value `v` had when conversion ended (nullptr: unknown).
+  // The type value `v`, made by a node of this graph, had when conversion ended (nullopt:
+  // unknown).
   std::optional<ir::TypeInfo> converted_type(const std::string& v) const;
   // A value this graph's sweep or an enclosing graph's folded into a constant.
   bool is_folded(const std::string& v) const;

@@ -12,8 +12,8 @@
 //  - the sweep knows the types of values (graph inputs, initializers, constants, the types of
 //    conversion, Note [Converter output types] in symbolic/convert.cpp, and the shape rules of
 //    common ops again on the nodes it rewrites and after them; anything else is unknown), for
-//    Cast no-ops, static Shape
-//    folding, Reshape/Expand no-ops and MatMul+Add → Gemm on 2-D inputs. A dim of -1 is unknown:
+//    Cast no-ops, static Shape folding, Reshape/Expand no-ops and MatMul+Add → Gemm on 2-D
+//    inputs. A dim of -1 is unknown:
 //    dynamic axes come to us as -1 (passes/propagate_types.cpp), so Shape of a value that varies
 //    with them is never folded;
 //  - constants are the outputs of Constant nodes and the initializers that are not graph inputs:
@@ -157,9 +157,11 @@ bool same_type(const TypeInfo& a, const TypeInfo& b) {
 
 bool GraphOptimizer::changed_reads(const Node& n) const {
   for (const auto& v : n.inputs) {
-    // A graph input keeps the type index() gave it.
-    if (v.empty() || graph_inputs_.count(v)) continue;
+    if (v.empty()) continue;
     if (is_folded(v)) return true;
+    // What no node of this graph makes (a graph input, an initializer, an outer value) keeps the
+    // type index() gave it.
+    if (!producer_.count(v)) continue;
     const TypeInfo* now = type(v);
     const std::optional<TypeInfo> then = converted_type(v);
     if ((now == nullptr) != !then.has_value()) return true;
@@ -168,13 +170,11 @@ bool GraphOptimizer::changed_reads(const Node& n) const {
   return false;
 }
 
-// What types_ held for `v` once type_values had typed the graph.
+// What types_ held for `v`, made by a node of this graph, once type_values had typed the graph.
 std::optional<TypeInfo> GraphOptimizer::converted_type(const std::string& v) const {
-  if (producer_.count(v)) {
-    if (auto it = g_.value_types.find(v); it != g_.value_types.end()) return it->second;
-    if (auto it = g_.rule_types.find(v); it != g_.rule_types.end()) return it->second;
-  }
-  if (auto it = consts_.find(v); it != consts_.end()) {
+  if (auto it = g_.value_types.find(v); it != g_.value_types.end()) return it->second;
+  if (auto it = g_.rule_types.find(v); it != g_.rule_types.end()) return it->second;
+  if (auto it = consts_.find(v); it != consts_.end()) {  // a Constant node's
     return TypeInfo(it->second.scalar_type(), it->second.sizes().vec());
   }
   return std::nullopt;
