@@ -11,7 +11,8 @@ memory_limit without cgroup v1's memory controller). Prints every skip with its 
 when one is not in the list for this platform. A listed skip that did not happen although its
 binary ran is reported as stale (a warning: the list should lose it).
 
-The list: one skip a line, `PLATFORM WHERE TEST REASON...`; PLATFORM is debian12, debian13 or all;
+The list: one skip a line, `PLATFORM WHERE TEST REASON...`; PLATFORM is debian12, debian13, forky,
+all, torch2 (Debian 13 and forky) or not-forky;
 WHERE the gtest binary (ops_shape_test) or the ctest test (memory_limit); TEST the gtest test
 (Suite.Name, shell wildcards allowed) or - for a ctest test skipped as a whole.
 Plain python3, no third-party modules.
@@ -25,15 +26,23 @@ import xml.etree.ElementTree as ET
 
 
 def this_platform():
-    version = ""
+    """debian12, debian13 or forky (scripts/platform.sh's names), from os-release's codename."""
+    codename = ""
     try:
         with open("/etc/os-release") as f:
             for line in f:
-                if line.startswith("VERSION_ID="):
-                    version = line.split("=", 1)[1].strip().strip('"')
+                if line.startswith("VERSION_CODENAME="):
+                    codename = line.split("=", 1)[1].strip().strip('"')
     except OSError:
         pass
-    return f"debian{version}" if version else "unknown"
+    return {"bookworm": "debian12", "trixie": "debian13"}.get(codename, codename or "unknown")
+
+
+# "all", each platform, and the groups: "torch2" is every libtorch 2.x platform (Debian 13, forky),
+# "not-forky" the platforms before forky.
+PLATFORMS = {"all": {"debian12", "debian13", "forky"}, "debian12": {"debian12"},
+             "debian13": {"debian13"}, "forky": {"forky"}, "torch2": {"debian13", "forky"},
+             "not-forky": {"debian12", "debian13"}}
 
 
 def read_list(path, platform):
@@ -48,9 +57,9 @@ def read_list(path, platform):
             if len(fields) < 4:
                 sys.exit(f"{path}:{number}: expected PLATFORM WHERE TEST REASON: {line}")
             plat, where, test, reason = fields
-            if plat not in ("all", "debian12", "debian13"):
+            if plat not in PLATFORMS:
                 sys.exit(f"{path}:{number}: unknown platform {plat}")
-            if plat in ("all", platform):
+            if platform in PLATFORMS[plat]:
                 entries.append((where, test, reason, number))
     return entries
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs what torchonnx needs on Debian 12 (libtorch 1.13, onnx 1.12) or Debian 13 (libtorch 2.6,
-# onnx 1.17), as root, then configures and builds into build/ ($TORCHONNX_BUILD_DIR: scripts/
-# debian13.sh builds the Debian 13 root's into build-debian13/). Run by scripts/run-example.sh and
+# Installs what torchonnx needs on Debian 12 (libtorch 1.13, onnx 1.12), Debian 13 (libtorch 2.6,
+# onnx 1.17) or Debian forky (libtorch 2.14, onnx 1.20), as root, then configures and builds into
+# build/ ($TORCHONNX_BUILD_DIR: scripts/root.sh builds a root's into build-RELEASE/). Run by scripts/run-example.sh and
 # scripts/test.sh; safe to run again (installs only what is missing, builds incrementally).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -11,11 +11,12 @@ packages=(build-essential cmake ninja-build ccache pkg-config git
           libgtest-dev libgmock-dev
           python3-torch python3-torchvision libopenblas0-pthread graphviz time
           pybind11-dev python3-dev python3-pytest)
-# Debian 13 also has ONNX Runtime's C/C++ API, onnx's Python package and ONNX Runtime's (which
-# the Python package's tests use there instead of the Node runner).
-if [ "$(. /etc/os-release && echo "${VERSION_ID:-}")" = 13 ]; then
+# Debian 13 and forky also have ONNX Runtime's C/C++ API, onnx's Python package and ONNX Runtime's
+# (which the Python package's tests use there instead of the Node runner).
+source scripts/platform.sh
+if [ "$platform_id" != debian12 ]; then
   packages+=(libonnxruntime-dev python3-onnx python3-onnxruntime ca-certificates)
-  # What these recommend is not needed, and doubles the download into a fresh Debian 13 root.
+  # What these recommend is not needed, and doubles the download into a fresh root.
   export TORCHONNX_APT_FLAGS=--no-install-recommends
 fi
 # Node.js runs the ONNX Runtime verifier; npm only installs it (a Debian 13 root shares the
@@ -32,6 +33,9 @@ if [ ! -d tools/verify/node_modules/onnxruntime-node ]; then
 fi
 
 export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+# Paths below the checkout hashed relative to it, so that another clone of the same tree (CI's)
+# reuses this machine's (and this root's) compiled objects.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 build=${TORCHONNX_BUILD_DIR:-build}
 # -g1: line tables only (backtraces and gdb's file:line, no variables): a quarter less compile
 # time than -g, on builds whose time CI counts twice (Note [Unity builds] in CMakeLists.txt).
