@@ -395,17 +395,17 @@ PYBIND11_MODULE(_C, m) {
         "when `path` is None.");
   m.def(
       "load_exported_program",
-      [](const std::string& path) {
+      [](const std::string& path, const std::string& program) {
         torchonnx::ExportedProgram p;
         {
           py::gil_scoped_release no_gil;
-          p = torchonnx::load_exported_program(path);
+          p = torchonnx::load_exported_program(path, program);
         }
         py::list inputs;
         for (const auto& v : p.example_inputs) inputs.append(torch::jit::toPyObject(v));
         return py::make_tuple(p.module, inputs, p.dynamic_axes, p.input_names, p.notes);
       },
-      py::arg("path"),
+      py::arg("path"), py::arg("program") = "",
       "A .pt2 (torch.export.save) as (torch._C.ScriptModule, example inputs, dynamic axes, "
       "input names, notes): torchonnx::load_exported_program.");
   m.def("module_pretty_string", &module_pretty_string, py::arg("module"), py::arg("args"),

@@ -5,8 +5,8 @@
 //
 // The program becomes a TorchScript module whose forward() runs the program's graph (each node's
 // target resolved to its ATen operator), so every entry point of torchonnx/export.h and
-// torchonnx/verify.h takes it as it takes a loaded .pt. Needs the libtorch 2.x build (Debian 13);
-// the libtorch 1.13 build refuses a .pt2 with ExportError(kModelLoad) naming that build.
+// torchonnx/verify.h takes it as it takes a loaded .pt. Needs a libtorch 2.x build (Debian 13,
+// forky); the libtorch 1.13 build refuses a .pt2 with ExportError(kModelLoad) naming that build.
 #pragma once
 
 #include <ATen/core/ivalue.h>
@@ -37,19 +37,24 @@ struct ExportedProgram {
   std::map<std::string, std::pair<int64_t, int64_t>> dim_ranges;
   // What the loader left out and why (runtime asserts, which ONNX cannot check), one per line.
   std::vector<std::string> notes;
-  std::string schema_version;            // of the archive ("8.2")
+  std::string schema_version;            // of the program ("8.2" of PyTorch 2.6, "8.20" of 2.14)
   std::vector<std::string> input_names;  // forward()'s arguments, the program's user inputs
 };
 
-// Whether `path` is a torch.export archive (a zip holding serialized_exported_program.json); by
-// its records, not its name.
+// Whether `path` is a torch.export archive (a zip holding serialized_exported_program.json, or a
+// PT2 archive's ROOT/archive_format); by its records, not its name.
 bool is_exported_program(const std::string& path);
 
-// Loads a .pt2. ExportError(kModelLoad) naming the file for a missing, truncated or damaged
-// archive, a schema version newer than this build reads, or a weight the program reads and the
-// archive lacks; ExportError(kUnsupportedOp) naming every target that resolves to no operator of
-// this libtorch (with its source location).
-ExportedProgram load_exported_program(const std::string& path);
+// Loads a .pt2 of either layout: torch.export.save's of PyTorch 2.3 to 2.7, or the PT2 archive of
+// PyTorch 2.8+ (torch/export/pt2_archive/), whose weights are read in place from the mapping of
+// the file. `program` names the program of a PT2 archive that holds several
+// (ROOT/models/NAME.json; "" takes the only one). ExportError(kModelLoad) naming the file, its
+// layout and schema version for a missing, truncated or damaged archive, a schema major version
+// newer than this build reads, or a weight the program reads and the archive lacks;
+// ExportError(kInvalidArgument) for a program name that is not there or missing where several
+// are (listing them); ExportError(kUnsupportedOp) naming every target that resolves to no
+// operator of this libtorch (with its source location).
+ExportedProgram load_exported_program(const std::string& path, const std::string& program = "");
 
 // `options` for an export of the program: when they give no dynamic axes, the program's (under
 // `options.input_names` where those rename its inputs).

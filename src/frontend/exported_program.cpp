@@ -40,22 +40,15 @@
 
 #if TORCH_VERSION_MAJOR >= 2
 
-#include <ATen/core/grad_mode.h>
-#include <c10/core/CPUAllocator.h>
-#include <caffe2/serialize/in_memory_adapter.h>
-#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/ir/ir.h>
-#include <torch/csrc/jit/serialization/import_read.h>
-#include <torch/csrc/jit/serialization/storage_context.h>
 
 #include <cctype>
 #include <cstdio>
-#include <cstring>
-#include <unordered_map>
 
-#include "common/mapped_file.h"
+#include "frontend/program_args.h"
 #include "frontend/program_graph.h"
+#include "frontend/program_parts.h"
 
 #endif
 
@@ -90,13 +83,13 @@ void export_program(const ExportedProgram& program, const std::string& path,
 
 #if TORCH_VERSION_MAJOR < 2
 
-ExportedProgram load_exported_program(const std::string& path) {
+ExportedProgram load_exported_program(const std::string& path, const std::string&) {
   throw ExportError(
       ErrorCode::kModelLoad,
       fmt::format("'{}' is a torch.export program (.pt2), which PyTorch 2.x writes over its ATen "
                   "2.x operators; this torchonnx is built with libtorch {}.{}, which has no such "
                   "reader nor all of those operators. Remedy: use torchonnx's libtorch 2.x build "
-                  "(Debian 13: libtorch 2.6), or save the model with torch.jit.save instead",
+                  "(Debian 13: libtorch 2.6; Debian forky: libtorch 2.14)",
                   path, TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR));
 }
 
@@ -106,120 +99,10 @@ namespace {
 
 namespace jit = torch::jit;
 
-// The schema version this reader was written against (torch/_export/serde/schema.py of 2.6).
-constexpr int kSchemaMajor = 8;
-constexpr int kSchemaMinor = 2;
-
 using frontend::pt2::fail;
 using frontend::pt2::GraphBuilder;
 using frontend::pt2::json;
 using frontend::pt2::member;
-
-// The tensors in `v` whose storage the mapping gives at an address their element type cannot be
-// read at are given an aligned copy of it, one per storage (so tensors sharing it still do).
-// torch.save aligns its records to 64 bytes within its own archive, but torch.export.save stores
-// that archive in the .pt2 at whatever offset the records before it leave: the weights stay in
-// the mapping (Note [Zero-copy weights]) when that offset is a multiple of their element size.
-void realign(const c10::IValue& v, std::unordered_map<const void*, c10::Storage>& copies) {
-  if (v.isTensor()) {
-    at::Tensor t = v.toTensor();
-    if (!t.defined() || !t.has_storage() || t.storage().data() == nullptr) return;
-    const void* data = t.storage().data();
-    if (reinterpret_cast<uintptr_t>(data) % t.element_size() == 0) return;
-    auto [it, fresh] = copies.try_emplace(data);
-    if (fresh) {
-      const size_t nbytes = t.storage().nbytes();
-      it->second = c10::Storage(c10::Storage::use_byte_size_t(), nbytes, c10::GetCPUAllocator(),
-                                /*resizable=*/false);
-      std::memcpy(it->second.mutable_data(), data, nbytes);
-    }
-    at::NoGradGuard no_grad;
-    t.set_(it->second, t.storage_offset(), t.sizes(), t.strides());
-  } else if (v.isTuple()) {
-    for (const auto& e : v.toTupleRef().elements()) realign(e, copies);
-  } else if (v.isList()) {
-    for (const auto& e : v.toListRef()) realign(e, copies);
-  } else if (v.isGenericDict()) {
-    for (const auto& e : v.toGenericDict()) realign(e.value(), copies);
-  } else if (v.isObject()) {
-    for (const auto& e : v.toObjectRef().slots()) realign(e, copies);
-  }
-}
-
-// A torch.save archive inside the .pt2, read in place; Parameters (torch._utils.
-// _rebuild_parameter, which libtorch's unpickler does not know) come back as their tensors.
-c10::IValue load_torch_save(const frontend::Pt2Archive& archive, const std::string& record) {
-  std::string_view bytes = archive.bytes(record);
-  if (bytes.empty()) return c10::IValue();
-  const uint64_t base = static_cast<uint64_t>(bytes.data() - archive.file()->data());
-  auto reader = std::make_shared<caffe2::serialize::PyTorchStreamReader>(
-      std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(),
-                                                             static_cast<off_t>(bytes.size())));
-  // Every storage points into the mapping; realign() copies those its tensors cannot be read in.
-  auto context = std::make_shared<jit::DeserializationStorageContext>();
-  for (const std::string& name : reader->getAllRecords()) {
-    if (name.rfind("data/", 0) != 0) continue;
-    const uint64_t offset = base + reader->getRecordOffset(name);
-    const uint64_t size = reader->getRecordSize(name);
-    if (size > 0) context->addStorage(name.substr(5), archive.file()->storage(offset, size));
-  }
-  auto cu = std::make_shared<jit::CompilationUnit>();
-  const std::string what = record;
-  auto resolve = [&](const c10::QualifiedName& q) {
-    if (q.qualifiedName() != "torch._utils._rebuild_parameter" &&
-        q.qualifiedName() != "torch._utils._rebuild_parameter_with_state") {
-      fail(ErrorCode::kModelLoad, archive.path(),
-           fmt::format("{} holds a {}, which this reader does not know. Remedy: save the "
-                       "program with plain tensors as its weights",
-                       what, q.qualifiedName()));
-    }
-    auto type = c10::ClassType::create(q, cu);
-    type->addAttribute("args", c10::AnyType::get());
-    return c10::StrongTypePtr(cu, type);
-  };
-  auto load = [](const c10::StrongTypePtr& type, c10::IValue args) {
-    auto obj = c10::ivalue::Object::create(type, 1);
-    obj->setSlot(0, std::move(args));
-    return obj;
-  };
-  c10::IValue value;
-  try {
-    value = jit::readArchiveAndTensors("data", "", "data/", resolve, load, c10::nullopt, *reader,
-                                       jit::Unpickler::defaultTypeParser, context);
-    std::unordered_map<const void*, c10::Storage> copies;
-    realign(value, copies);
-  } catch (const ExportError&) {
-    throw;
-  } catch (const std::exception& e) {
-    const std::string message = e.what();
-    fail(ErrorCode::kModelLoad, archive.path(),
-         fmt::format("{} cannot be read: {}. Remedy: save the program again with "
-                     "torch.export.save",
-                     record, message.substr(0, message.find('\n'))));
-  }
-  return value;
-}
-
-// A Parameter's tensor (see load_torch_save), else the value.
-c10::IValue unwrap(const c10::IValue& v) {
-  if (v.isObject() && v.toObject()->slots().size() == 1) {
-    const c10::IValue args = v.toObject()->getSlot(0);
-    if (args.isTuple() && !args.toTupleRef().elements().empty()) {
-      return args.toTupleRef().elements()[0];
-    }
-  }
-  return v;
-}
-
-std::map<std::string, at::Tensor> tensor_dict(const c10::IValue& v) {
-  std::map<std::string, at::Tensor> out;
-  if (!v.isGenericDict()) return out;
-  for (const auto& e : v.toGenericDict()) {
-    const c10::IValue t = unwrap(e.value());
-    if (e.key().isString() && t.isTensor()) out[e.key().toStringRef()] = t.toTensor();
-  }
-  return out;
-}
 
 void flatten(const c10::IValue& v, std::vector<c10::IValue>& out) {
   if (v.isTuple()) {
@@ -317,7 +200,7 @@ std::string dim_name(const std::string& expr) {
 
 }  // namespace
 
-ExportedProgram load_exported_program(const std::string& path) {
+ExportedProgram load_exported_program(const std::string& path, const std::string& program_name) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw ExportError(ErrorCode::kModelLoad,
@@ -326,43 +209,17 @@ ExportedProgram load_exported_program(const std::string& path) {
   }
   std::optional<frontend::Pt2Archive> archive = frontend::Pt2Archive::open(path);
   if (!archive) {
-    fail(ErrorCode::kModelLoad, path,
-         "is no torch.export archive (a zip holding serialized_exported_program.json). Remedy: "
-         "save the program with torch.export.save, or give a TorchScript .pt as a model");
+    fail(ErrorCode::kModelLoad, "'" + path + "'",
+         "is no torch.export archive (a zip holding serialized_exported_program.json, PyTorch "
+         "2.3 to 2.7, or a PT2 archive's ROOT/archive_format, PyTorch 2.8+). Remedy: save the "
+         "program with torch.export.save, or give a TorchScript .pt as a model");
   }
   ExportedProgram program;
-  // The schema version: a newer major version changed the format.
-  std::string version(archive->bytes("version"));
-  while (!version.empty() && std::isspace(static_cast<unsigned char>(version.back()))) {
-    version.pop_back();
-  }
-  program.schema_version = version;
-  int major = 0, minor = 0;
-  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) < 1) {
-    fail(ErrorCode::kModelLoad, path, "its schema version '" + version + "' is no version");
-  }
-  if (major > kSchemaMajor) {
-    fail(ErrorCode::kModelLoad, path,
-         fmt::format("it was saved with torch.export schema version {}, newer than this build "
-                     "reads ({}.{}, PyTorch 2.6). Remedy: save the program with PyTorch 2.6, or "
-                     "use a torchonnx built for the newer PyTorch",
-                     version, kSchemaMajor, kSchemaMinor));
-  }
-  if (major == kSchemaMajor && minor > kSchemaMinor) {
-    program.notes.push_back(fmt::format(
-        "the archive's schema version {} is newer than this reader's {}.{}: fields it adds are "
-        "not read",
-        version, kSchemaMajor, kSchemaMinor));
-  }
-
-  json doc;
-  try {
-    std::string_view text = archive->bytes("serialized_exported_program.json");
-    doc = frontend::pt2::parse_program(text);
-  } catch (const json::exception& e) {
-    fail(ErrorCode::kModelLoad, path,
-         std::string("serialized_exported_program.json is no valid JSON: ") + e.what());
-  }
+  frontend::pt2::ProgramParts parts =
+      frontend::pt2::read_program_parts(*archive, program_name, program.notes);
+  program.schema_version = parts.schema_version;
+  const std::string& source = parts.source;
+  const json& doc = parts.doc;
   try {
     const json& gm = doc.at("graph_module");
     const json& graph_json = gm.at("graph");
@@ -384,16 +241,14 @@ ExportedProgram load_exported_program(const std::string& path) {
                                       "which torch.export unrolls"
                                     : "");
       }
-      fail(ErrorCode::kUnsupportedOp, path,
+      fail(ErrorCode::kUnsupportedOp, source,
            "the program calls what this torchonnx cannot resolve:" + list +
                "\nRemedy: for an operator this libtorch does not have, load the library that "
                "registers it (--load-library), or export the model without it");
     }
 
-    const auto state = tensor_dict(load_torch_save(*archive, "serialized_state_dict.pt"));
-    const auto constants = archive->has("serialized_constants.pt")
-                               ? tensor_dict(load_torch_save(*archive, "serialized_constants.pt"))
-                               : std::map<std::string, at::Tensor>{};
+    const auto& state = parts.state;
+    const auto& constants = parts.constants;
 
     auto cu = std::make_shared<jit::CompilationUnit>();
     jit::Module module(c10::QualifiedName("__torch__.torchonnx_pt2.Program"), cu,
@@ -402,7 +257,7 @@ ExportedProgram load_exported_program(const std::string& path) {
     auto graph = std::make_shared<jit::Graph>();
     jit::Value* self = graph->addInput("self");
     self->setType(module.type());
-    GraphBuilder builder(*graph, path, program.notes);
+    GraphBuilder builder(*graph, source, program.notes);
 
     // The attribute reads of forward(), per name, made once.
     std::map<std::string, jit::Value*> reads;
@@ -421,7 +276,7 @@ ExportedProgram load_exported_program(const std::string& path) {
                             const char* what) {
       auto it = from.find(name);
       if (it == from.end()) {
-        fail(ErrorCode::kModelLoad, path,
+        fail(ErrorCode::kModelLoad, source,
              fmt::format("the program reads the {} '{}', which the archive does not hold. "
                          "Remedy: save the program again with torch.export.save",
                          what, name));
@@ -449,6 +304,22 @@ ExportedProgram load_exported_program(const std::string& path) {
         }
         continue;
       }
+      if (kind == "constant_input") {
+        // Schema 8.20: an input the program was specialized to a constant (a number, None).
+        auto [vkind, value] = member(s->at("value"));
+        c10::IValue constant;
+        if (vkind == "as_int")
+          constant = value->get<int64_t>();
+        else if (vkind == "as_float")
+          constant = frontend::pt2::number(*value);
+        else if (vkind == "as_bool")
+          constant = value->get<bool>();
+        else if (vkind == "as_string")
+          constant = value->get<std::string>();
+        builder.bind(s->at("name").get<std::string>(), graph->insertConstant(constant));
+        user_input_is_input.push_back(false);
+        continue;
+      }
       std::string arg_name, target;
       at::Tensor tensor;
       bool is_parameter = false;
@@ -468,7 +339,7 @@ ExportedProgram load_exported_program(const std::string& path) {
         target = s->at("tensor_constant_name").get<std::string>();
         tensor = tensor_named(constants, target, "constant");
       } else {
-        fail(ErrorCode::kUnsupportedOp, path,
+        fail(ErrorCode::kUnsupportedOp, source,
              fmt::format("the program has an input of kind '{}', which this reader does not "
                          "support (custom objects, effect tokens). Remedy: export the model "
                          "without it",
@@ -478,7 +349,7 @@ ExportedProgram load_exported_program(const std::string& path) {
       if (!m.hasattr(leaf)) {
         m.register_parameter(leaf, tensor, /*is_buffer=*/!is_parameter);
       } else if (!m.attr(leaf).isTensor()) {
-        fail(ErrorCode::kModelLoad, path,
+        fail(ErrorCode::kModelLoad, source,
              fmt::format("the program's weight '{}' has the name of a module's own attribute "
                          "('{}'). Remedy: rename the weight",
                          target, leaf));
@@ -500,7 +371,7 @@ ExportedProgram load_exported_program(const std::string& path) {
         } else if (akind == "as_none") {
           outputs.push_back(graph->insertConstant(c10::IValue()));
         } else {
-          fail(ErrorCode::kUnsupportedOp, path,
+          fail(ErrorCode::kUnsupportedOp, source,
                "the program returns a value of kind '" + akind + "', which is not supported");
         }
       } else if (kind == "buffer_mutation") {
@@ -518,7 +389,7 @@ ExportedProgram load_exported_program(const std::string& path) {
                                 s->at("user_input_name").get<std::string>() +
                                 "' in place; the ONNX model returns its outputs only");
       } else {
-        fail(ErrorCode::kUnsupportedOp, path,
+        fail(ErrorCode::kUnsupportedOp, source,
              "the program has an output of kind '" + kind + "', which is not supported");
       }
     }
@@ -533,10 +404,10 @@ ExportedProgram load_exported_program(const std::string& path) {
     program.module = module;
     program.input_names = user_inputs;
 
-    // Example inputs: the flattened (args, kwargs) of serialized_example_inputs.pt.
-    if (archive->has("serialized_example_inputs.pt")) {
+    // Example inputs: the flattened (args, kwargs) saved with the program.
+    if (parts.example_inputs) {
       std::vector<c10::IValue> flat;
-      flatten(load_torch_save(*archive, "serialized_example_inputs.pt"), flat);
+      flatten(*parts.example_inputs, flat);
       if (flat.size() == user_input_is_input.size()) {
         for (size_t k = 0; k < flat.size(); ++k) {
           if (user_input_is_input[k]) program.example_inputs.push_back(flat[k]);
@@ -572,9 +443,9 @@ ExportedProgram load_exported_program(const std::string& path) {
       }
     }
   } catch (const json::exception& e) {
-    fail(ErrorCode::kModelLoad, path,
-         std::string("serialized_exported_program.json is not what torch.export.save writes: ") +
-             e.what() + ". Remedy: save the program again with torch.export.save");
+    fail(ErrorCode::kModelLoad, source,
+         std::string("the program is not what torch.export.save writes: ") + e.what() +
+             ". Remedy: save the program again with torch.export.save");
   }
   return program;
 }

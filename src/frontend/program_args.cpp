@@ -48,6 +48,23 @@ c10::ScalarType scalar_type(int64_t code) {
       return at::kBFloat16;
     case 28:
       return at::kUInt16;
+    // Schema 8.20 (PyTorch 2.14).
+    case 29:
+      return at::kFloat8_e4m3fn;
+    case 30:
+      return at::kFloat8_e5m2;
+    case 31:
+      return at::kFloat8_e4m3fnuz;
+    case 32:
+      return at::kFloat8_e5m2fnuz;
+#if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 8
+    case 33:
+      return c10::ScalarType::Float8_e8m0fnu;
+#endif
+    case 34:
+      return at::kUInt32;
+    case 35:
+      return at::kUInt64;
     default:
       throw ExportError(ErrorCode::kModelLoad, fmt::format("unknown scalar type code {}", code));
   }

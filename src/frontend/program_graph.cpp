@@ -22,8 +22,8 @@ namespace torchonnx::frontend::pt2 {
 
 namespace jit = torch::jit;
 
-void fail(ErrorCode code, const std::string& path, const std::string& message) {
-  throw ExportError(code, fmt::format("'{}': {}", path, message));
+void fail(ErrorCode code, const std::string& source, const std::string& message) {
+  throw ExportError(code, fmt::format("{}: {}", source, message));
 }
 
 // The union's one member: {"as_tensor": {...}} → ("as_tensor", {...}).

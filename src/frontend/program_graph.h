@@ -22,8 +22,9 @@ namespace torchonnx::frontend::pt2 {
 
 using json = nlohmann::json;
 
-// ExportError(code) "'path': message".
-[[noreturn]] void fail(ErrorCode code, const std::string& path, const std::string& message);
+// ExportError(code) "SOURCE: message"; `source` names the archive, its layout and schema version
+// ("'m.pt2' (the PT2 archive of PyTorch 2.8+ (...), program 'model', schema 8.20)").
+[[noreturn]] void fail(ErrorCode code, const std::string& source, const std::string& message);
 
 // The one member of a serialized union: {"as_tensor": {...}} → ("as_tensor", {...}); ("", null)
 // for what is no union.
@@ -42,7 +43,8 @@ std::map<std::string, std::vector<std::string>> unresolved_targets(const json& g
 // what it cannot build.
 class GraphBuilder {
  public:
-  // `path` names the archive in errors; `notes` gets what the build leaves out.
+  // `path` names the archive in errors (ProgramParts::source); `notes` gets what the build leaves
+  // out.
   GraphBuilder(torch::jit::Graph& graph, const std::string& path, std::vector<std::string>& notes);
   ~GraphBuilder();
   GraphBuilder(const GraphBuilder&) = delete;

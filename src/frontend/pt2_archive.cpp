@@ -29,12 +29,24 @@ std::optional<Pt2Archive> Pt2Archive::open(const std::string& path) {
     if (offset >= size) return std::string();
     return std::string(data + offset, std::min<uint64_t>(n, size - offset));
   });
+  // The mark of each layout: serialized_exported_program.json at the root (2.3–2.7), or
+  // ROOT/archive_format under the one folder of a PT2 archive (2.8+).
+  auto pt2_root = [](const std::string& name) -> std::optional<std::string> {
+    const size_t slash = name.find('/');
+    if (slash == std::string::npos || slash == 0) return std::nullopt;
+    const std::string rest = name.substr(slash + 1);
+    for (const char* mark :
+         {"archive_format", "models/", "data/weights/", "data/constants/", "data/sample_inputs/"}) {
+      if (rest.rfind(mark, 0) == 0) return name.substr(0, slash + 1);
+    }
+    return std::nullopt;
+  };
   if (!entries) {
     // No directory: a torch.export archive cut short still starts with its first record.
     if (size >= 30 && le(data, 4) == 0x04034b50) {
       const uint64_t name_len = le(data + 26, 2);
       const std::string first(data + 30, std::min<uint64_t>(name_len, size - 30));
-      if (first == "serialized_exported_program.json") {
+      if (first == "serialized_exported_program.json" || pt2_root(first)) {
         throw ExportError(ErrorCode::kModelLoad,
                           fmt::format("'{}' is a torch.export archive without its zip directory "
                                       "(a truncated file). Remedy: save the program again with "
@@ -45,8 +57,18 @@ std::optional<Pt2Archive> Pt2Archive::open(const std::string& path) {
     return std::nullopt;
   }
   // Only a torch.export archive is checked further: another zip is not this reader's.
+  Layout layout = Layout::kExportSave;
+  std::string root;
   bool is_program = false;
-  for (const ZipEntry& e : *entries) is_program |= e.name == "serialized_exported_program.json";
+  for (const ZipEntry& e : *entries) {
+    if (e.name == "serialized_exported_program.json") is_program = true;
+    auto r = pt2_root(e.name);
+    if (r && e.name == *r + "archive_format") {
+      is_program = true;
+      layout = Layout::kPt2Archive;
+      root = *r;
+    }
+  }
   if (!is_program) return std::nullopt;
   Pt2Archive archive;
   for (const ZipEntry& e : *entries) {
@@ -71,8 +93,44 @@ std::optional<Pt2Archive> Pt2Archive::open(const std::string& path) {
         Record{start, e.method == 0 ? e.size : e.compressed_size, e.method == 0};
   }
   archive.path_ = path;
+  archive.layout_ = layout;
+  archive.root_ = root;
   archive.file_ = std::move(file);
+  if (layout == Layout::kPt2Archive) {
+    const std::string format(archive.bytes(root + "archive_format"));
+    if (format != "pt2") {
+      throw ExportError(ErrorCode::kModelLoad,
+                        fmt::format("'{}': its {}archive_format is '{}', not the 'pt2' of a PT2 "
+                                    "archive (torch.export.save of PyTorch 2.8+). Remedy: save "
+                                    "the program again with torch.export.save",
+                                    path, root, format.substr(0, 40)));
+    }
+    if (archive.has(root + "archive_version")) {
+      archive.archive_version_ = std::string(archive.bytes(root + "archive_version"));
+    }
+  }
   return archive;
+}
+
+std::string Pt2Archive::layout_name() const {
+  if (layout_ == Layout::kExportSave) {
+    return "the torch.export.save archive of PyTorch 2.3 to 2.7 "
+           "(serialized_exported_program.json)";
+  }
+  return fmt::format("the PT2 archive of PyTorch 2.8+ (archive_format pt2, version {})",
+                     archive_version_.empty() ? "?" : archive_version_);
+}
+
+std::vector<std::string> Pt2Archive::program_names() const {
+  std::vector<std::string> names;
+  const std::string prefix = root_ + "models/";
+  for (const auto& [name, record] : records_) {
+    if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + 5) continue;
+    const std::string rest = name.substr(prefix.size());
+    if (rest.find('/') != std::string::npos || rest.substr(rest.size() - 5) != ".json") continue;
+    names.push_back(rest.substr(0, rest.size() - 5));
+  }
+  return names;
 }
 
 std::string_view Pt2Archive::bytes(const std::string& name) const {

@@ -1,5 +1,10 @@
-// The records of a .pt2 archive (torch.export.save): a plain zip, its records at its root, each
-// read in place from a mapping of the file (Note [Exported programs] in exported_program.cpp).
+// The records of a .pt2 archive (torch.export.save), each read in place from a mapping of the
+// file (Note [Exported programs] in exported_program.cpp). Two layouts:
+//   - PyTorch 2.3 to 2.7: a plain zip, its records at its root (serialized_exported_program.json,
+//     serialized_state_dict.pt, ..., version);
+//   - PyTorch 2.8 and later, the PT2 archive (torch/export/pt2_archive/): a PyTorchStreamWriter
+//     zip whose records lie under one folder named after the file (ROOT/archive_format = "pt2",
+//     ROOT/models/NAME.json, ROOT/data/weights/..., ROOT/data/sample_inputs/NAME.pt).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace torchonnx {
 class MappedFile;
@@ -23,10 +29,20 @@ class Pt2Archive {
     bool stored = true;  // zip method 0 (torch.export.save writes no other)
   };
 
-  // The archive at `path`; nullopt when it is no zip or holds no serialized_exported_program.json
-  // (the mark of a torch.export archive). ExportError(kModelLoad) naming `path` for a zip whose
-  // directory points outside the file (truncated).
+  enum class Layout { kExportSave, kPt2Archive };
+
+  // The archive at `path`; nullopt when it is no zip or has the mark of neither layout
+  // (serialized_exported_program.json; ROOT/archive_format). ExportError(kModelLoad) naming
+  // `path` for a torch.export archive cut short or whose directory points outside the file.
   static std::optional<Pt2Archive> open(const std::string& path);
+
+  Layout layout() const { return layout_; }
+  // "the PT2 archive of PyTorch 2.8+ (archive_format pt2, version 0)", for messages.
+  std::string layout_name() const;
+  // The folder of a PT2 archive's records with its slash ("model/"); "" for the older layout.
+  const std::string& root() const { return root_; }
+  // The programs of a PT2 archive (the NAME of each ROOT/models/NAME.json), sorted.
+  std::vector<std::string> program_names() const;
 
   bool has(const std::string& name) const { return records_.count(name) != 0; }
   const std::map<std::string, Record>& records() const { return records_; }
@@ -38,6 +54,9 @@ class Pt2Archive {
 
  private:
   std::string path_;
+  Layout layout_ = Layout::kExportSave;
+  std::string root_;
+  std::string archive_version_;
   std::shared_ptr<MappedFile> file_;
   std::map<std::string, Record> records_;
 };

@@ -1,5 +1,6 @@
-// torch.export programs (.pt2) in (issue 39): the programs of tests/fixtures/make_pt2.py (made by
-// PyTorch 2.6 in the Debian 13 root), each loaded, exported with the program's own example
+// torch.export programs (.pt2) in (issues 39 and 59): the programs of tests/fixtures/make_pt2.py
+// (made by the build's own PyTorch at test time: 2.6 on Debian 13 writes the layout of 2.3 to 2.7,
+// 2.14 on forky the PT2 archive of 2.8+), each loaded, exported with the program's own example
 // inputs and dynamic dims, and run in ONNX Runtime at the example's sizes and at others within
 // the dims' ranges against the outputs of the program itself (ExportedProgram.module() in
 // Python). Damaged archives are refused by name. The libtorch 1.13 build refuses a .pt2 and names
@@ -15,6 +16,7 @@
 
 #include "common/mapped_file.h"
 #include "frontend/frontend.h"
+#include "frontend/pt2_archive.h"
 #include "support/harness.h"
 #include "torchonnx/exported_program.h"
 #include "torchonnx/io.h"
@@ -30,6 +32,15 @@ const fs::path kCommitted = fs::path(TORCHONNX_SOURCE_DIR) / "tests/fixtures/pt2
 #if TORCH_VERSION_MAJOR >= 2
 
 const fs::path kDir = fs::path(TORCHONNX_PT2_FIXTURE_DIR);
+
+// Whether the build's PyTorch wrote the PT2 archive layout (2.8+: forky) or 2.6's.
+bool pt2_layout() {
+  static const bool pt2 = [] {
+    auto archive = frontend::Pt2Archive::open((kDir / "linear_bn.pt2").string());
+    return archive && archive->layout() == frontend::Pt2Archive::Layout::kPt2Archive;
+  }();
+  return pt2;
+}
 
 struct Pt2Model {
   const char* name;
@@ -52,6 +63,7 @@ const Pt2Model kModels[] = {
     {"regnet_y_400mf", {"s0"}},
     {"mnasnet0_5", {"s0"}},
     {"transformer_encoder", {"s0", "s1"}},
+    {"shared_weights", {"s0"}},  // tied weights, a buffer that views another's storage
     {"lstm_lm", {"s0"}},
     {"tiny_gpt", {"s0", "s1"}},
     {"llama_block", {"s0", "s1"}},
@@ -255,13 +267,17 @@ TEST(Pt2, DamagedArchivesGiveClearErrors) {
     int exit_code;
     const char* says;
   };
-  const Case cases[] = {
+  std::vector<Case> cases = {
       {"bad_truncated.pt2", 3, "save the program again"},
-      {"bad_version.pt2", 3, "schema version 99.0"},
+      {"bad_version.pt2", 3, "schema version 99."},
       {"bad_target.pt2", 4, "torch.ops.aten.no_such_op.default"},
       {"bad_weight.pt2", 3, "fc.missing_weight"},
       {"bad_control.pt2", 4, "a higher-order op this reader does not build"},
   };
+  if (pt2_layout()) {  // the PT2 archive's own damage
+    cases.push_back({"bad_payload.pt2", 3, "data/weights/weight_0"});
+    cases.push_back({"bad_format.pt2", 3, "archive_format is 'pt3'"});
+  }
   const std::string dir = temp_dir("pt2_bad");
   for (const Case& c : cases) {
     const CliResult r =
@@ -269,8 +285,71 @@ TEST(Pt2, DamagedArchivesGiveClearErrors) {
     EXPECT_EQ(r.exit_code, c.exit_code) << c.file << ": " << r.output;
     EXPECT_NE(r.output.find(c.says), std::string::npos) << c.file << ": " << r.output;
     EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("torch.jit.save"), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(dir + "/m.onnx")) << c.file;
+    // Past the zip itself, every error names the layout and the schema version found.
+    if (std::string(c.file) != "bad_truncated.pt2" && std::string(c.file) != "bad_format.pt2") {
+      EXPECT_NE(r.output.find(pt2_layout() ? "PT2 archive of PyTorch 2.8+" : "PyTorch 2.3 to 2.7"),
+                std::string::npos)
+          << c.file << ": " << r.output;
+      EXPECT_NE(r.output.find("schema "), std::string::npos) << c.file << ": " << r.output;
+    }
   }
+}
+
+// PyTorch 2.8+ stores each storage once in a PT2 archive, however many weights view it: tied
+// weights and a buffer that views another's storage come back sharing it, each with its sizes,
+// strides and offset, in the mapping of the file.
+TEST(Pt2, TiedAndViewWeightsShareTheirStorage) {
+  const ExportedProgram program = load_exported_program((kDir / "shared_weights.pt2").string());
+  std::map<std::string, at::Tensor> w;
+  for (const auto& p : program.module.named_attributes(/*recurse=*/true)) {
+    if (p.value.isTensor()) w[p.name] = p.value.toTensor();
+  }
+  ASSERT_TRUE(w.count("base") && w.count("view") && w.count("a.weight")) << w.size();
+  EXPECT_EQ(w.at("view").sizes(), (std::vector<int64_t>{5, 5}));
+  EXPECT_TRUE(w.at("view").equal(w.at("base").slice(0, 1).slice(1, 0, 20, 4)));
+  if (pt2_layout()) {
+    EXPECT_EQ(w.at("view").storage().data(), w.at("base").storage().data());
+    EXPECT_EQ(w.at("view").storage_offset(), 20);
+    EXPECT_EQ(w.at("view").strides(), (std::vector<int64_t>{20, 4}));
+    EXPECT_TRUE(unchanged_file_bytes(w.at("base")).has_value());
+    if (w.count("b.weight")) {
+      EXPECT_EQ(w.at("b.weight").storage().data(), w.at("a.weight").storage().data());
+    }
+  }
+}
+
+// A PT2 archive with two programs: each exports by its name (C++ and --program); without one, or
+// with one it does not hold, the error lists the names.
+TEST(Pt2, AnArchiveOfSeveralProgramsExportsTheOneNamed) {
+  if (!pt2_layout()) GTEST_SKIP() << "PyTorch 2.6 writes one program per archive";
+  const std::string file = (kDir / "two_programs.pt2").string();
+  for (const std::string name : {"", "nope"}) {
+    try {
+      load_exported_program(file, name);
+      ADD_FAILURE() << "no error for '" << name << "'";
+    } catch (const ExportError& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'decoder', 'encoder'"), std::string::npos) << e.what();
+    }
+  }
+  const Tolerance tol{.rtol = 1e-3, .atol = 1e-7, .atol_scale = 1e-4};
+  const std::string dir = temp_dir("pt2_two");
+  for (const auto& [name, data] : std::vector<std::pair<std::string, std::string>>{
+           {"encoder", "linear_bn"}, {"decoder", "shared_weights"}}) {
+    const CliResult r =
+        run_cli(fmt::format("export {} --program {} -o {}/{}.onnx", file, name, dir, name));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (int k = 0; fs::exists(kDir / data / fmt::format("size_{}", k)); ++k) {
+      const OrtResult o = run_in_ort(dir + "/" + name + ".onnx",
+                                     (kDir / data / fmt::format("size_{}", k)).string(), tol);
+      EXPECT_TRUE(o.ok) << name << ": " << o.report;
+    }
+  }
+  const CliResult r = run_cli(fmt::format("export {} -o {}/m.onnx", file, dir));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--program"), std::string::npos) << r.output;
 }
 
 TEST(Pt2, LoadModelPointsAPt2ToItsLoader) {

@@ -304,10 +304,13 @@ class ProgressBar {
 void add_model_options(CLI::App* sub, Request& r, const std::string& input_help) {
   sub->add_option("model", r.model_path,
                   "TorchScript file (torch.jit.save of a traced or scripted module), or a "
-                  "torch.export program (.pt2, torch.export.save; the libtorch 2.x build): its "
-                  "example inputs and dynamic dims are the defaults of --inputs and "
-                  "--dynamic-axes")
+                  "torch.export program (.pt2, torch.export.save of PyTorch 2.3+; the libtorch "
+                  "2.x builds): its example inputs and dynamic dims are the defaults of --inputs "
+                  "and --dynamic-axes")
       ->required();
+  sub->add_option("--program", r.program,
+                  "NAME: the program of a .pt2 PT2 archive that holds several (its "
+                  "models/NAME.json); by default the only one");
   sub->add_option("--inputs", r.inputs_dir,
                   "Folder with input_0.pb, input_1.pb, ... (serialized TensorProto, one per "
                   "forward() argument)")
@@ -554,12 +557,19 @@ int run(int argc, const char* const* argv) {
     if (!r.save_dir.empty()) check_test_data_dir(r.save_dir);
     torch::jit::Module model;
     if (is_exported_program(r.model_path)) {  // a .pt2: its example inputs and dynamic dims
-      const ExportedProgram program = load_exported_program(r.model_path);
+      const ExportedProgram program = load_exported_program(r.model_path, r.program);
       for (const auto& note : program.notes) std::cerr << "torchonnx: note: " << note << "\n";
       model = program.module;
       if (r.inputs_dir.empty() && r.input_specs.empty()) inputs = program.example_inputs;
       r.options = program_options(program, r.options);
     } else {
+      if (!r.program.empty()) {
+        throw ExportError(ErrorCode::kInvalidArgument,
+                          fmt::format("--program {}: '{}' is no torch.export archive (.pt2); "
+                                      "--program names a program of a PT2 archive that holds "
+                                      "several. Remedy: leave it out for a TorchScript file",
+                                      r.program, r.model_path));
+      }
       model = load_model(r.model_path);
     }
     inputs = group_arguments(model, std::move(inputs));

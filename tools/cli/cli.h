@@ -45,6 +45,7 @@ struct Request {
   enum class Command { kNone, kExport, kPrint, kUnconvertible, kOps, kVerify };
   Command command = Command::kNone;
   std::string model_path, out_path, inputs_dir, save_dir;
+  std::string program;  // --program: the program of a PT2 archive that holds several
   std::vector<std::string> input_specs;
   std::vector<std::string> libraries;  // --load-library, in order
   ExportOptions options;
