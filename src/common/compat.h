@@ -1,5 +1,6 @@
 // What differs between the libtorch and onnx versions torchonnx builds against: libtorch 1.13 +
-// onnx 1.12 (Debian 12) and libtorch 2.6 + onnx 1.17 (Debian 13). Code elsewhere asks these names
+// onnx 1.12 (Debian 12), libtorch 2.6 + onnx 1.17 (Debian 13) and libtorch 2.14 + onnx 1.20
+// (Debian forky). Code elsewhere asks these names
 // instead of testing versions itself. (Build-level differences are in CMakeLists.txt: Debian 13's
 // onnx headers need ONNX_ML and ONNX_NAMESPACE, which its CMake targets carry.)
 #pragma once
@@ -18,7 +19,8 @@ inline constexpr bool kUniqueComputesInverseForCounts = TORCH_VERSION_MAJOR < 2;
 
 // Where to export files that need a newer libtorch than this build's (a remedy, for messages).
 inline constexpr const char* kNewerLibtorchRemedy =
-    "export it with torchonnx built against a newer libtorch: the Debian 13 build (libtorch 2.6; "
-    "on a Debian 12 machine `bash scripts/debian13.sh` builds and runs it in a Debian 13 root)";
+    "export it with torchonnx built against a newer libtorch: the Debian forky build (libtorch "
+    "2.14) or the Debian 13 build (libtorch 2.6); on another machine `bash scripts/root.sh forky` "
+    "builds and runs it in a Debian forky root";
 
 }  // namespace torchonnx::compat
