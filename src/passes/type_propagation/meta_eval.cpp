@@ -38,13 +38,13 @@ c10::IValue to_meta(const c10::IValue& v) {
   }
   if (v.isTensorList()) {
     c10::List<at::Tensor> list;
-    for (const at::Tensor& t : v.toTensorList()) list.push_back(to_meta(t).toTensor());
+    for (const at::Tensor t : v.toTensorList()) list.push_back(to_meta(t).toTensor());
     return list;
   }
   if (v.isList()) {
     auto list = v.toList();
     c10::impl::GenericList out(list.elementType());
-    for (const c10::IValue& e : list) out.push_back(to_meta(e));
+    for (const c10::IValue e : list) out.push_back(to_meta(e));
     return out;
   }
   if (v.isTuple()) {
@@ -84,7 +84,7 @@ bool holds_tensor(const c10::IValue& v) {
 bool holds_meta_tensor(const c10::IValue& v) {
   if (v.isTensor()) return v.toTensor().defined() && v.toTensor().is_meta();
   if (v.isTensorList()) {
-    for (const at::Tensor& t : v.toTensorList()) {
+    for (const at::Tensor t : v.toTensorList()) {
       if (t.defined() && t.is_meta()) return true;
     }
     return false;
@@ -312,13 +312,13 @@ c10::IValue meta_to_zeros(const c10::IValue& v, bool ones = false, bool all_ones
   }
   if (v.isTensorList()) {
     c10::List<at::Tensor> list;
-    for (const at::Tensor& t : v.toTensorList()) list.push_back(meta_to_zeros(t, ones).toTensor());
+    for (const at::Tensor t : v.toTensorList()) list.push_back(meta_to_zeros(t, ones).toTensor());
     return list;
   }
   if (v.isList()) {
     auto list = v.toList();
     c10::impl::GenericList out(list.elementType());
-    for (const c10::IValue& e : list) out.push_back(meta_to_zeros(e, ones));
+    for (const c10::IValue e : list) out.push_back(meta_to_zeros(e, ones));
     return out;
   }
   return v;

@@ -266,7 +266,7 @@ bool split_placeholders(const Node* node, const torch::jit::Stack& inputs,
     const int64_t dim = at::maybe_wrap_dim(inputs[1].toInt(), first.dim());
     std::vector<int64_t> sizes = first.sizes().vec();
     sizes[dim] = 0;
-    for (const at::Tensor& t : pieces) {
+    for (const at::Tensor t : pieces) {
       if (!t.defined() || t.dim() != first.dim()) return false;
       sizes[dim] += t.size(dim);
     }

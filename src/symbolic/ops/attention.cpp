@@ -169,8 +169,11 @@ Value causal_mask(GraphContext& g, const Value& scores, int64_t rank) {
 Value repeat_heads(GraphContext& g, const Value& x, const std::vector<int64_t>& sizes,
                    int64_t times) {
   const int64_t rank = static_cast<int64_t>(sizes.size());
-  std::vector<int64_t> expanded(sizes);
-  expanded.insert(expanded.begin() + (rank - 2), times);
+  std::vector<int64_t> expanded;  // sizes with `times` before the last two (the caller: rank >= 3)
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (d + 2 == sizes.size()) expanded.push_back(times);
+    expanded.push_back(sizes[d]);
+  }
   Value e = g.op("Expand", {unsqueeze(g, x, {rank - 2}), g.constant_ints(expanded)});
   std::vector<int64_t> merged(sizes);
   merged[rank - 3] *= times;
