@@ -17,6 +17,19 @@ inline constexpr int kLibtorchMajor = TORCH_VERSION_MAJOR;
 // anyway, libtorch 2.x returns it empty. The converter gives what the build's libtorch gives.
 inline constexpr bool kUniqueComputesInverseForCounts = TORCH_VERSION_MAJOR < 2;
 
+// aten::ldexp: libtorch 2.14 scales exactly where the power of two alone over- or underflows
+// (ldexp(0, 500) = 0, ldexp(inf, -1000) = inf); libtorch 1.13 and 2.6 compute x * 2^e, NaN for
+// both. (Seen on 2.14 and not on 2.6; which release between changed it is not known here.)
+inline constexpr bool kLdexpScalesExactly = TORCH_VERSION_MAJOR > 2 ||
+                                            (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 14);
+
+// aten::quantile's ranks q·(n - 1): libtorch 2.14 computes them in double (0.1f·5 is above 0.5,
+// so 'nearest' takes element 1), libtorch 1.13 and 2.6 in the input's dtype (0.5 in float:
+// element 0). (Seen on 2.14 and not on 2.6, as kLdexpScalesExactly.)
+inline constexpr bool kQuantileRanksInDouble = TORCH_VERSION_MAJOR > 2 ||
+                                               (TORCH_VERSION_MAJOR == 2 &&
+                                                TORCH_VERSION_MINOR >= 14);
+
 // Where to export files that need a newer libtorch than this build's (a remedy, for messages).
 inline constexpr const char* kNewerLibtorchRemedy =
     "export it with torchonnx built against a newer libtorch: the Debian forky build (libtorch "

@@ -24,6 +24,7 @@
 #include <string>
 #include <utility>
 
+#include "common/compat.h"
 #include "symbolic/context.h"
 #include "symbolic/helpers.h"
 #include "symbolic/ops/families.h"
@@ -414,9 +415,16 @@ Values float_power(GraphContext& g, const Args& a) {
   return {g.op("Pow", {a.tensor_as(0, at::kDouble), a.tensor_as(1, at::kDouble)})};
 }
 
-// aten::ldexp(Tensor self, Tensor other)  ⇒  x · Pow(2, other) in the (floating) result dtype
+// aten::ldexp(Tensor self, Tensor other)  ⇒  x · Pow(2, other) in the (floating) result dtype;
+// where libtorch scales exactly (compat::kLdexpScalesExactly), x itself where that product is
+// NaN and neither x nor the power is (0 · inf, inf · 0: ldexp keeps 0 and inf).
 Value ldexp(GraphContext& g, const Value& x, const Value& e, at::ScalarType type) {
-  return g.op("Mul", {x, g.op("Pow", {math_scalar(g, 2, type), e})});
+  Value scale = g.op("Pow", {math_scalar(g, 2, type), e});
+  Value product = g.op("Mul", {x, scale});
+  if (!compat::kLdexpScalesExactly) return product;
+  Value nan_inputs = g.op("Or", {g.op("IsNaN", {x}), g.op("IsNaN", {scale})});
+  Value keep = g.op("And", {g.op("IsNaN", {product}), g.op("Not", {nan_inputs})});
+  return g.op("Where", {keep, x, product});
 }
 
 // aten::nextafter(Tensor self, Tensor other) on float/double  ⇒  x ± one unit in the last place

@@ -490,12 +490,12 @@ Values mode(GraphContext& g, const Args& a) {
 // aten::quantile/nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *,
 //   str interpolation='linear') and .scalar(Tensor self, float q, ...)  ⇒  ATen's algorithm
 //   (Sorting.cpp quantile_compute): the slices along dim (or the flattened input) sorted (TopK,
-//   NaN last), ranks = q·(n - 1) in the input's dtype — quantile: n the size, the last rank where
-//   the slice holds a NaN (so the result is NaN); nanquantile: n the count of non-NaN elements,
-//   0 for an all-NaN slice — Floor/Ceil/Round (half to even, as round_) for lower/higher/nearest;
-//   the values at the ranks by GatherElements; linear and midpoint lerp (ATen's two-sided form)
-//   between the values at Floor and Ceil of the rank with the weight rank - Floor(rank) or 0.5.
-//   A 1-D q puts its dim first. Opset 11+ (GatherElements, Round).
+//   NaN last), ranks = q·(n - 1) in the input's dtype (libtorch 2.14: in double) — quantile: n the
+//   size, the last rank where the slice holds a NaN (so the result is NaN); nanquantile: n the
+//   count of non-NaN elements, 0 for an all-NaN slice — Floor/Ceil/Round (half to even, as round_)
+//   for lower/higher/nearest; the values at the ranks by GatherElements; linear and midpoint lerp
+//   (ATen's two-sided form) between the values at Floor and Ceil of the rank with the weight rank -
+//   Floor(rank) or 0.5. A 1-D q puts its dim first. Opset 11+ (GatherElements, Round).
 Converter quantile(bool ignore_nan) {
   return [=](GraphContext& g, const Args& a) -> Values {
     ScalarType t = a.dtype(0);
@@ -526,7 +526,11 @@ Converter quantile(bool ignore_nan) {
     }
     Value sorted = sort_tensor(g, x, t, axis, static_size, false)[0];
     // q as [Q, 1, ..., 1] (work_rank ones), the sorted slices as [Q, ...].
-    Value q = g.op("Reshape", {a.tensor_as(1, t), g.constant_ints({-1})});
+    // The ranks' dtype: the input's, or double where libtorch computes them so
+    // (compat::kQuantileRanksInDouble).
+    const ScalarType rt = compat::kQuantileRanksInDouble ? ScalarType::Double : t;
+    auto to_rt = [&](const Value& v) { return rt == t ? v : g.cast(v, rt); };
+    Value q = g.op("Reshape", {to_rt(a.tensor_as(1, t)), g.constant_ints({-1})});
     std::vector<int64_t> q_shape(work_rank + 1, 1);
     q_shape[0] = -1;
     q = g.op("Reshape", {q, g.constant_ints(q_shape)});
@@ -536,12 +540,12 @@ Converter quantile(bool ignore_nan) {
     Value ranks;
     if (ignore_nan) {
       Value m = reduce(g, "ReduceSum", g.cast(g.op("Not", {nan}), ScalarType::Long), {axis}, true);
-      ranks = g.op("Mul", {q, g.cast(g.op("Sub", {m, one}), t)});
-      Value zero = g.constant_scalar(0, t);
+      ranks = g.op("Mul", {q, g.cast(g.op("Sub", {m, one}), rt)});
+      Value zero = g.constant_scalar(0, rt);
       ranks = g.op("Where", {g.op("Less", {ranks, zero}), zero, ranks});
     } else {
       Value n = dim_size(g, x, axis);
-      Value last = g.cast(g.op("Sub", {n, one}), t);
+      Value last = g.cast(g.op("Sub", {n, one}), rt);
       ranks = g.op("Where", {unsqueeze(g, any_along(g, nan, {axis}, true), {0}), last,
                              g.op("Mul", {q, last})});
     }
@@ -557,6 +561,7 @@ Converter quantile(bool ignore_nan) {
     if (mode == "linear" || mode == "midpoint") {
       Value w = mode == "midpoint" ? g.constant_scalar(0.5, t)
                                    : g.op("Sub", {ranks, g.op("Floor", {ranks})});
+      if (rt != t) w = g.cast(w, t);
       Value above = value_at(g.op("Ceil", {ranks}));
       Value diff = g.op("Sub", {above, out});
       Value small = g.op("Less", {g.op("Abs", {w}), g.constant_scalar(0.5, t)});

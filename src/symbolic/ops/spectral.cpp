@@ -324,7 +324,8 @@ Values bartlett_window(GraphContext& g, const Args& a, const FactoryArgs& f) {
 
 // aten::stft(Tensor self, int n_fft, int? hop_length, int? win_length, Tensor? window,
 //   bool normalized, bool? onesided, bool? return_complex) / stft.center(..., Tensor? window,
-//   bool center, str pad_mode, bool normalized, bool? onesided, bool? return_complex) -> Tensor
+//   bool center, str pad_mode, bool normalized, bool? onesided, bool? return_complex
+//   [, bool? align_to_window: libtorch 2.14, None or False]) -> Tensor
 //   ⇒  (center: Pad reflect/constant/edge by n_fft/2), Gather of the frames
 //      (frame f = x[f·hop : f·hop + n_fft]), Mul by the window padded to n_fft, DFT (17+) along
 //      the frame (onesided), Mul by n_fft^-1/2 when normalized, Transpose to
@@ -338,6 +339,14 @@ Values stft_of(GraphContext& g, const Args& a, bool has_center) {
            "ONNX tensor type)");
   }
   const StftArgs s = stft_args(g, a, has_center);
+  // libtorch 2.14's last argument, align_to_window (frames aligned to the window rather than to
+  // n_fft when center is false): None and False frame as before.
+  const size_t align = has_center ? 10 : 8;
+  if (a.size() > align && !a.is_none(align) && a.bool_arg(align)) {
+    g.fail(
+        "stft with align_to_window=True (the frames' alignment to the window) is not "
+        "converted; remedy: leave align_to_window at its default");
+  }
   const int64_t rank = a.require_rank(0);
   if (rank != 1 && rank != 2) g.fail("stft takes a 1-D or a 2-D (batch, time) input");
   Value x = rank == 1 ? unsqueeze(g, a.tensor(0), {0}) : a.tensor(0);  // [B, L]
