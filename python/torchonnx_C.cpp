@@ -55,7 +55,10 @@ std::vector<c10::IValue> to_ivalues(const c10::FunctionSchema& schema, const py:
     const size_t k = i + skip;
     try {
       if (k >= declared.size()) {
-        out.push_back(torch::jit::toTypeInferredIValue(arg));
+        // Only counted (the exporter names the count): a tensor as itself, anything else as None.
+        // (No type inference here: libtorch_python 2.14 does not export what it calls.)
+        out.push_back(THPVariable_Check(arg.ptr()) ? c10::IValue(THPVariable_Unpack(arg.ptr()))
+                                                   : c10::IValue());
       } else if (is_number_type(declared[k].type()) && THPVariable_Check(arg.ptr())) {
         // A one-element tensor stands for an int/float/bool argument (as for the CLI's --inputs).
         const at::Tensor t = THPVariable_Unpack(arg.ptr());

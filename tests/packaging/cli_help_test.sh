@@ -32,11 +32,13 @@ fi
 
 subcommands=()
 if run_ok --help; then
-  grep -q "^Usage: torchonnx " <<<"$out" || fail "torchonnx --help has no usage line:"$'\n'"$out"
+  # CLI11 up to 2.4 (Debian 12, 13) writes "Usage: torchonnx [OPTIONS] ...", 2.5 (forky)
+  # "torchonnx [OPTIONS] ..." and upper-case headings.
+  grep -qE "^(Usage: )?torchonnx \[OPTIONS\]" <<<"$out" || fail "torchonnx --help has no usage line:"$'\n'"$out"
   grep -q -- "--version" <<<"$out" || fail "torchonnx --help does not mention --version"
   grep -q "^Exit codes:" <<<"$out" || fail "torchonnx --help does not list the exit codes"
   # The names listed under "Subcommands:" (two-space indent, name, then its description).
-  mapfile -t subcommands < <(sed -n '/^Subcommands:/,$p' <<<"$out" | sed -n 's/^  \([a-z][a-z_-]*\) .*/\1/p')
+  mapfile -t subcommands < <(sed -n '/^\(Subcommands\|SUBCOMMANDS\):/,$p' <<<"$out" | sed -n 's/^  \([a-z][a-z_-]*\) .*/\1/p')
 fi
 for expected in export print unconvertible ops; do
   [[ " ${subcommands[*]} " == *" $expected "* ]] ||
@@ -45,12 +47,12 @@ done
 
 for sub in "${subcommands[@]}"; do
   run_ok "$sub" --help || continue
-  grep -q "^Usage: torchonnx $sub " <<<"$out" || fail "torchonnx $sub --help has no 'Usage: torchonnx $sub' line:"$'\n'"$out"
+  grep -qE "^(Usage: )?torchonnx $sub \[OPTIONS\]" <<<"$out" || fail "torchonnx $sub --help has no 'Usage: torchonnx $sub' line:"$'\n'"$out"
   # A description before the usage line.
   first=$(head -n 1 <<<"$out")
-  [[ "$first" =~ [A-Za-z]{3,}.*[a-z] && "$first" != Usage:* ]] ||
+  [[ "$first" =~ [A-Za-z]{3,}.*[a-z] && "$first" != Usage:* && "$first" != "torchonnx $sub ["* ]] ||
     fail "torchonnx $sub --help does not start with a description: '$first'"
-  grep -q -- "-h,--help" <<<"$out" || fail "torchonnx $sub --help does not list its options"
+  grep -qE -- "-h, *--help" <<<"$out" || fail "torchonnx $sub --help does not list its options"
   echo "ok: torchonnx $sub --help ($(wc -l <<<"$out") lines)"
 done
 
