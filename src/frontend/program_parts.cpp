@@ -196,6 +196,12 @@ std::map<std::string, at::Tensor> read_payloads(const Pt2Archive& archive, const
     const std::vector<int64_t> sizes = plain_ints(tm.at("sizes"), what, source);
     const std::vector<int64_t> strides = plain_ints(tm.at("strides"), what, source);
     const int64_t offset = plain_ints(json::array({tm.at("storage_offset")}), what, source)[0];
+    if (!archive.has(record)) {
+      fail(ErrorCode::kModelLoad, source,
+           fmt::format("{} is not in the archive, which torch.export.save writes. Remedy: save "
+                       "the program again with torch.export.save",
+                       what));
+    }
     const std::string_view bytes = archive.bytes(record);
     const size_t element = c10::elementSize(dtype);
     if (bytes.size() % element != 0) {
