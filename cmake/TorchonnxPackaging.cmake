@@ -17,7 +17,7 @@ include(CMakePackageConfigHelpers)
 # ABI may change between 0.x releases), C++17 for its users.
 set_target_properties(torchonnx PROPERTIES VERSION ${PROJECT_VERSION}
                       SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
-target_compile_features(torchonnx PUBLIC cxx_std_20)
+target_compile_features(torchonnx PUBLIC cxx_std_${CMAKE_CXX_STANDARD})
 
 # <torchonnx/version.h>: TORCHONNX_VERSION_MAJOR/MINOR/PATCH, TORCHONNX_VERSION, kVersion. The
 # library's own sources reach it through the internal "version.h" (src/version.h.in).

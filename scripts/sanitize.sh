@@ -33,7 +33,10 @@ build=$(realpath -m "${SANITIZE_BUILD_DIR:-build-asan}")
 jobs=$(nproc)
 
 export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+# C++17: clang 14 with libstdc++ 12 cannot compile libtorch 1.13's headers as C++20 (the root
+# CMakeLists.txt).
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_STANDARD=17 \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DTORCHONNX_SANITIZE=ON \
   -DTORCHONNX_BUILD_FUZZERS=ON -DTORCHONNX_BUILD_EXAMPLES=OFF -DTORCHONNX_BUILD_BENCH=OFF >/dev/null
 build_targets=(torchonnx_cli)
