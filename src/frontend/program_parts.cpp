@@ -31,6 +31,15 @@ namespace {
 
 namespace jit = torch::jit;
 
+// A storage of its own holding a copy of the `nbytes` at `data` (CPUAllocator memory is aligned for
+// every element type).
+c10::Storage aligned_copy(const void* data, size_t nbytes) {
+  c10::Storage copy(c10::Storage::use_byte_size_t(), nbytes, c10::GetCPUAllocator(),
+                    /*resizable=*/false);
+  std::memcpy(copy.mutable_data(), data, nbytes);
+  return copy;
+}
+
 // The tensors in `v` whose storage the mapping gives at an address their element type cannot be
 // read at are given an aligned copy of it, one per storage (so tensors sharing it still do).
 // torch.save aligns its records to 64 bytes within its own archive, but torch.export.save stores
@@ -43,12 +52,7 @@ void realign(const c10::IValue& v, std::unordered_map<const void*, c10::Storage>
     const void* data = t.storage().data();
     if (reinterpret_cast<uintptr_t>(data) % t.element_size() == 0) return;
     auto [it, fresh] = copies.try_emplace(data);
-    if (fresh) {
-      const size_t nbytes = t.storage().nbytes();
-      it->second = c10::Storage(c10::Storage::use_byte_size_t(), nbytes, c10::GetCPUAllocator(),
-                                /*resizable=*/false);
-      std::memcpy(it->second.mutable_data(), data, nbytes);
-    }
+    if (fresh) it->second = aligned_copy(data, t.storage().nbytes());
     at::NoGradGuard no_grad;
     t.set_(it->second, t.storage_offset(), t.sizes(), t.strides());
   } else if (v.isTuple()) {
@@ -236,13 +240,8 @@ std::map<std::string, at::Tensor> read_payloads(const Pt2Archive& archive, const
     auto [it, fresh] = storages.try_emplace(path_name);
     if (fresh) {
       const uint64_t at_file = static_cast<uint64_t>(bytes.data() - archive.file()->data());
-      if (at_file % element == 0) {
-        it->second = archive.file()->storage(at_file, bytes.size());
-      } else {
-        it->second = c10::Storage(c10::Storage::use_byte_size_t(), bytes.size(),
-                                  c10::GetCPUAllocator(), /*resizable=*/false);
-        std::memcpy(it->second.mutable_data(), bytes.data(), bytes.size());
-      }
+      it->second = at_file % element == 0 ? archive.file()->storage(at_file, bytes.size())
+                                          : aligned_copy(bytes.data(), bytes.size());
     }
     at::Tensor t = at::empty({0}, at::TensorOptions().dtype(dtype));
     t.set_(it->second, offset, sizes, strides);
