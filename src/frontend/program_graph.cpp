@@ -586,22 +586,24 @@ class Builder {
   // extra) and appends its per-step results to lists, stacked along a new first dim after the
   // loop (as a scripted `for` loop appending to a list is: a Loop with scan outputs in ONNX). scan
   // carries the first len(init) results and, with reverse, walks xs from its end and returns ys
-  // in xs' order.
+  // in xs' order. PyTorch 2.14's scan has four arguments, scan(combine, init, xs, additional):
+  // its program moves the scanned dim first and flips xs itself, so dim is 0 and reverse false.
   void build_scan(const json& node, bool is_scan) {
     const char* what = is_scan ? "torch scan" : "torch map";
     const json& inputs = node.at("inputs");
-    if (inputs.size() != (is_scan ? 6u : 3u)) {
+    const bool scan4 = is_scan && inputs.size() == 4;
+    if (!scan4 && inputs.size() != (is_scan ? 6u : 3u)) {
       fail(ErrorCode::kModelLoad, path_,
-           fmt::format("{}{} has no {} arguments", what, where(node), is_scan ? 6 : 3));
+           fmt::format("{}{} has no {} arguments", what, where(node), is_scan ? "4 or 6" : "3"));
     }
     const json& body = subgraph(node, inputs[0], what);
     const std::vector<jit::Value*> init =
         is_scan ? tensor_list(node, inputs[1], what) : std::vector<jit::Value*>{};
     const std::vector<jit::Value*> xs = tensor_list(node, inputs[is_scan ? 2 : 1], what);
-    const std::vector<jit::Value*> extra = tensor_list(node, inputs[is_scan ? 5 : 2], what);
+    const std::vector<jit::Value*> extra = tensor_list(node, inputs.back(), what);
     int64_t dim = 0;
     bool reverse = false;
-    if (is_scan) {
+    if (is_scan && !scan4) {
       auto [dkind, d] = member(inputs[3].at("arg"));
       auto [rkind, r] = member(inputs[4].at("arg"));
       if (dkind != "as_int" || rkind != "as_bool") {
