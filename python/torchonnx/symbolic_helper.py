@@ -21,6 +21,7 @@ What differs from torch.onnx: ``g`` has no ``block``/``graph`` internals — onl
 
 import contextlib
 import functools
+import importlib
 import inspect
 import threading
 import traceback
@@ -553,24 +554,39 @@ def _dispatching(ours, theirs):
     return helper
 
 
+def _torch_helper_modules():
+    """The modules whose helpers torch.onnx's symbolic functions look up: torch.onnx.symbolic_helper
+    and, since torch 2.9, torch.onnx._internal.torchscript_exporter.symbolic_helper, where they are
+    defined (torch.onnx.symbolic_helper re-exports them there)."""
+    import torch.onnx.symbolic_helper as public
+
+    modules = [public]
+    try:
+        inner = importlib.import_module("torch.onnx._internal.torchscript_exporter.symbolic_helper")
+    except ImportError:
+        inner = None
+    if inner is not None and inner is not public:
+        modules.append(inner)
+    return modules
+
+
 @contextlib.contextmanager
 def _torch_helpers_for_our_values():
-    import torch.onnx.symbolic_helper as theirs
-
     depth = getattr(_torch_helpers_depth, "n", 0)
-    saved = {}
+    saved = []
     if depth == 0:
-        for name in _TORCH_HELPERS:
-            original = getattr(theirs, name, None)
-            if original is not None and not hasattr(original, "_torchonnx_theirs"):
-                saved[name] = original
-                setattr(theirs, name, _dispatching(globals()[name], original))
+        for theirs in _torch_helper_modules():
+            for name in _TORCH_HELPERS:
+                original = getattr(theirs, name, None)
+                if original is not None and not hasattr(original, "_torchonnx_theirs"):
+                    saved.append((theirs, name, original))
+                    setattr(theirs, name, _dispatching(globals()[name], original))
     _torch_helpers_depth.n = depth + 1
     try:
         yield
     finally:
         _torch_helpers_depth.n = depth
-        for name, original in saved.items():
+        for theirs, name, original in saved:
             setattr(theirs, name, original)
 
 

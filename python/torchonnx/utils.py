@@ -10,6 +10,7 @@ code as the C++ API and the CLI run.
 
 import contextlib
 import copy
+import importlib
 import inspect
 import itertools
 import os
@@ -57,11 +58,16 @@ def is_in_onnx_export() -> bool:
 
 
 def _torch_onnx_globals():
-    try:
-        from torch.onnx._globals import GLOBALS
-    except ImportError:  # pragma: no cover - every torch this package supports has it
-        return None
-    return GLOBALS if hasattr(GLOBALS, "in_onnx_export") else None
+    """torch.onnx's export state, which its is_in_onnx_export() reads: torch.onnx._globals up to
+    torch 2.8, torch.onnx._internal.torchscript_exporter._globals since (torch 2.14 has it there)."""
+    for module in ("torch.onnx._internal.torchscript_exporter._globals", "torch.onnx._globals"):
+        try:
+            GLOBALS = importlib.import_module(module).GLOBALS
+        except (ImportError, AttributeError):
+            continue
+        if hasattr(GLOBALS, "in_onnx_export"):
+            return GLOBALS
+    return None
 
 
 @contextlib.contextmanager

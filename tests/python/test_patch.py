@@ -1,6 +1,7 @@
 """Routing a script's torch.onnx calls to torchonnx: `python3 -m torchonnx script.py` and
 torchonnx.patch_torch_onnx()."""
 
+import inspect
 import io
 import os
 import subprocess
@@ -42,7 +43,10 @@ def test_patch_context_manager_and_undo():
         assert producer(f.getvalue()) == "pytorch"
     assert torch.onnx.export is original and not patch.active
     f = io.BytesIO()
-    torch.onnx.export(model, x, f)
+    # torch.onnx's TorchScript exporter: torch 2.9+ defaults to dynamo=True, which needs
+    # onnxscript (not in Debian).
+    own = {"dynamo": False} if "dynamo" in inspect.signature(original).parameters else {}
+    torch.onnx.export(model, x, f, **own)
     assert exporter(f.getvalue()) == "torch.onnx"  # torch.onnx's own again
     # torch.onnx 2.6 has no export_to_pretty_string: the patch replaces what torch.onnx has.
     had_it = hasattr(torch.onnx, "export_to_pretty_string")
@@ -62,7 +66,10 @@ def test_patched_registration_reaches_torch_onnx_registry_too():
     # While patched, a custom symbolic is registered in torchonnx and in torch.onnx's own
     # registry, which the parts of torch.onnx the patch does not route read (its verification's
     # find_mismatch converts with it).
-    from torch.onnx._internal import registration
+    try:  # torch 2.9+ keeps the TorchScript exporter's registry here
+        from torch.onnx._internal.torchscript_exporter import registration
+    except ImportError:
+        from torch.onnx._internal import registration
 
     def neg_as_relu(g, x):
         return g.op("Relu", x)
