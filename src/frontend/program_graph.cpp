@@ -112,7 +112,9 @@ std::optional<Location> location_of(const json& node) {
   if (meta == node.end() || !meta->contains("stack_trace")) return std::nullopt;
   const std::string trace = (*meta)["stack_trace"].get<std::string>();
   static const std::regex kFrame(R"re(File "([^"]+)", line (\d+)[^\n]*\n?([^\n]*))re");
-  std::optional<Location> last;
+  // The innermost frame of a source file: PyTorch 2.14's traces of higher-order ops end in the
+  // code torch.fx generated ("<eval_with_key>.3"), which no user can open.
+  std::optional<Location> last, last_file;
   for (std::sregex_iterator it(trace.begin(), trace.end(), kFrame), end; it != end; ++it) {
     Location l;
     l.file = (*it)[1];
@@ -120,9 +122,10 @@ std::optional<Location> location_of(const json& node) {
     l.code = (*it)[3];
     const size_t first = l.code.find_first_not_of(' ');
     l.code = first == std::string::npos ? "" : l.code.substr(first);
+    if (l.file.rfind('<', 0) != 0) last_file = l;
     last = l;
   }
-  return last;
+  return last_file ? last_file : last;
 }
 std::string where(const json& node) {
   auto l = location_of(node);
